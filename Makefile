@@ -1,0 +1,192 @@
+# labgrader: a plain Makefile. Override CC, CFLAGS, PREFIX, CUDA_HOME, NVCC on the command line.
+#
+#   make                 build the grader (build/grader)
+#   make check LAB=6     grade labs/lab6/solution (SUBMISSION=dir for another; ARGS=--full ...)
+#   make test            unit and end-to-end tests, then again under ASan+UBSan
+#   make test-gpu        the GPU end-to-end suite (needs a CUDA device)
+#   make report LAB=6    re-render reports from existing results
+#   make grade LAB=6 SUBMISSIONS=dir    grade a class
+#   make kit LAB=6       student kit tarball
+#   make bench           grading throughput and timing-accuracy table
+
+CC        ?= gcc
+PREFIX    ?= /usr/local
+CUDA_HOME ?= $(firstword $(wildcard /usr/local/cuda) $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)))
+NVCC      ?= $(if $(CUDA_HOME),$(wildcard $(CUDA_HOME)/bin/nvcc))
+BUILD     ?= build
+WARN      := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wshadow -Wformat=2
+CFLAGS    ?= -O2 -g
+override CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE
+ifeq ($(CI),true)
+override CFLAGS += -Werror
+endif
+DEPFLAGS   = -MMD -MP
+PKGS      := yaml-0.1
+LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml) -larchive -lm
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
+LAB       ?= 6
+LABDIR     = labs/lab$(LAB)
+SUBMISSION ?= $(if $(wildcard $(LABDIR)/solution),$(LABDIR)/solution,$(LABDIR)/skeleton)
+ARGS      ?=
+
+GRADER_SRC := $(filter-out grader/main.c,$(wildcard grader/*.c))
+GRADER_OBJ := $(GRADER_SRC:grader/%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ   := $(BUILD)/obj/main.o
+LIB        := $(BUILD)/libgrader.a
+BIN        := $(BUILD)/grader
+
+# The harness is the trusted half of every student and reference process.
+HARNESS_OBJ := $(BUILD)/harness/harness.o $(BUILD)/harness/dtype.o $(BUILD)/harness/rng.o
+HARNESS_CPU := $(BUILD)/harness/harness_nogpu.o
+HARNESS_GPU := $(if $(NVCC),$(BUILD)/harness/harness_gpu.o $(BUILD)/harness/gpuprobe)
+CALIBRATE   := $(BUILD)/harness/calibrate
+OPENBLAS_CFLAGS = $(shell pkg-config --cflags openblas 2>/dev/null || echo -I/usr/include/x86_64-linux-gnu/openblas-pthread)
+OPENBLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+E2E_SRC   := $(wildcard tests/e2e/test_*.c)
+E2E_BIN   := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
+GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test_*.c))
+
+VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
+
+.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
+        slurm-grade validate format format-check lint install uninstall clean
+
+all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
+
+deps-test:
+	@grader/deps.sh test
+
+deps:
+	@grader/deps.sh build
+
+$(BUILD)/obj/%.o: grader/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+
+$(LIB): $(GRADER_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Harness objects: built without sanitizers or -Werror toggles of the grader, since
+# they are linked into student programs compiled with the lab's own flags.
+HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader
+$(BUILD)/harness/%.o: grader/harness/%.c
+	@mkdir -p $(@D)
+	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/harness/dtype.o: grader/dtype.c
+	@mkdir -p $(@D)
+	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/harness/harness_gpu.o: grader/harness/harness_gpu.cu grader/harness/harness.h
+	@mkdir -p $(@D)
+	$(NVCC) -O2 -Igrader -Xcompiler -fPIC -c $< -o $@
+$(BUILD)/harness/calibrate.o: grader/harness/calibrate.c
+	@mkdir -p $(@D)
+	$(CC) $(HARNESS_CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@
+ifneq ($(NVCC),)
+$(BUILD)/harness/calibrate_gpu.o: grader/harness/calibrate_gpu.cu
+	@mkdir -p $(@D)
+	$(NVCC) -O2 -c $< -o $@
+$(CALIBRATE): $(BUILD)/harness/calibrate.o $(BUILD)/harness/calibrate_gpu.o
+	$(NVCC) -o $@ $^ $(OPENBLAS_LIBS) -lcublas -lpthread
+else
+$(CALIBRATE): $(BUILD)/harness/calibrate.o $(BUILD)/harness/calibrate_nogpu.o
+	$(CC) -o $@ $^ $(OPENBLAS_LIBS) -lpthread
+endif
+$(BUILD)/harness/gpuprobe: grader/harness/gpuprobe.cu
+	@mkdir -p $(@D)
+	$(NVCC) -O2 -o $@ $< -lcudart
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags check 2>/dev/null) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+$(BUILD)/tests/%: tests/gpu/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags check 2>/dev/null) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+$(BUILD)/tests/%: tests/e2e/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags check 2>/dev/null) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
+
+check: deps all
+	$(BIN) check $(LABDIR) --submission $(SUBMISSION) $(ARGS)
+
+validate: all
+	@for f in labs/lab*/lab.yaml; do $(BIN) validate $$f || exit 2; done
+
+report: all
+	$(BIN) report $(LABDIR) $(ARGS)
+
+grade: deps all
+	$(BIN) grade $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
+
+slurm-grade: all
+	$(BIN) slurm $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
+
+kit: all
+	$(BIN) kit $(LABDIR) $(ARGS)
+
+bench: deps all
+	tests/bench/run.sh
+
+# make test: the normal build, then the same suites under AddressSanitizer and UBSan.
+test: deps-test
+	@$(MAKE) --no-print-directory test-unit test-e2e
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory format-check
+
+test-unit: all $(UNIT_BIN)
+	@tests/run-suites.sh unit $(UNIT_BIN)
+
+test-e2e: all $(E2E_BIN)
+	@LG_BIN=$(abspath $(BIN)) tests/run-suites.sh e2e $(E2E_BIN)
+
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# Under the sanitizers: every unit suite, and the end-to-end suites that exercise the
+# grader's own code paths (the kit and Slurm suites build or drive other programs).
+ASAN_E2E := test_e2e test_batch test_hostile
+test-asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  E2E_BIN="$(addprefix build/asan/tests/,$(filter $(ASAN_E2E),$(E2E_SRC:tests/e2e/%.c=%)))" \
+	  test-unit test-e2e
+
+test-gpu: deps all $(GPU_BIN)
+	@LG_BIN=$(abspath $(BIN)) tests/run-suites.sh gpu $(GPU_BIN)
+
+FORMAT_FILES = $(wildcard grader/*.c grader/*.h grader/harness/*.c grader/harness/*.h grader/harness/*.cu tests/unit/*.c tests/e2e/*.c tests/e2e/*.h tests/gpu/*.c)
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@if command -v clang-format >/dev/null; then \
+	  out=$$(for f in $(FORMAT_FILES); do \
+	    clang-format --dry-run "$$f" 2>&1; done); \
+	  if [ -n "$$out" ]; then echo "$$out" | head -20; echo "clang-format: run 'make format'"; exit 1; fi; \
+	  echo "clang-format: clean"; \
+	else echo "clang-format: not installed, skipped"; fi
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 -Igrader grader
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/labgrader/harness \
+	  $(DESTDIR)$(PREFIX)/share/labgrader/include
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/labgrader
+	install -m 644 $(BUILD)/harness/*.o $(DESTDIR)$(PREFIX)/share/labgrader/harness/
+	if [ -e $(BUILD)/harness/gpuprobe ]; then install -m 755 $(BUILD)/harness/gpuprobe $(DESTDIR)$(PREFIX)/share/labgrader/harness/; fi
+	install -m 644 grader/harness/harness.h $(DESTDIR)$(PREFIX)/share/labgrader/include/
+	cp -r templates kernels $(DESTDIR)$(PREFIX)/share/labgrader/
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/bin/labgrader $(DESTDIR)$(PREFIX)/share/labgrader
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

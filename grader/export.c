@@ -1,0 +1,742 @@
+#include "export.h"
+
+#include "json.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text helpers ---- */
+
+#define REPLACEMENT_CHAR "\xEF\xBF\xBD" /* U+FFFD */
+
+/*
+ * Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF), or 0 when the byte at s starts none.
+ * *cp receives the code point.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t left, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        *cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        *cp = c & 0x0F;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        *cp = c & 0x07;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (left < n)
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    *cp = (*cp << 6) | (s[1] & 0x3F);
+    for (size_t i = 2; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        *cp = (*cp << 6) | (s[i] & 0x3F);
+    }
+    return n;
+}
+
+/* s as valid UTF-8: every byte that starts no well-formed sequence becomes U+FFFD. */
+static void add_utf8_clean(struct strbuf *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t left = strlen(s);
+    while (left > 0) {
+        uint32_t cp;
+        size_t n = utf8_seq(p, left, &cp);
+        if (n == 0) {
+            strbuf_addstr(out, REPLACEMENT_CHAR);
+            n = 1;
+        } else {
+            strbuf_add(out, p, n);
+        }
+        p += n;
+        left -= n;
+    }
+}
+
+/* "%.*f" without trailing zeros ("6", "5.5"); never "-0"; "" when not finite. */
+static void format_number(char *buf, size_t size, double v, int decimals)
+{
+    if (!isfinite(v)) {
+        buf[0] = '\0';
+        return;
+    }
+    if (fabs(v) >= 1e15) { /* would not fit fixed-point in buf; no fraction to show anyway */
+        snprintf(buf, size, "%.17g", v);
+        return;
+    }
+    snprintf(buf, size, "%.*f", decimals, v);
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *end = buf + strlen(buf);
+        while (end > dot + 1 && end[-1] == '0')
+            end--;
+        if (end == dot + 1)
+            end = dot;
+        *end = '\0';
+    }
+    if (!strcmp(buf, "-0"))
+        snprintf(buf, size, "0");
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+/* ---- CSV (RFC 4180) ---- */
+
+/*
+ * One field. Text cells that a spreadsheet would evaluate (a leading = + - @,
+ * tab or carriage return) get a leading single quote, as OWASP recommends
+ * against CSV injection: the cell then shows as text instead of running.
+ */
+static void csv_field(struct strbuf *out, const char *value)
+{
+    struct strbuf clean = STRBUF_INIT;
+    if (value && value[0] && strchr("=+-@\t\r", value[0]))
+        strbuf_addch(&clean, '\'');
+    add_utf8_clean(&clean, or_empty(value));
+    const char *s = strbuf_str(&clean);
+    if (strpbrk(s, ",\"\r\n")) {
+        strbuf_addch(out, '"');
+        for (const char *p = s; *p; p++) {
+            if (*p == '"')
+                strbuf_addch(out, '"');
+            strbuf_addch(out, *p);
+        }
+        strbuf_addch(out, '"');
+    } else {
+        strbuf_addstr(out, s);
+    }
+    strbuf_release(&clean);
+}
+
+static void csv_points(struct strbuf *out, double v)
+{
+    char buf[64];
+    format_number(buf, sizeof(buf), v, 2);
+    strbuf_addstr(out, buf);
+}
+
+static void csv_end_row(struct strbuf *out)
+{
+    strbuf_addstr(out, "\r\n");
+}
+
+struct row {
+    const struct results *r;
+    size_t index;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    int c = strcmp(or_empty(x->r->student_id), or_empty(y->r->student_id));
+    if (c)
+        return c;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The rows sorted by student id (ties keep their order); NULL entries dropped. */
+static struct row *sorted_rows(const struct results *const *all, size_t n, size_t *n_rows)
+{
+    struct row *rows = xcalloc(n ? n : 1, sizeof(*rows));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!all[i])
+            continue;
+        rows[k].r = all[i];
+        rows[k].index = i;
+        k++;
+    }
+    qsort(rows, k, sizeof(*rows), row_cmp);
+    *n_rows = k;
+    return rows;
+}
+
+static const struct exercise_result *find_exercise(const struct results *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_exercises; i++)
+        if (r->exercises[i].exercise_id && !strcmp(r->exercises[i].exercise_id, id))
+            return &r->exercises[i];
+    return NULL;
+}
+
+static const char *row_status(const struct results *r, const char *const *ids, size_t n_ids)
+{
+    if (r->n_grader_errors > 0)
+        return "grader-error";
+    if (r->n_skipped > 0)
+        return "incomplete";
+    for (size_t i = 0; i < n_ids; i++)
+        if (!find_exercise(r, ids[i]))
+            return "incomplete";
+    return "ok";
+}
+
+void export_gradebook_csv_text(const struct results *const *all, size_t n, struct strbuf *out)
+{
+    size_t n_rows;
+    struct row *rows = sorted_rows(all, n, &n_rows);
+    const char **ids = NULL;
+    size_t n_ids = 0, ids_alloc = 0;
+
+    /* Columns: every exercise any student has, in the order first met (lab order). */
+    for (size_t i = 0; i < n_rows; i++) {
+        const struct results *r = rows[i].r;
+        for (size_t e = 0; e < r->n_exercises; e++) {
+            const char *id = r->exercises[e].exercise_id;
+            bool seen = false;
+            if (!id)
+                continue;
+            for (size_t k = 0; k < n_ids && !seen; k++)
+                seen = !strcmp(ids[k], id);
+            if (seen)
+                continue;
+            ALLOC_GROW(ids, n_ids + 1, ids_alloc);
+            ids[n_ids++] = id;
+        }
+    }
+
+    strbuf_addstr(out, "student_id,name");
+    for (size_t k = 0; k < n_ids; k++) {
+        strbuf_addch(out, ',');
+        csv_field(out, ids[k]);
+    }
+    strbuf_addstr(out, ",total,max,status");
+    csv_end_row(out);
+
+    for (size_t i = 0; i < n_rows; i++) {
+        const struct results *r = rows[i].r;
+        csv_field(out, r->student_id);
+        strbuf_addch(out, ',');
+        csv_field(out, r->student_name);
+        for (size_t k = 0; k < n_ids; k++) {
+            const struct exercise_result *e = find_exercise(r, ids[k]);
+            strbuf_addch(out, ',');
+            if (e)
+                csv_points(out, e->points); /* speed points included (results_tally) */
+        }
+        strbuf_addch(out, ',');
+        csv_points(out, r->score);
+        strbuf_addch(out, ',');
+        csv_points(out, r->max_score);
+        strbuf_addch(out, ',');
+        strbuf_addstr(out, row_status(r, ids, n_ids));
+        csv_end_row(out);
+    }
+    free(ids);
+    free(rows);
+}
+
+void export_gradebook_canvas_csv_text(const struct results *const *all, size_t n,
+                                      const char *assignment_column, struct strbuf *out)
+{
+    size_t n_rows;
+    struct row *rows = sorted_rows(all, n, &n_rows);
+    const char *column = assignment_column;
+    if (!column || !*column) {
+        column = "Lab";
+        for (size_t i = 0; i < n_rows; i++) {
+            const struct results *r = rows[i].r;
+            if (r->lab_title && *r->lab_title) {
+                column = r->lab_title;
+                break;
+            }
+            if (r->lab_id && *r->lab_id) {
+                column = r->lab_id;
+                break;
+            }
+        }
+    }
+    strbuf_addstr(out, "Student,ID,SIS User ID,SIS Login ID,Section,");
+    csv_field(out, column);
+    csv_end_row(out);
+    for (size_t i = 0; i < n_rows; i++) {
+        const struct results *r = rows[i].r;
+        csv_field(out, r->student_name);
+        strbuf_addch(out, ',');
+        csv_field(out, r->student_id);
+        strbuf_addstr(out, ",,,,");
+        csv_points(out, r->score);
+        csv_end_row(out);
+    }
+    free(rows);
+}
+
+static int write_buffer(const char *path, struct strbuf *sb, struct error *err)
+{
+    int rc = write_file_atomic(path, strbuf_str(sb), sb->len, err);
+    strbuf_release(sb);
+    return rc;
+}
+
+int export_gradebook_csv(const struct results *const *all, size_t n, const char *path,
+                         struct error *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    export_gradebook_csv_text(all, n, &sb);
+    return write_buffer(path, &sb, err);
+}
+
+int export_gradebook_canvas_csv(const struct results *const *all, size_t n,
+                                const char *assignment_column, const char *path, struct error *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    export_gradebook_canvas_csv_text(all, n, assignment_column, &sb);
+    return write_buffer(path, &sb, err);
+}
+
+/* ---- JSON (Gradescope) ---- */
+
+/* Never null: Gradescope wants a string wherever we write one. */
+static void json_string(struct strbuf *out, const char *s)
+{
+    json_write_string(out, or_empty(s));
+}
+
+/* Fixed-point and trimmed ("2", "1.5"), and 0 rather than null for NaN: Gradescope
+ * rejects a results.json whose score is not a number. */
+static void json_number(struct strbuf *out, double v)
+{
+    char buf[64];
+    format_number(buf, sizeof(buf), v, 6);
+    strbuf_addstr(out, buf[0] ? buf : "0");
+}
+
+static void json_key(struct strbuf *out, const char *indent, const char *key, bool first)
+{
+    if (!first)
+        strbuf_addch(out, ',');
+    strbuf_addf(out, "\n%s", indent);
+    json_string(out, key);
+    strbuf_addstr(out, ": ");
+}
+
+static const char *case_message(const struct case_result *c)
+{
+    return c->message && *c->message ? c->message : verdict_name(c->verdict);
+}
+
+static void gs_case(struct strbuf *out, const struct results *r, size_t ei, size_t vi, size_t ci,
+                    bool student_view, bool first)
+{
+    const char *ind = "      ";
+    const struct exercise_result *e = &r->exercises[ei];
+    const struct variant_result *v = &e->variants[vi];
+    const struct case_result *c = &v->cases[ci];
+    bool veiled = c->hidden && student_view;
+    char *name = xstrfmt("%s / %s / %s", or_empty(e->exercise_id), or_empty(v->variant_id),
+                         or_empty(c->case_id));
+    char *number = xstrfmt("%zu.%zu.%zu", ei + 1, vi + 1, ci + 1);
+    struct strbuf text = STRBUF_INIT;
+
+    if (c->verdict == V_SKIPPED)
+        strbuf_addf(&text, "skipped: %s", case_message(c));
+    else
+        strbuf_addstr(&text, case_message(c));
+    if (!veiled && c->detail && *c->detail)
+        strbuf_addf(&text, "\n\n%s", c->detail);
+
+    strbuf_addstr(out, first ? "\n    {" : ",\n    {");
+    json_key(out, ind, "name", true);
+    json_string(out, name);
+    json_key(out, ind, "number", false);
+    json_string(out, number);
+    json_key(out, ind, "score", false);
+    json_number(out, c->verdict == V_SKIPPED ? 0 : c->points);
+    json_key(out, ind, "max_score", false);
+    json_number(out, c->max_points);
+    if (c->verdict != V_SKIPPED) {
+        json_key(out, ind, "status", false);
+        json_string(out, c->verdict == V_PASS ? "passed" : "failed");
+    }
+    json_key(out, ind, "output", false);
+    json_string(out, strbuf_str(&text));
+    json_key(out, ind, "tags", false);
+    strbuf_addch(out, '[');
+    json_string(out, or_empty(e->exercise_id));
+    strbuf_addstr(out, ", ");
+    json_string(out, or_empty(v->target));
+    strbuf_addstr(out, ", ");
+    json_string(out, verdict_code(c->verdict));
+    strbuf_addch(out, ']');
+    json_key(out, ind, "visibility", false);
+    json_string(out, veiled ? "after_published" : "visible");
+    strbuf_addstr(out, "\n    }");
+    strbuf_release(&text);
+    free(name);
+    free(number);
+}
+
+static void gs_performance(struct strbuf *out, const struct results *r, size_t ei,
+                           bool student_view, bool first)
+{
+    const char *ind = "      ";
+    const struct exercise_result *e = &r->exercises[ei];
+    char *name = xstrfmt("%s / performance", or_empty(e->exercise_id));
+    /* After the variants, so that it sorts last within its exercise. */
+    char *number = xstrfmt("%zu.%zu", ei + 1, e->n_variants + 1);
+    struct strbuf text = STRBUF_INIT;
+    char got[64], max[64];
+    format_number(got, sizeof(got), e->perf_points, 2);
+    format_number(max, sizeof(max), e->perf_max_points, 2);
+    strbuf_addf(&text, "Speed points: %s of %s.", got[0] ? got : "0", max[0] ? max : "0");
+    for (size_t vi = 0; vi < e->n_variants; vi++) {
+        const struct variant_result *v = &e->variants[vi];
+        for (size_t ci = 0; ci < v->n_cases; ci++) {
+            const struct case_result *c = &v->cases[ci];
+            if (c->hidden && student_view)
+                continue;
+            for (size_t f = 0; f < c->n_findings; f++)
+                if (c->findings[f] && !strncmp(c->findings[f], "performance:", 12))
+                    strbuf_addf(&text, "\n%s / %s: %s", or_empty(v->variant_id),
+                                or_empty(c->case_id), c->findings[f]);
+        }
+    }
+    strbuf_addstr(out, first ? "\n    {" : ",\n    {");
+    json_key(out, ind, "name", true);
+    json_string(out, name);
+    json_key(out, ind, "number", false);
+    json_string(out, number);
+    json_key(out, ind, "score", false);
+    json_number(out, e->perf_points);
+    json_key(out, ind, "max_score", false);
+    json_number(out, e->perf_max_points);
+    json_key(out, ind, "status", false);
+    json_string(out, e->perf_points >= e->perf_max_points - 1e-9 ? "passed" : "failed");
+    json_key(out, ind, "output", false);
+    json_string(out, strbuf_str(&text));
+    json_key(out, ind, "tags", false);
+    strbuf_addch(out, '[');
+    json_string(out, or_empty(e->exercise_id));
+    strbuf_addstr(out, ", ");
+    json_string(out, "performance");
+    strbuf_addch(out, ']');
+    json_key(out, ind, "visibility", false);
+    json_string(out, "visible");
+    strbuf_addstr(out, "\n    }");
+    strbuf_release(&text);
+    free(name);
+    free(number);
+}
+
+void export_gradescope_text(const struct results *r, bool student_view, struct strbuf *out)
+{
+    const char *ind = "  ";
+    double seconds = 0;
+    struct strbuf summary = STRBUF_INIT;
+    char score[64], max[64];
+
+    for (size_t ei = 0; ei < r->n_exercises; ei++)
+        for (size_t vi = 0; vi < r->exercises[ei].n_variants; vi++) {
+            const struct variant_result *v = &r->exercises[ei].variants[vi];
+            for (size_t ci = 0; ci < v->n_cases; ci++)
+                if (isfinite(v->cases[ci].wall_s) && v->cases[ci].wall_s > 0)
+                    seconds += v->cases[ci].wall_s;
+        }
+    format_number(score, sizeof(score), r->score, 2);
+    format_number(max, sizeof(max), r->max_score, 2);
+    strbuf_addf(&summary, "%s: %s / %s points. %d passed, %d failed, %d skipped, %d grader errors.",
+                r->lab_title && *r->lab_title ? r->lab_title : or_empty(r->lab_id),
+                score[0] ? score : "0", max[0] ? max : "0", r->n_pass, r->n_fail, r->n_skipped,
+                r->n_grader_errors);
+    if (r->n_grader_errors > 0)
+        strbuf_addstr(&summary, " The grader itself failed on the cases marked XX: they do not "
+                                "count against you and will be run again.");
+
+    strbuf_addch(out, '{');
+    json_key(out, ind, "score", true);
+    json_number(out, r->score);
+    json_key(out, ind, "execution_time", false);
+    json_number(out, round(seconds * 1000) / 1000);
+    json_key(out, ind, "output", false);
+    json_string(out, strbuf_str(&summary));
+    json_key(out, ind, "visibility", false);
+    json_string(out, "visible");
+    json_key(out, ind, "stdout_visibility", false);
+    json_string(out, "hidden");
+    json_key(out, ind, "tests", false);
+    strbuf_addch(out, '[');
+    bool first = true;
+    for (size_t ei = 0; ei < r->n_exercises; ei++) {
+        const struct exercise_result *e = &r->exercises[ei];
+        for (size_t vi = 0; vi < e->n_variants; vi++)
+            for (size_t ci = 0; ci < e->variants[vi].n_cases; ci++) {
+                gs_case(out, r, ei, vi, ci, student_view, first);
+                first = false;
+            }
+        if (e->perf_max_points > 0) {
+            gs_performance(out, r, ei, student_view, first);
+            first = false;
+        }
+    }
+    strbuf_addstr(out, first ? "]" : "\n  ]");
+    strbuf_addstr(out, "\n}\n");
+    strbuf_release(&summary);
+}
+
+int export_gradescope(const struct results *r, bool student_view, const char *path,
+                      struct error *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    export_gradescope_text(r, student_view, &sb);
+    return write_buffer(path, &sb, err);
+}
+
+/* ---- JUnit XML ---- */
+
+/*
+ * Text as XML 1.0 character data: markup characters escaped, characters XML 1.0
+ * does not allow (controls other than tab, newline and carriage return; U+FFFE,
+ * U+FFFF) dropped, invalid UTF-8 replaced by U+FFFD. In attributes, tab and
+ * newlines are written as references, which attribute-value normalisation would
+ * otherwise turn into spaces; a carriage return is always a reference, since
+ * parsers fold a literal one into a newline.
+ */
+static void xml_escape(struct strbuf *out, const char *s, bool attribute)
+{
+    const unsigned char *p = (const unsigned char *)or_empty(s);
+    size_t left = strlen((const char *)p);
+    while (left > 0) {
+        uint32_t cp;
+        size_t n = utf8_seq(p, left, &cp);
+        if (n == 0) {
+            strbuf_addstr(out, REPLACEMENT_CHAR);
+            p++;
+            left--;
+            continue;
+        }
+        switch (cp) {
+        case '&':
+            strbuf_addstr(out, "&amp;");
+            break;
+        case '<':
+            strbuf_addstr(out, "&lt;");
+            break;
+        case '>':
+            strbuf_addstr(out, "&gt;");
+            break;
+        case '"':
+            strbuf_addstr(out, "&quot;");
+            break;
+        case '\'':
+            strbuf_addstr(out, "&apos;");
+            break;
+        case '\r':
+            strbuf_addstr(out, "&#13;");
+            break;
+        case '\n':
+        case '\t':
+            if (attribute)
+                strbuf_addf(out, "&#%u;", (unsigned)cp);
+            else
+                strbuf_addch(out, (char)cp);
+            break;
+        default:
+            if (cp >= 0x20 && cp != 0xFFFE && cp != 0xFFFF)
+                strbuf_add(out, p, n);
+        }
+        p += n;
+        left -= n;
+    }
+}
+
+static void xml_attr(struct strbuf *out, const char *name, const char *value)
+{
+    strbuf_addf(out, " %s=\"", name);
+    xml_escape(out, value, true);
+    strbuf_addch(out, '"');
+}
+
+static void xml_attr_time(struct strbuf *out, const char *name, double seconds)
+{
+    if (!isfinite(seconds) || seconds < 0)
+        seconds = 0;
+    strbuf_addf(out, " %s=\"%.3f\"", name, seconds);
+}
+
+struct junit_counts {
+    int tests, failures, errors, skipped;
+    double seconds;
+};
+
+enum junit_kind { JUNIT_PASS, JUNIT_FAILURE, JUNIT_ERROR, JUNIT_SKIPPED };
+
+static enum junit_kind junit_kind(enum verdict v)
+{
+    switch (v) {
+    case V_PASS:
+        return JUNIT_PASS;
+    case V_WRONG:
+    case V_COMPILE:
+    case V_MISSING:
+    case V_CRASH:
+    case V_EXIT:
+    case V_TIMEOUT:
+    case V_MEMORY:
+    case V_OUTPUT:
+    case V_CHEAT:
+        return JUNIT_FAILURE;
+    case V_SKIPPED:
+        return JUNIT_SKIPPED;
+    case V_GRADER:
+        return JUNIT_ERROR;
+    }
+    return JUNIT_ERROR;
+}
+
+static void junit_count(const struct exercise_result *e, struct junit_counts *k)
+{
+    for (size_t vi = 0; vi < e->n_variants; vi++) {
+        const struct variant_result *v = &e->variants[vi];
+        for (size_t ci = 0; ci < v->n_cases; ci++) {
+            const struct case_result *c = &v->cases[ci];
+            k->tests++;
+            switch (junit_kind(c->verdict)) {
+            case JUNIT_PASS:
+                break;
+            case JUNIT_FAILURE:
+                k->failures++;
+                break;
+            case JUNIT_ERROR:
+                k->errors++;
+                break;
+            case JUNIT_SKIPPED:
+                k->skipped++;
+                break;
+            }
+            if (isfinite(c->wall_s) && c->wall_s > 0)
+                k->seconds += c->wall_s;
+        }
+    }
+}
+
+static void junit_counts_attrs(struct strbuf *out, const struct junit_counts *k)
+{
+    strbuf_addf(out, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\"", k->tests,
+                k->failures, k->errors, k->skipped);
+    xml_attr_time(out, "time", k->seconds);
+}
+
+/* What the case printed about itself besides its verdict: sizes, timing, findings. */
+static void junit_system_out(const struct case_result *c, struct strbuf *text)
+{
+    if (c->sizes && *c->sizes)
+        strbuf_addf(text, "sizes: %s\n", c->sizes);
+    if (c->time.valid)
+        strbuf_addf(text, "time: median %.4f ms over %d samples\n", c->time.median_ms,
+                    c->time.samples);
+    if (c->speedup_ref > 0)
+        strbuf_addf(text, "speedup over the reference: %.2fx\n", c->speedup_ref);
+    for (size_t f = 0; f < c->n_findings; f++)
+        if (c->findings[f])
+            strbuf_addf(text, "%s\n", c->findings[f]);
+}
+
+static void junit_case(struct strbuf *out, const struct results *r, const struct exercise_result *e,
+                       const struct variant_result *v, const struct case_result *c)
+{
+    char *classname =
+        xstrfmt("%s.%s.%s", or_empty(r->lab_id), or_empty(e->exercise_id), or_empty(v->variant_id));
+    struct strbuf sysout = STRBUF_INIT;
+    enum junit_kind kind = junit_kind(c->verdict);
+    const char *detail = c->detail && *c->detail ? c->detail : NULL;
+
+    strbuf_addstr(out, "    <testcase");
+    xml_attr(out, "classname", classname);
+    xml_attr(out, "name", or_empty(c->case_id));
+    xml_attr_time(out, "time", c->wall_s);
+    junit_system_out(c, &sysout);
+    if (kind == JUNIT_PASS && sysout.len == 0) {
+        strbuf_addstr(out, "/>\n");
+        free(classname);
+        return;
+    }
+    strbuf_addstr(out, ">\n");
+    if (kind == JUNIT_FAILURE || kind == JUNIT_ERROR) {
+        const char *tag = kind == JUNIT_FAILURE ? "failure" : "error";
+        strbuf_addf(out, "      <%s", tag);
+        xml_attr(out, "type", verdict_code(c->verdict));
+        xml_attr(out, "message", case_message(c));
+        strbuf_addch(out, '>');
+        xml_escape(out, detail ? detail : case_message(c), false);
+        strbuf_addf(out, "</%s>\n", tag);
+    } else if (kind == JUNIT_SKIPPED) {
+        strbuf_addstr(out, "      <skipped");
+        xml_attr(out, "message", case_message(c));
+        strbuf_addstr(out, "/>\n");
+    }
+    if (sysout.len) {
+        strbuf_addstr(out, "      <system-out>");
+        xml_escape(out, strbuf_str(&sysout), false);
+        strbuf_addstr(out, "</system-out>\n");
+    }
+    strbuf_addstr(out, "    </testcase>\n");
+    strbuf_release(&sysout);
+    free(classname);
+}
+
+void export_junit_text(const struct results *r, struct strbuf *out)
+{
+    struct junit_counts total;
+    memset(&total, 0, sizeof(total));
+    for (size_t ei = 0; ei < r->n_exercises; ei++)
+        junit_count(&r->exercises[ei], &total);
+
+    strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+    xml_attr(out, "name", "labgrader");
+    junit_counts_attrs(out, &total);
+    strbuf_addstr(out, ">\n");
+    for (size_t ei = 0; ei < r->n_exercises; ei++) {
+        const struct exercise_result *e = &r->exercises[ei];
+        struct junit_counts k;
+        char *name = xstrfmt("%s.%s", or_empty(r->lab_id), or_empty(e->exercise_id));
+        memset(&k, 0, sizeof(k));
+        junit_count(e, &k);
+        strbuf_addstr(out, "  <testsuite");
+        xml_attr(out, "name", name);
+        junit_counts_attrs(out, &k);
+        strbuf_addstr(out, ">\n");
+        for (size_t vi = 0; vi < e->n_variants; vi++)
+            for (size_t ci = 0; ci < e->variants[vi].n_cases; ci++)
+                junit_case(out, r, e, &e->variants[vi], &e->variants[vi].cases[ci]);
+        strbuf_addstr(out, "  </testsuite>\n");
+        free(name);
+    }
+    strbuf_addstr(out, "</testsuites>\n");
+}
+
+int export_junit(const struct results *r, const char *path, struct error *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    export_junit_text(r, &sb);
+    return write_buffer(path, &sb, err);
+}

@@ -1,0 +1,62 @@
+/*
+ * harness: the trusted half of every student and reference process.
+ *
+ * The grader links harness.o + a generated driver (driver.c, which defines
+ * lg_invoke and lg_function_name from the lab spec) + the submission's objects
+ * into one program, and runs it in a sandbox as `runner job.txt`. The harness
+ * allocates and fills the arguments, poisons the outputs, makes the checked
+ * calls, writes the outputs for the grader to compare, times the function and
+ * writes result.txt. It never sees expected values: the grader compares.
+ *
+ * GPU work goes through the lg_gpu_* functions: harness_gpu.cu implements them
+ * with the CUDA runtime, harness_nogpu.c for CPU-only programs.
+ * All symbols start with lg_ so they cannot collide with a student's names.
+ */
+#ifndef LG_HARNESS_H
+#define LG_HARNESS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Generated per variant from the spec (driver.c). */
+extern const char *const lg_function_name;
+void lg_invoke(void *const *args);
+
+enum lg_space { LG_SPACE_HOST = 0, LG_SPACE_PINNED = 1, LG_SPACE_DEVICE = 2 };
+
+/* Exit statuses of the runner, read by the grader (grader/runner.c). */
+enum {
+    LG_EXIT_OK = 0,
+    LG_EXIT_CUDA = 90,  /* a CUDA error surfaced after the student's call */
+    LG_EXIT_NOGPU = 91, /* no usable GPU: the variant is skipped */
+    LG_EXIT_SETUP = 92, /* the harness itself failed (job file, allocation): grader fault */
+};
+
+/* 0 when a GPU is usable; else -1 with the reason in err. */
+int lg_gpu_init(char *err, size_t errsize);
+/* Device name, compute capability, memory, driver and runtime versions, one "key value" per line.
+ */
+void lg_gpu_describe(char *buf, size_t size);
+/* Allocate bytes in the given space; NULL on failure (err filled). */
+void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize);
+void lg_gpu_free(void *p, int space);
+int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize);
+/* Synchronize the device and collect any pending or sticky error. */
+int lg_gpu_sync(char *err, size_t errsize);
+/* Events around a region on the legacy default stream. */
+void lg_gpu_event_start(void);
+/* Records the stop event, synchronizes, returns the elapsed milliseconds (<0 on error). */
+double lg_gpu_event_stop(void);
+/* Evict L2 by writing a buffer twice its size (cold-cache timing). */
+void lg_gpu_flush_l2(void);
+/* Current SM clock in MHz (0 when unknown), for throttling detection. */
+int lg_gpu_sm_clock_mhz(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

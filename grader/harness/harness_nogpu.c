@@ -1,0 +1,60 @@
+/* The lg_gpu_* interface for CPU-only programs: every GPU request fails cleanly. */
+#include "harness.h"
+
+#include <stdio.h>
+
+int lg_gpu_init(char *err, size_t errsize)
+{
+    snprintf(err, errsize, "this program was built without CUDA");
+    return -1;
+}
+
+void lg_gpu_describe(char *buf, size_t size)
+{
+    snprintf(buf, size, "gpu none\n");
+}
+
+void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize)
+{
+    (void)bytes;
+    (void)space;
+    snprintf(err, errsize, "built without CUDA");
+    return NULL;
+}
+
+void lg_gpu_free(void *p, int space)
+{
+    (void)p;
+    (void)space;
+}
+
+int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize)
+{
+    (void)dst;
+    (void)src;
+    (void)bytes;
+    (void)to_device;
+    snprintf(err, errsize, "built without CUDA");
+    return -1;
+}
+
+int lg_gpu_sync(char *err, size_t errsize)
+{
+    (void)err;
+    (void)errsize;
+    return 0;
+}
+
+void lg_gpu_event_start(void) {}
+
+double lg_gpu_event_stop(void)
+{
+    return -1;
+}
+
+void lg_gpu_flush_l2(void) {}
+
+int lg_gpu_sm_clock_mhz(void)
+{
+    return 0;
+}

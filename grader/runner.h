@@ -1,0 +1,75 @@
+/*
+ * runner: one run of a built runner program (student or reference) on one case:
+ * writes job.txt, runs the program in the sandbox, and reads back result.txt.
+ *
+ * The grader never trusts the outcome beyond what it can check: outputs are
+ * compared against the reference by the caller, and times are cross-checked
+ * (events against the host clock, against physical limits) by the caller.
+ * struct run_outcome owns everything in it.
+ */
+#ifndef LG_RUNNER_H
+#define LG_RUNNER_H
+
+#include "build.h"
+#include "sandbox.h"
+#include "spec.h"
+#include "strbuf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RUN_MAX_CHECKS 8
+
+enum sample_series {
+    SERIES_CALL_HOST,
+    SERIES_CALL_EVENT,
+    SERIES_XFER_HOST,
+    SERIES_XFER_EVENT,
+    SERIES_COUNT
+};
+
+struct run_spec {
+    const struct toolchain *tc;
+    const struct lab *lab;
+    const struct exercise_spec *ex;
+    const struct variant_spec *v;
+    const struct case_spec *c;
+    bool reference;
+    const char *runner;  /* program */
+    const char *workdir; /* scratch folder, created and emptied by the caller */
+    int checks;
+    uint64_t seeds[RUN_MAX_CHECKS];
+    bool time;
+    struct timing_spec timing;
+    double timeout_s;
+    long long memory_limit_bytes; /* cgroup memory.max where delegated; 0: none */
+};
+
+struct run_outcome {
+    struct sandbox_result sb;
+    bool finished; /* the harness reached "status ok" */
+    int checks_done;
+    char *phase;      /* the last phase entered ("check 0", "time call") */
+    char *error_kind; /* "cuda", "nogpu", "setup" or NULL */
+    char *error_msg;
+    char **modified; /* "A" for each input changed by a checked call (deduplicated) */
+    size_t n_modified;
+    double *samples[SERIES_COUNT];
+    size_t n_samples[SERIES_COUNT];
+    int clock_min_mhz, clock_max_mhz;
+    char *timed_mismatch; /* a timed call's outputs disagreed with the checked calls */
+    char *tampered;       /* result.txt shows signs of being written by the student */
+};
+
+void run_outcome_init(struct run_outcome *o);
+void run_outcome_release(struct run_outcome *o);
+
+/* The job file's text. Without timing lines when `for_key` (the expected-output cache key). */
+int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, struct error *err);
+/* Run it. -1 only when the grader could not run it at all (err set). */
+int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *err);
+/* Seeds of a case's checked calls: deterministic, distinct per call. */
+void runner_seeds(const struct lab *lab, const struct exercise_spec *ex, const struct case_spec *c,
+                  int checks, uint64_t *seeds);
+
+#endif

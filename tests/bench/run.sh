@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# make bench: how fast labgrader grades, and how well it measures, as ratios against
+# peers and physical limits. Prints one table; exits non-zero only if the bench could not run.
+#
+#   throughput     N generated submissions graded as a class: submissions per minute and the
+#                  split between compiling, references, student runs and reports
+#   accuracy       (GPU) the grader's reference times vs a plain CUDA-event loop (eventloop.cu)
+#   repeatability  the solution re-graded R times: identical scores, CV of the median times
+#   limits         calibrated machine limits, and the solution's times as a share of them
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=$PWD/build/grader
+N=${BENCH_N:-8}
+R=${BENCH_REPEATS:-10}
+work=$(mktemp -d /tmp/lg-bench-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+rows=()
+calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
+row() { rows+=("$(printf '%-44s %14s %18s %10s' "$1" "$2" "$3" "$4")"); }
+
+gpu=no
+if build/harness/gpuprobe >/dev/null 2>&1; then gpu=yes; fi
+if [ $gpu = yes ]; then lab=labs/lab6; sub=labs/lab6/solution; only="--only matmul"; rep="--case n1024";
+else lab=tests/fixtures/labcpu; sub=tests/fixtures/labcpu/solution; only=""; rep="--case n100k"; fi
+labid=$(basename "$lab"); [ "$labid" = labcpu ] && labid=lab99
+
+# --- throughput -------------------------------------------------------------------------
+mkdir -p "$work/class"
+for i in $(seq -w 1 "$N"); do
+    cp -r "$sub" "$work/class/s$i"
+    # Distinct contents: nothing may be skipped as unchanged, no build reused.
+    for f in "$work/class/s$i"/*.c; do printf '\n/* bench copy %s */\n' "$i" >> "$f"; done
+done
+t0=$(date +%s.%N)
+"$BIN" grade "$lab" --submissions "$work/class" --out "$work/out" --no-pdf --no-slow $only \
+    > "$work/grade.log" 2>&1 || { cat "$work/grade.log"; exit 1; }
+t1=$(date +%s.%N)
+wall=$(calc "$t1 - $t0")
+split=$(grep '^time:' "$work/grade.log" | sed 's/^time: //')
+row "throughput ($N submissions, $labid)" "$(calc "$N * 60 / $wall")/min" "wall $(printf '%.1f s' "$wall")" ""
+row "  time split" "" "$split" ""
+
+# --- repeatability ------------------------------------------------------------------------
+scores=(); medians=()
+for i in $(seq 1 "$R"); do
+    "$BIN" check "$lab" --submission "$sub" --out "$work/rep" --student "rep$i" --no-pdf \
+        --quiet $only $rep > /dev/null 2>&1 || true
+    read -r score med < <(python3 - "$work/rep" "rep$i" <<'PY'
+import json, sys, glob
+r = json.load(open(glob.glob(sys.argv[1] + "/*/" + sys.argv[2] + "/results.json")[0]))
+meds = [c["time"]["median_ms"] for e in r["exercises"] for v in e["variants"] for c in v["cases"]
+        if c["verdict"] == "OK" and c["time"]["valid"]]
+print(r["score"], meds[-1] if meds else 0)
+PY
+)
+    scores+=("$score"); medians+=("$med")
+done
+distinct=$(printf '%s\n' "${scores[@]}" | sort -u | wc -l)
+cv=$(printf '%s\n' "${medians[@]}" | python3 -c '
+import sys, statistics as s
+x = [float(l) for l in sys.stdin if l.strip()]
+print("%.2f" % (100 * s.stdev(x) / s.mean(x) if len(x) > 1 and s.mean(x) > 0 else 0))')
+row "repeatability: distinct scores over $R grades" "$distinct" "peer: 1" "$distinct"
+row "repeatability: CV of a median time (%)" "$cv" "limit: 2" "$(calc "$cv / 2")"
+
+# --- accuracy and limits (GPU) ----------------------------------------------------------------
+if [ $gpu = yes ]; then
+    nvcc -O2 -o "$work/eventloop" tests/bench/eventloop.cu kernels/matmul_cublas.cu kernels/grade2.cu -lcublas
+    "$BIN" check labs/lab6 --out "$work/acc" --no-pdf --quiet --full --case n1024,n7000,n5M \
+        > /dev/null 2>&1 || true
+    json=$(ls "$work"/acc/lab6/*/results.json)
+    for spec in "matmul n1024 1024" "matmul n7000 7000" "grade2 n5M 5000000"; do
+        set -- $spec
+        ours=$(python3 - "$json" "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for e in r["exercises"]:
+    if e["exercise_id"] != sys.argv[2]: continue
+    for v in e["variants"]:
+        if v["variant_id"] != "gpu_dev": continue
+        for c in v["cases"]:
+            if c["case_id"] == sys.argv[3] and c["ref_time"]["valid"]:
+                print(c["ref_time"]["median_ms"])
+PY
+)
+        peer=$("$work/eventloop" "$1" "$3")
+        [ -n "$ours" ] && row "accuracy: $1 $2 reference (ms)" "$ours" "event loop $peer" \
+            "$(calc "$ours / $peer")"
+    done
+    build/harness/calibrate > "$work/cal.txt"
+    get() { awk -v k="$1" '$1 == k { print $2 }' "$work/cal.txt"; }
+    row "limit: device copy (GB/s, read+write)" "$(get gpu_copy_gbs)" "H100 spec ~3350" ""
+    row "limit: H2D pinned (GB/s)" "$(get h2d_pinned_gbs)" "PCIe5 x16 ~64" ""
+    row "limit: H2D pageable (GB/s)" "$(get h2d_pageable_gbs)" "pinned $(get h2d_pinned_gbs)" \
+        "$(calc "$(get h2d_pageable_gbs) / $(get h2d_pinned_gbs)")"
+    row "limit: cuBLAS SGEMM n=8192 (GFLOP/s)" "$(get gpu_sgemm_gflops)" "H100 FP32 ~67000" ""
+else
+    build/harness/calibrate > "$work/cal.txt"
+    get() { awk -v k="$1" '$1 == k { print $2 }' "$work/cal.txt"; }
+    row "limit: CPU memory copy (GB/s, read+write)" "$(get cpu_bw_gbs)" "" ""
+    row "limit: OpenBLAS SGEMM n=2048 (GFLOP/s)" "$(get cpu_sgemm_gflops)" "" ""
+    row "accuracy vs event loop" "skipped" "no GPU here" ""
+fi
+
+printf '%-44s %14s %18s %10s\n' "measure" "value" "peer / limit" "ratio"
+printf '%s\n' "${rows[@]}"

@@ -1,0 +1,146 @@
+/*
+ * Shared helpers of the end-to-end suites: run the grader binary (LG_BIN) as a
+ * child process and read back the results.json it wrote.
+ */
+#ifndef LG_TEST_E2E_H
+#define LG_TEST_E2E_H
+
+#include "results.h"
+#include "util.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Run argv with stdout+stderr into out_path (may be NULL: /dev/null); returns the exit status. */
+static inline int e2e_run(const char *const *argv, const char *out_path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static inline const char *e2e_bin(void)
+{
+    const char *b = getenv("LG_BIN");
+    return b && *b ? b : "build/grader";
+}
+
+static inline char *e2e_tmpdir(const char *tag)
+{
+    char *t = xstrfmt("/tmp/lg-e2e-%s-XXXXXX", tag);
+    if (!mkdtemp(t)) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+struct expected_row {
+    char fixture[64], exercise[64], variant[64], cpu[8], gpu[8];
+};
+
+/* tests/fixtures/lab6/EXPECTED: "fixture exercise variant cpu_verdict gpu_verdict". */
+static inline size_t e2e_expected(struct expected_row *rows, size_t max)
+{
+    FILE *f = fopen("tests/fixtures/lab6/EXPECTED", "r");
+    char line[512];
+    size_t n = 0;
+    if (!f)
+        return 0;
+    while (n < max && fgets(line, sizeof(line), f)) {
+        struct expected_row *r = &rows[n];
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%63s %63s %63s %7s %7s", r->fixture, r->exercise, r->variant, r->cpu,
+                   r->gpu) == 5)
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static inline const struct variant_result *e2e_variant(const struct results *r, const char *ex,
+                                                       const char *var)
+{
+    for (size_t e = 0; e < r->n_exercises; e++)
+        if (!strcmp(r->exercises[e].exercise_id, ex))
+            for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+                if (!strcmp(r->exercises[e].variants[v].variant_id, var))
+                    return &r->exercises[e].variants[v];
+    return NULL;
+}
+
+/*
+ * Grade one fixture and check every (exercise, variant) row of it against the
+ * expected verdict column. Cases graded: n256 (matmul) and n1000 (grade2).
+ */
+static inline void e2e_check_fixture(const char *fixture, bool gpu_column, const char *out,
+                                     bool timing)
+{
+    struct expected_row rows[128];
+    size_t n = e2e_expected(rows, 128);
+    char *sub = xstrfmt("tests/fixtures/lab6/%s", fixture);
+    char *log = xstrfmt("%s/%s.log", out, fixture);
+    const char *argv[] = {e2e_bin(), "check",     "labs/lab6",  "--submission",
+                          sub,       "--case",    "n256,n1000", "--timeout",
+                          "10",      "--no-pdf",  "--quiet",    "--out",
+                          out,       "--student", fixture,      timing ? "--quiet" : "--no-timing",
+                          NULL};
+    int status = e2e_run(argv, log);
+    bool all_ok = true, any = false;
+    struct results r;
+    struct error err;
+    char *json = xstrfmt("%s/lab6/%s/results.json", out, fixture);
+    results_init(&r);
+    ck_assert_msg(results_read(&r, json, &err) == 0, "%s: no results (%s); exit %d; see %s",
+                  fixture, err.msg, status, log);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].fixture, fixture))
+            continue;
+        any = true;
+        const char *want = gpu_column ? rows[i].gpu : rows[i].cpu;
+        const struct variant_result *v = e2e_variant(&r, rows[i].exercise, rows[i].variant);
+        ck_assert_msg(v != NULL, "%s: no result for %s/%s", fixture, rows[i].exercise,
+                      rows[i].variant);
+        size_t graded = 0;
+        for (size_t c = 0; c < v->n_cases; c++) {
+            const struct case_result *cr = &v->cases[c];
+            if (strcmp(cr->case_id, "n256") && strcmp(cr->case_id, "n1000"))
+                continue;
+            graded++;
+            ck_assert_msg(!strcmp(verdict_code(cr->verdict), want),
+                          "%s: %s/%s case %s: verdict %s (%s), expected %s", fixture,
+                          rows[i].exercise, rows[i].variant, cr->case_id, verdict_code(cr->verdict),
+                          cr->message ? cr->message : "", want);
+        }
+        ck_assert_msg(graded == 1, "%s: %s/%s: %zu graded cases", fixture, rows[i].exercise,
+                      rows[i].variant, graded);
+        if (strcmp(want, "OK") && strcmp(want, "SK"))
+            all_ok = false;
+    }
+    ck_assert_msg(any, "EXPECTED has no rows for fixture %s", fixture);
+    ck_assert_msg(status == (all_ok ? 0 : 1), "%s: exit status %d, expected %d (log %s)", fixture,
+                  status, all_ok ? 0 : 1, log);
+    results_release(&r);
+    free(json);
+    free(sub);
+    free(log);
+}
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * End to end on the CPU: grade every lab 6 fixture submission with the real
+ * grader binary and assert the exact verdict of every exercise variant
+ * (tests/fixtures/lab6/EXPECTED, cpu column), the exit status, and the
+ * behaviour of the command line on bad input.
+ */
+#include "e2e.h"
+
+static char *out_dir;
+
+static void setup(void)
+{
+    if (!out_dir)
+        out_dir = e2e_tmpdir("cpu");
+}
+
+#define FIXTURE_TEST(name, timing)                                                                 \
+    START_TEST(test_##name)                                                                        \
+    {                                                                                              \
+        e2e_check_fixture(#name, false, out_dir, timing);                                          \
+    }                                                                                              \
+    END_TEST
+
+FIXTURE_TEST(correct, true)
+FIXTURE_TEST(wrong_values, false)
+FIXTURE_TEST(unwritten_element, false)
+FIXTURE_TEST(nan_output, false)
+FIXTURE_TEST(segfault, false)
+FIXTURE_TEST(endless_loop, false)
+FIXTURE_TEST(compile_error, false)
+FIXTURE_TEST(missing_function, false)
+FIXTURE_TEST(signature_mismatch, false)
+
+START_TEST(test_solution_passes_with_timing)
+{
+    char *log = xstrfmt("%s/solution.log", out_dir);
+    const char *argv[] = {e2e_bin(), "check", "labs/lab6", "--no-pdf",
+                          "--quiet", "--out", out_dir,     NULL};
+    int status = e2e_run(argv, log);
+    struct results r;
+    struct error err;
+    char *json = xstrfmt("%s/lab6/solution/results.json", out_dir);
+    results_init(&r);
+    ck_assert_msg(results_read(&r, json, &err) == 0, "%s", err.msg);
+    ck_assert_msg(status == 0, "exit %d (log %s)", status, log);
+    ck_assert_int_eq(r.n_fail, 0);
+    ck_assert_int_eq(r.n_grader_errors, 0);
+    ck_assert_int_gt(r.n_pass, 0);
+    /* Every passed CPU case was timed, and the CPU baseline speedup is known. */
+    for (size_t e = 0; e < r.n_exercises; e++)
+        for (size_t v = 0; v < r.exercises[e].n_variants; v++) {
+            const struct variant_result *vr = &r.exercises[e].variants[v];
+            for (size_t c = 0; c < vr->n_cases; c++)
+                if (vr->cases[c].verdict == V_PASS) {
+                    ck_assert_msg(vr->cases[c].time.valid, "%s/%s untimed", vr->variant_id,
+                                  vr->cases[c].case_id);
+                    ck_assert(vr->cases[c].time.samples >= 1);
+                    ck_assert(vr->cases[c].speedup_baseline > 0);
+                }
+        }
+    char *md = xstrfmt("%s/lab6/solution/report.md", out_dir);
+    ck_assert_msg(file_exists(md), "no report.md");
+    free(md);
+    results_release(&r);
+    free(json);
+    free(log);
+}
+END_TEST
+
+START_TEST(test_validate_bad_spec_exits_2)
+{
+    char *dir = e2e_tmpdir("spec");
+    char *path = xstrfmt("%s/lab.yaml", dir);
+    char *log = xstrfmt("%s/log", dir);
+    FILE *f = fopen(path, "w");
+    fputs("lab: 9\ntitle: x\nexercises:\n  - id: a\n    titel: y\n", f);
+    fclose(f);
+    const char *argv[] = {e2e_bin(), "validate", path, NULL};
+    ck_assert_int_eq(e2e_run(argv, log), 2);
+    struct strbuf sb = STRBUF_INIT;
+    ck_assert_int_eq(read_file(log, &sb, NULL), 0);
+    char *where = xstrfmt("%s:5:5: unknown key 'titel'", path);
+    ck_assert_msg(strstr(sb.buf, where), "message was: %s", sb.buf);
+    free(where);
+    strbuf_release(&sb);
+    remove_tree(dir, NULL);
+    free(dir);
+    free(path);
+    free(log);
+}
+END_TEST
+
+START_TEST(test_usage_errors_exit_2)
+{
+    const char *a1[] = {e2e_bin(), "check", "labs/lab6", "--submission", "/nonexistent/x", NULL};
+    const char *a2[] = {e2e_bin(), "frobnicate", NULL};
+    const char *a3[] = {e2e_bin(), "check", "labs/lab6", "--timeout", "soon", NULL};
+    const char *a4[] = {e2e_bin(), "validate", "labs/lab6", NULL};
+    ck_assert_int_eq(e2e_run(a1, NULL), 2);
+    ck_assert_int_eq(e2e_run(a2, NULL), 2);
+    ck_assert_int_eq(e2e_run(a3, NULL), 2);
+    ck_assert_int_eq(e2e_run(a4, NULL), 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("e2e");
+    TCase *tc = tcase_create("lab6-cpu");
+    tcase_add_unchecked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_usage_errors_exit_2);
+    tcase_add_test(tc, test_validate_bad_spec_exits_2);
+    tcase_add_test(tc, test_correct);
+    tcase_add_test(tc, test_wrong_values);
+    tcase_add_test(tc, test_unwritten_element);
+    tcase_add_test(tc, test_nan_output);
+    tcase_add_test(tc, test_segfault);
+    tcase_add_test(tc, test_endless_loop);
+    tcase_add_test(tc, test_compile_error);
+    tcase_add_test(tc, test_missing_function);
+    tcase_add_test(tc, test_signature_mismatch);
+    tcase_add_test(tc, test_solution_passes_with_timing);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    if (out_dir && !failed)
+        remove_tree(out_dir, NULL);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,540 @@
+/*
+ * The student kit: hidden cases cut out of the spec's text (comments kept), the
+ * tarball's file list, and, inside an unpacked kit, `make check LAB=6` building the
+ * grader from the kit's sources and grading the skeleton: the solution copied over
+ * the skeleton passes (exit 0), the untouched stubs fail (exit 1).
+ * Run from the repository root.
+ */
+#include "e2e.h"
+#include "kit.h"
+#include "spec.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
+static char *cwd_abs(void)
+{
+    struct error err;
+    char *abs = path_abs(".", &err);
+    ck_assert_msg(abs != NULL, "%s", err.msg);
+    return abs;
+}
+
+static char *write_tmp_yaml(const char *dir, const char *text)
+{
+    struct error err;
+    char *labdir = xstrfmt("%s/labs/lab6", dir);
+    char *path = path_join(labdir, "lab.yaml");
+    error_init(&err);
+    ck_assert_msg(mkdir_p(labdir, &err) == 0, "%s", err.msg);
+    ck_assert_msg(write_file_atomic(path, text, strlen(text), &err) == 0, "%s", err.msg);
+    free(labdir);
+    return path;
+}
+
+START_TEST(test_strip_lab6)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    struct lab lab;
+    char *dir = e2e_tmpdir("kitstrip"), *root = cwd_abs();
+    error_init(&err);
+    ck_assert_msg(kit_strip_hidden("labs/lab6/lab.yaml", &sb, &err) == 0, "%s", err.msg);
+    const char *t = strbuf_str(&sb);
+    ck_assert_msg(!strstr(t, "hidden: true"), "a hidden case is left:\n%s", t);
+    ck_assert_msg(!strstr(t, "n1500") && !strstr(t, "n123457"), "a hidden case id is left");
+    static const char *const visible[] = {"n256", "n1024", "n7000", "n1000", "n5M"};
+    for (size_t i = 0; i < sizeof(visible) / sizeof(visible[0]); i++)
+        ck_assert_msg(strstr(t, visible[i]) != NULL, "case %s is gone", visible[i]);
+    /* Cut from the text, not re-emitted: comments survive. */
+    ck_assert_msg(strstr(t, "# Laboratorio 6") && strstr(t, "TF32"), "comments were lost");
+
+    /* It loads as a spec (kernels from this repository), with every visible case. */
+    char *path = write_tmp_yaml(dir, t);
+    lab_init(&lab);
+    ck_assert_msg(spec_load(&lab, path, root, &err) == 0, "%s:%d:%d: %s", err.file, err.line,
+                  err.col, err.msg);
+    ck_assert_int_eq(lab.n_exercises, 2);
+    ck_assert_int_eq(lab_exercise(&lab, "matmul")->n_cases, 3);
+    ck_assert_int_eq(lab_exercise(&lab, "grade2")->n_cases, 2);
+    for (size_t e = 0; e < lab.n_exercises; e++)
+        for (size_t c = 0; c < lab.exercises[e].n_cases; c++)
+            ck_assert(!lab.exercises[e].cases[c].hidden);
+    lab_release(&lab);
+    remove_tree(dir, &err);
+    free(path);
+    free(dir);
+    free(root);
+    strbuf_release(&sb);
+}
+END_TEST
+
+/* Block and flow sequences, comments, and an exercise with nothing but hidden cases. */
+START_TEST(test_strip_layouts)
+{
+    static const char in[] =
+        "# top comment: non-ASCII text (función z = a·x²) shifts byte offsets\n"
+        "lab: 9\n"
+        "exercises:\n"
+        "  - id: a\n"
+        "    title: \"Producto C = A·B\"\n"
+        "    cases:\n"
+        "      - {id: s1, sizes: {n: 1}}\n"
+        "      # about h1 (año, ±1)\n"
+        "      - id: h1\n"
+        "        sizes: {n: 2}\n"
+        "        hidden: true   # trailing\n"
+        "\n"
+        "      - {id: s2, sizes: {n: 3}}  # keep me\n"
+        "  - id: b\n"
+        "    cases: [{id: s3}, {id: h2, hidden: true}, {id: h3, hidden: True}]\n"
+        "  - id: c\n"
+        "    cases:\n"
+        "      - {id: h4, hidden: true}\n"
+        "  - id: d\n"
+        "    cases: [{id: h5, hidden: true}, {id: h6, hidden: TRUE}, {id: s4, "
+        "hidden: false}, {id: s5, hidden: \"true\"}]\n"
+        "  - id: e\n"
+        "    cases:\n"
+        "    - id: h7\n"
+        "      hidden: true\n"
+        "    - id: s6";
+    static const char want[] =
+        "# top comment: non-ASCII text (función z = a·x²) shifts byte offsets\n"
+        "lab: 9\n"
+        "exercises:\n"
+        "  - id: a\n"
+        "    title: \"Producto C = A·B\"\n"
+        "    cases:\n"
+        "      - {id: s1, sizes: {n: 1}}\n"
+        "      # about h1 (año, ±1)\n"
+        "\n"
+        "      - {id: s2, sizes: {n: 3}}  # keep me\n"
+        "  - id: b\n"
+        "    cases: [{id: s3}]\n"
+        "  - id: d\n"
+        "    cases: [{id: s4, hidden: false}, {id: s5, hidden: \"true\"}]\n"
+        "  - id: e\n"
+        "    cases:\n"
+        "    - id: s6";
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    char *dir = e2e_tmpdir("kitlayout");
+    char *path = write_tmp_yaml(dir, in);
+    error_init(&err);
+    ck_assert_msg(kit_strip_hidden(path, &sb, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(strbuf_str(&sb), want);
+
+    /* Nothing left at all is an error, not an empty kit. */
+    free(path);
+    path = write_tmp_yaml(dir, "exercises:\n  - id: a\n    cases: [{id: h, hidden: true}]\n");
+    strbuf_reset(&sb);
+    ck_assert_int_eq(kit_strip_hidden(path, &sb, &err), -1);
+    ck_assert_msg(strstr(err.msg, "only hidden cases"), "%s", err.msg);
+    remove_tree(dir, &err);
+    free(path);
+    free(dir);
+    strbuf_release(&sb);
+}
+END_TEST
+
+/* Build lab 6's kit into dir/kits/lab6-kit.tar.gz; returns the tarball's path. */
+static char *build_kit(const char *dir, struct lab *lab)
+{
+    struct error err;
+    struct strbuf warnings = STRBUF_INIT;
+    char *out = xstrfmt("%s/kits/lab6-kit.tar.gz", dir);
+    struct kit_opts o = {.repo_root = ".", .out_path = out};
+    error_init(&err);
+    lab_init(lab);
+    ck_assert_msg(spec_load(lab, "labs/lab6/lab.yaml", NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(kit_build(lab, &o, &warnings, &err) == 0, "%s:%d: %s", err.file, err.line,
+                  err.msg);
+    ck_assert_msg(warnings.len == 0, "unexpected warnings: %s", strbuf_str(&warnings));
+    ck_assert(file_exists(out));
+    strbuf_release(&warnings);
+    return out;
+}
+
+static bool ends_with_name(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+struct kit_entry {
+    char *name;
+    unsigned mode;
+    bool is_dir;
+    char *text; /* lab.yaml and README.md only */
+};
+
+static size_t list_kit(const char *tarball, struct kit_entry *v, size_t max)
+{
+    struct archive *a = archive_read_new();
+    struct archive_entry *ent;
+    size_t n = 0;
+    archive_read_support_filter_all(a);
+    archive_read_support_format_all(a);
+    ck_assert_msg(archive_read_open_filename(a, tarball, 16384) == ARCHIVE_OK, "%s",
+                  archive_error_string(a));
+    while (archive_read_next_header(a, &ent) == ARCHIVE_OK) {
+        ck_assert(n < max);
+        const char *name = archive_entry_pathname(ent);
+        mode_t type = archive_entry_filetype(ent);
+        ck_assert_msg(type == AE_IFREG || type == AE_IFDIR, "%s: neither a file nor a folder",
+                      name);
+        ck_assert_msg(archive_entry_symlink(ent) == NULL && archive_entry_hardlink(ent) == NULL,
+                      "%s: a link", name);
+        v[n].name = xstrdup(name);
+        v[n].mode = archive_entry_perm(ent);
+        v[n].is_dir = type == AE_IFDIR;
+        v[n].text = NULL;
+        if (ends_with_name(name, "/lab.yaml") || !strcmp(name, "lab6-kit/README.md")) {
+            struct strbuf sb = STRBUF_INIT;
+            char buf[8192];
+            la_ssize_t got;
+            while ((got = archive_read_data(a, buf, sizeof(buf))) > 0)
+                strbuf_add(&sb, buf, (size_t)got);
+            v[n].text = strbuf_detach(&sb);
+        }
+        n++;
+    }
+    archive_read_free(a);
+    return n;
+}
+
+static const struct kit_entry *find_entry(const struct kit_entry *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].name, name))
+            return &v[i];
+    return NULL;
+}
+
+static bool is_reference(const struct lab *lab, const char *kit_name)
+{
+    const char *rel = kit_name + strlen("lab6-kit/");
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        for (size_t v = 0; v < lab->exercises[e].n_variants; v++) {
+            const struct impl_spec *r = &lab->exercises[e].variants[v].reference;
+            for (size_t i = 0; i < r->n_sources; i++) {
+                size_t a = strlen(r->sources[i]), b = strlen(rel);
+                if (a > b && r->sources[i][a - b - 1] == '/' && !strcmp(r->sources[i] + a - b, rel))
+                    return true;
+            }
+        }
+    return false;
+}
+
+START_TEST(test_kit_contents)
+{
+    struct lab lab;
+    struct error err;
+    static struct kit_entry v[2048];
+    char *dir = e2e_tmpdir("kitlist");
+    char *tarball = build_kit(dir, &lab);
+    size_t n = list_kit(tarball, v, 2048);
+
+    for (size_t i = 0; i < n; i++) {
+        const char *name = v[i].name;
+        ck_assert_msg(!strncmp(name, "lab6-kit", 8) && (name[8] == '\0' || name[8] == '/'),
+                      "%s: outside lab6-kit/", name);
+        ck_assert_msg(!strstr(name, "..") && !strstr(name, "//"), "%s: not a plain path", name);
+        ck_assert_msg(
+            !strstr(name, "/solution") && !strstr(name, "/.git") &&
+                strncmp(name, "lab6-kit/tests", 14) && strncmp(name, "lab6-kit/reports", 16) &&
+                strncmp(name, "lab6-kit/build", 14) && strncmp(name, "lab6-kit/notes", 14),
+            "%s: should not be in the kit", name);
+        if (!v[i].is_dir && !strncmp(name, "lab6-kit/kernels/", 17))
+            ck_assert_msg(is_reference(&lab, name), "%s: not a reference of lab 6", name);
+        if (!v[i].is_dir && !strncmp(name, "lab6-kit/grader/", 16))
+            ck_assert_msg(ends_with_name(name, ".c") || ends_with_name(name, ".h") ||
+                              ends_with_name(name, ".cu") || ends_with_name(name, ".sh"),
+                          "%s: not a grader source", name);
+    }
+    static const char *const needed[] = {
+        "lab6-kit/Makefile",
+        "lab6-kit/VERSION",
+        "lab6-kit/README.md",
+        "lab6-kit/grader/main.c",
+        "lab6-kit/grader/kit.c",
+        "lab6-kit/grader/spec.h",
+        "lab6-kit/grader/harness/harness.h",
+        "lab6-kit/grader/harness/harness.c",
+        "lab6-kit/kernels/matmul_openblas.c",
+        "lab6-kit/kernels/matmul_cublas.cu",
+        "lab6-kit/kernels/grade2.c",
+        "lab6-kit/kernels/grade2.cu",
+        "lab6-kit/labs/lab6/lab.yaml",
+        "lab6-kit/labs/lab6/skeleton/matmul_cpu.c",
+        "lab6-kit/labs/lab6/skeleton/matmul_gpu.cu",
+        "lab6-kit/labs/lab6/skeleton/grade2_cpu.c",
+        "lab6-kit/labs/lab6/skeleton/grade2_gpu.cu",
+    };
+    for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+        ck_assert_msg(find_entry(v, n, needed[i]) != NULL, "%s is missing", needed[i]);
+
+    const struct kit_entry *deps = find_entry(v, n, "lab6-kit/grader/deps.sh");
+    ck_assert_msg(deps != NULL, "deps.sh is missing");
+    ck_assert_msg((deps->mode & 0111) == 0111, "deps.sh lost its executable mode (%o)", deps->mode);
+    ck_assert_uint_eq(find_entry(v, n, "lab6-kit/Makefile")->mode & 0777, 0644);
+
+    const struct kit_entry *yaml = find_entry(v, n, "lab6-kit/labs/lab6/lab.yaml");
+    ck_assert_ptr_nonnull(yaml->text);
+    ck_assert_msg(!strstr(yaml->text, "hidden: true") && !strstr(yaml->text, "n1500") &&
+                      !strstr(yaml->text, "n123457"),
+                  "the kit's lab.yaml has hidden cases");
+    ck_assert_msg(strstr(yaml->text, "n7000") && strstr(yaml->text, "n5M"), "visible cases lost");
+
+    /* lab 6 is in Spanish: so is the students' README. */
+    const struct kit_entry *readme = find_entry(v, n, "lab6-kit/README.md");
+    ck_assert_ptr_nonnull(readme->text);
+    ck_assert_msg(strstr(readme->text, "make check LAB=6") && strstr(readme->text, "--full") &&
+                      strstr(readme->text, "Veredictos") &&
+                      strstr(readme->text, "reports/lab6/skeleton/") &&
+                      strstr(readme->text, "matmul_gpu_dev"),
+                  "README.md:\n%s", readme->text);
+    ck_assert_msg(!strstr(readme->text, "n1500"), "README names a hidden case");
+
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].text);
+    }
+    lab_release(&lab);
+    error_init(&err);
+    remove_tree(dir, &err);
+    free(tarball);
+    free(dir);
+}
+END_TEST
+
+/* An exercise with nothing but hidden cases leaves the kit, with a warning. */
+START_TEST(test_kit_drops_all_hidden_exercise)
+{
+    struct strbuf text = STRBUF_INIT, warnings = STRBUF_INIT;
+    struct error err;
+    struct lab lab;
+    static struct kit_entry v[2048];
+    char *dir = e2e_tmpdir("kitdrop"), *root = cwd_abs();
+    error_init(&err);
+    ck_assert_msg(read_file("labs/lab6/lab.yaml", &text, &err) == 0, "%s", err.msg);
+    static const char *const visible[] = {"{id: n1000, sizes: {n: 1000}",
+                                          "{id: n5M, sizes: {n: 5000000}"};
+    for (size_t i = 0; i < 2; i++) {
+        char *at = strstr(text.buf, visible[i]);
+        ck_assert_msg(at != NULL, "labs/lab6/lab.yaml has no '%s'", visible[i]);
+        struct strbuf edited = STRBUF_INIT;
+        size_t cut = (size_t)(at - text.buf) + strlen(visible[i]);
+        strbuf_add(&edited, text.buf, cut);
+        strbuf_addstr(&edited, ", hidden: true");
+        strbuf_addstr(&edited, text.buf + cut);
+        strbuf_release(&text);
+        text = edited;
+    }
+    char *path = write_tmp_yaml(dir, text.buf);
+    char *out = xstrfmt("%s/lab6-kit.tar.gz", dir);
+    struct kit_opts o = {.repo_root = root, .out_path = out};
+    lab_init(&lab);
+    ck_assert_msg(spec_load(&lab, path, root, &err) == 0, "%s", err.msg);
+    ck_assert_msg(kit_build(&lab, &o, &warnings, &err) == 0, "%s", err.msg);
+    ck_assert_msg(strstr(strbuf_str(&warnings), "'grade2' has only hidden cases"), "warnings: %s",
+                  strbuf_str(&warnings));
+    size_t n = list_kit(out, v, 2048);
+    const struct kit_entry *yaml = find_entry(v, n, "lab6-kit/labs/lab6/lab.yaml");
+    ck_assert_ptr_nonnull(yaml);
+    ck_assert_msg(!strstr(yaml->text, "id: grade2") && strstr(yaml->text, "id: matmul"), "%s",
+                  yaml->text);
+    /* Only the references of what is left travel. */
+    ck_assert_ptr_null(find_entry(v, n, "lab6-kit/kernels/grade2.c"));
+    ck_assert_ptr_nonnull(find_entry(v, n, "lab6-kit/kernels/matmul_openblas.c"));
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].text);
+    }
+    lab_release(&lab);
+    remove_tree(dir, &err);
+    free(out);
+    free(path);
+    free(root);
+    free(dir);
+    strbuf_release(&text);
+    strbuf_release(&warnings);
+}
+END_TEST
+
+/* The last part of a log, for failure messages. */
+static char *log_tail(const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    if (read_file(path, &sb, &err) != 0)
+        return xstrdup("(no log)");
+    size_t from = sb.len > 3000 ? sb.len - 3000 : 0;
+    char *tail = xstrdup(sb.buf + from);
+    strbuf_release(&sb);
+    return tail;
+}
+
+/*
+ * make -j2 check LAB=6 in the kit, as a student would run it. The make variables of
+ * whoever runs this test (make test-asan passes BUILD and CFLAGS down) must not leak
+ * into the kit's build, and packages are never installed from a test.
+ */
+static int kit_make_check(const char *kit, const char *log)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        static const char *const scrub[] = {"MAKEFLAGS", "MFLAGS",     "MAKELEVEL", "MAKEOVERRIDES",
+                                            "BUILD",     "CFLAGS",     "LDFLAGS",   "CPPFLAGS",
+                                            "LDLIBS",    "SUBMISSION", "ARGS",      "LAB"};
+        for (size_t i = 0; i < sizeof(scrub) / sizeof(scrub[0]); i++)
+            unsetenv(scrub[i]);
+        setenv("LG_NO_INSTALL", "1", 1);
+        setenv("LC_ALL", "C", 1); /* make's "Error 1" line, untranslated */
+        if (chdir(kit) != 0)
+            _exit(126);
+        execlp("make", "make", "-j2", "check", "LAB=6",
+               "ARGS=--no-timing --case n256,n1000 --no-pdf", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int untar(const char *tarball, const char *dir, const char *member)
+{
+    char *tar = find_program("tar");
+    ck_assert_msg(tar != NULL, "tar is not installed");
+    const char *argv[] = {tar, "-xzf", tarball, "-C", dir, member, NULL};
+    int rc = e2e_run(argv, NULL);
+    free(tar);
+    return rc;
+}
+
+static void copy_solution_over(const char *skeleton)
+{
+    struct error err;
+    DIR *d = opendir("labs/lab6/solution");
+    struct dirent *de;
+    int copied = 0;
+    ck_assert_ptr_nonnull(d);
+    error_init(&err);
+    while ((de = readdir(d))) {
+        if (!ends_with_name(de->d_name, ".c") && !ends_with_name(de->d_name, ".cu"))
+            continue;
+        char *src = path_join("labs/lab6/solution", de->d_name);
+        char *dst = path_join(skeleton, de->d_name);
+        ck_assert_msg(copy_file(src, dst, &err) == 0, "%s", err.msg);
+        copied++;
+        free(src);
+        free(dst);
+    }
+    closedir(d);
+    ck_assert_int_gt(copied, 0);
+}
+
+/* What the kit's grader wrote where the README says: reports/lab6/skeleton/results.json. */
+static struct results read_kit_results(const char *json, const char *log)
+{
+    struct results r;
+    struct error err;
+    error_init(&err);
+    results_init(&r);
+    ck_assert_msg(results_read(&r, json, &err) == 0,
+                  "no results where the README says (%s): %s; log %s", json, err.msg, log);
+    ck_assert_int_eq(r.n_grader_errors, 0);
+    return r;
+}
+
+START_TEST(test_kit_grades_skeleton)
+{
+    struct lab lab;
+    struct error err;
+    struct results r;
+    char *dir = e2e_tmpdir("kitrun");
+    char *tarball = build_kit(dir, &lab);
+    char *kit = path_join(dir, "lab6-kit");
+    char *skeleton = path_join(kit, "labs/lab6/skeleton");
+    char *log = path_join(dir, "solution.log");
+    char *json = path_join(kit, "reports/lab6/skeleton/results.json");
+    error_init(&err);
+    ck_assert_int_eq(untar(tarball, dir, "lab6-kit"), 0);
+    ck_assert(dir_exists(skeleton));
+
+    /* The skeleton turned solution: everything graded here passes. */
+    copy_solution_over(skeleton);
+    int rc = kit_make_check(kit, log);
+    char *tail = log_tail(log);
+    ck_assert_msg(rc == 0, "make check on the solution: exit %d, expected 0 (%s):\n%s", rc, log,
+                  tail);
+    free(tail);
+    r = read_kit_results(json, log);
+    ck_assert_int_eq(r.n_fail, 0);
+    ck_assert_int_gt(r.n_pass, 0);
+    results_release(&r);
+    unlink(json);
+
+    /*
+     * The stubs, back from the tarball: they fail. The grader exits 1, which make
+     * reports as "Error 1" and turns into its own exit status 2.
+     */
+    ck_assert_msg(remove_tree(skeleton, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(untar(tarball, dir, "lab6-kit/labs/lab6/skeleton"), 0);
+    free(log);
+    log = path_join(dir, "skeleton.log");
+    rc = kit_make_check(kit, log);
+    tail = log_tail(log);
+    ck_assert_msg(rc == 2 && strstr(tail, "check] Error 1"),
+                  "make check on the skeleton: exit %d, expected make's 2 after the grader's 1 "
+                  "(%s):\n%s",
+                  rc, log, tail);
+    free(tail);
+    r = read_kit_results(json, log);
+    ck_assert_int_gt(r.n_fail, 0);
+    ck_assert_int_eq(r.n_pass, 0);
+    results_release(&r);
+
+    lab_release(&lab);
+    remove_tree(dir, &err);
+    free(json);
+    free(log);
+    free(skeleton);
+    free(kit);
+    free(tarball);
+    free(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kit");
+    TCase *strip = tcase_create("strip_hidden");
+    TCase *contents = tcase_create("contents");
+    TCase *grades = tcase_create("make_check");
+    tcase_add_test(strip, test_strip_lab6);
+    tcase_add_test(strip, test_strip_layouts);
+    tcase_add_test(contents, test_kit_contents);
+    tcase_add_test(contents, test_kit_drops_all_hidden_exercise);
+    tcase_set_timeout(contents, 60);
+    tcase_add_test(grades, test_kit_grades_skeleton);
+    /* Builds the grader from the kit's sources: a minute or two on two cores. */
+    tcase_set_timeout(grades, 600);
+    suite_add_tcase(s, strip);
+    suite_add_tcase(s, contents);
+    suite_add_tcase(s, grades);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,105 @@
+/*
+ * Hostile submissions on a GPU machine (make test-gpu): the GPU threats of tests/hostile/,
+ * graded with the real grader, with the same guarantees as the CPU suite
+ * (tests/hostile/hostile.h): exact verdicts (gpu column of tests/hostile/EXPECTED), a sanity
+ * bound on the grading time, grading going on with the other variants and with the next
+ * student (whose GPU variants must pass: the GPU is still usable), and nothing changed
+ * outside the scratch folders.
+ *
+ *   gpu_endless_kernel   a kernel that never ends: TO, then the GPU still works
+ *   gpu_side_stream      work left running on a non-blocking stream: OK, with the finding
+ *                        that CUDA events and the host clock disagree; host time counts
+ *   gpu_cached_results   results cached by pointer: WA on the second call
+ *   gpu_fast_when_timed  no work once the timed calls start: CH
+ */
+#include "../hostile/hostile.h"
+
+static struct hostile_suite suite;
+
+static void setup(void)
+{
+    if (!suite.repo && !suite.why[0] && !hostile_suite_setup(&suite))
+        fprintf(stderr, "hostile-gpu: setup failed: %s\n", suite.why);
+}
+
+static const struct case_result *gpu_dev_case(const struct hostile_run *run)
+{
+    const struct case_result *cr = hostile_case(run, "grade2", "gpu_dev");
+    ck_assert(cr != NULL);
+    return cr;
+}
+
+static void check_endless(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    const struct case_result *cr = gpu_dev_case(run);
+    ck_assert_msg(cr->message && strstr(cr->message, "timed out"), "message: %s",
+                  cr->message ? cr->message : "");
+}
+
+static void check_side_stream(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    const struct case_result *cr = gpu_dev_case(run);
+    bool finding = false;
+    for (size_t i = 0; i < cr->n_findings; i++)
+        finding = finding || strstr(cr->findings[i], "CUDA events measured") != NULL;
+    ck_assert_msg(finding, "no finding about CUDA events and the host clock disagreeing");
+    /* The kernel is padded to 5 ms by the GPU's own timer: the time that counts must
+     * include it (half of it, as a bound that noise cannot break). */
+    ck_assert_msg(cr->time.valid && cr->time.median_ms > 2.5,
+                  "the side-stream kernel's 5 ms were not counted: median %.4f ms",
+                  cr->time.median_ms);
+}
+
+static void check_cached(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    const struct case_result *cr = gpu_dev_case(run);
+    ck_assert_msg(cr->message && strstr(cr->message, "second call"), "message: %s",
+                  cr->message ? cr->message : "");
+}
+
+static void check_fast_when_timed(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    const struct case_result *cr = gpu_dev_case(run);
+    ck_assert_msg(cr->message && strstr(cr->message, "timed"), "message: %s",
+                  cr->message ? cr->message : "");
+}
+
+#define THREAT(name, timing, timeout, check)                                                       \
+    START_TEST(test_##name)                                                                        \
+    {                                                                                              \
+        static const struct hostile_threat t = {#name, false, timing, timeout, NULL, check};       \
+        ck_assert_msg(suite.ready, "hostile suite not set up: %s", suite.why);                     \
+        ck_assert_msg(suite.gpu, "no usable GPU seen by the grader: run this suite on a GPU "      \
+                                 "machine");                                                       \
+        hostile_run_threat(&suite, &t);                                                            \
+    }                                                                                              \
+    END_TEST
+
+THREAT(gpu_endless_kernel, false, 10, check_endless)
+THREAT(gpu_side_stream, true, 30, check_side_stream)
+THREAT(gpu_cached_results, false, 10, check_cached)
+THREAT(gpu_fast_when_timed, true, 30, check_fast_when_timed)
+
+int main(void)
+{
+    Suite *s = suite_create("hostile-gpu");
+    TCase *tc = tcase_create("lab6-hostile-gpu");
+    tcase_add_unchecked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 900);
+    tcase_add_test(tc, test_gpu_endless_kernel);
+    tcase_add_test(tc, test_gpu_side_stream);
+    tcase_add_test(tc, test_gpu_cached_results);
+    tcase_add_test(tc, test_gpu_fast_when_timed);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    hostile_suite_teardown(&suite, failed != 0);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+/* Hostile submission "delete_outputs": grade2_cpu computes WRONG values, and an exit handler
+ * deletes the outputs the harness wrote for the grader (out_z_0.bin, out_z_1.bin in the
+ * working directory) after the harness finished, hoping for "the harness did not write
+ * output": a grader error (XX), never charged to the student, instead of WA.
+ * Expected: grade2/cpu CH (the student's process removed the harness's files); anything but
+ * XX and OK.
+ */
+#include "lab6.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static void remove_outputs(void)
+{
+    unlink("out_z_0.bin");
+    unlink("out_z_1.bin");
+}
+
+void grade2_cpu(const double *x, const double *y, double *z, double a, double b, double c,
+                int32_t n)
+{
+    static int calls;
+    if (calls++ == 0)
+        atexit(remove_outputs);
+    for (int32_t i = 0; i < n; i++)
+        z[i] = a * x[i] + b * y[i] + c; /* x, not x squared */
+}

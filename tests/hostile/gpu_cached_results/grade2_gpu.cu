@@ -1,0 +1,67 @@
+/* Hostile submission "gpu_cached_results": grade2_gpu_dev computes only on its first call
+ * and keeps a copy of the result; when it is called again with the same pointers it copies
+ * the cached result into z instead of computing (the grader's second checked call uses the
+ * same buffers with fresh inputs).
+ * Expected on a GPU: grade2/gpu_dev WA on the second call with fresh inputs.
+ */
+#include "lab6.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CUDA_CHECK(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+__global__ void grade2_kernel(const double *x, const double *y, double *z, double a, double b,
+                              double c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        z[i] = a * x[i] * x[i] + b * y[i] + c;
+}
+
+void grade2_gpu_dev(const double *x, const double *y, double *z, double a, double b, double c,
+                    int32_t n)
+{
+    static const double *last_x, *last_y;
+    static double *last_z, *cached;
+    size_t bytes = (size_t)n * sizeof(double);
+    if (cached && x == last_x && y == last_y && z == last_z) {
+        CUDA_CHECK(cudaMemcpy(z, cached, bytes, cudaMemcpyDeviceToDevice));
+        return;
+    }
+    grade2_kernel<<<(n + 255) / 256, 256>>>(x, y, z, a, b, c, n);
+    CUDA_CHECK(cudaGetLastError());
+    if (!cached)
+        CUDA_CHECK(cudaMalloc((void **)&cached, bytes));
+    CUDA_CHECK(cudaMemcpy(cached, z, bytes, cudaMemcpyDeviceToDevice));
+    last_x = x;
+    last_y = y;
+    last_z = z;
+}
+
+void grade2_gpu(const double *x, const double *y, double *z, double a, double b, double c,
+                int32_t n)
+{
+    size_t bytes = (size_t)n * sizeof(double);
+    double *dx, *dy, *dz;
+    CUDA_CHECK(cudaMalloc((void **)&dx, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&dy, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&dz, bytes));
+    CUDA_CHECK(cudaMemcpy(dx, x, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(dy, y, bytes, cudaMemcpyHostToDevice));
+    /* The correct launch, not the hostile grade2_gpu_dev: only that variant is hostile. */
+    grade2_kernel<<<(n + 255) / 256, 256>>>(dx, dy, dz, a, b, c, n);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(z, dz, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(dx));
+    CUDA_CHECK(cudaFree(dy));
+    CUDA_CHECK(cudaFree(dz));
+}

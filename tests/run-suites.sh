@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Run Check suite binaries, print each one's summary, and a closing "N passed, N failed" line.
+# usage: tests/run-suites.sh LABEL BIN...
+set -u
+label=$1; shift
+passed=0; failed=0; bad=()
+for bin in "$@"; do
+    [ -x "$bin" ] || { echo "$label: missing $bin"; bad+=("$bin"); failed=$((failed+1)); continue; }
+    out=$(CK_FORK=yes "$bin" 2>&1); rc=$?
+    line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n1)
+    n=$(printf '%s' "$line" | sed -nE 's/.*Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/p')
+    if [ -n "$n" ]; then
+        set -- $n "$@"; checks=$1; fails=$(( $2 + $3 )); shift 3
+        passed=$((passed + checks - fails)); failed=$((failed + fails))
+    elif [ $rc -ne 0 ]; then
+        failed=$((failed+1))
+    fi
+    if [ $rc -ne 0 ]; then
+        bad+=("$bin")
+        printf '%s\n' "$out" | grep -vE '^[0-9]+%: Checks' | tail -n 40
+    fi
+    printf '%-10s %-32s %s\n' "$label" "$(basename "$bin")" "${line:-exit $rc}"
+done
+echo "$label: $passed passed, $failed failed"
+[ ${#bad[@]} -eq 0 ]

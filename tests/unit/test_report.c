@@ -1,0 +1,858 @@
+/*
+ * report: golden Markdown (es, en), PDFs checked through pdftotext, injection
+ * strings kept literal, a missing pandoc, the class summary, and plot.h's
+ * break-even arithmetic.
+ *
+ * Regenerate the golden files after an intended change of the templates or the
+ * report code with:  UPDATE_GOLDEN=1 build/tests/test_report
+ * (then review `git diff tests/fixtures/reports`).
+ */
+#include "plot.h"
+#include "report.h"
+#include "results.h"
+#include "strbuf.h"
+#include "util.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TEMPLATES "templates"
+#define GOLDEN_DIR "tests/fixtures/reports"
+
+/* ---- building results in C ---- */
+
+static struct timing timing_ms(double median, double spread)
+{
+    struct timing t;
+    memset(&t, 0, sizeof(t));
+    t.valid = true;
+    t.samples = 15;
+    t.median_ms = median;
+    t.min_ms = median - spread;
+    t.q1_ms = median - spread / 2;
+    t.q3_ms = median + spread / 2;
+    t.mean_ms = median;
+    t.stddev_ms = spread;
+    t.rse = 0.01;
+    return t;
+}
+
+static struct case_result *add_case(struct variant_result *vr, const char *id, const char *sizes,
+                                    enum verdict v, double points)
+{
+    vr->cases = xrealloc(vr->cases, (vr->n_cases + 1) * sizeof(*vr->cases));
+    struct case_result *cr = &vr->cases[vr->n_cases++];
+    memset(cr, 0, sizeof(*cr));
+    cr->case_id = xstrdup(id);
+    cr->sizes = xstrdup(sizes);
+    cr->verdict = v;
+    cr->message = xstrdup(v == V_PASS ? "passed" : "failed");
+    cr->max_points = 1;
+    cr->points = points;
+    return cr;
+}
+
+static struct variant_result *add_variant(struct exercise_result *ex, const char *id,
+                                          const char *title, const char *fn, const char *target,
+                                          const char *memory)
+{
+    ex->variants = xrealloc(ex->variants, (ex->n_variants + 1) * sizeof(*ex->variants));
+    struct variant_result *vr = &ex->variants[ex->n_variants++];
+    memset(vr, 0, sizeof(*vr));
+    vr->variant_id = xstrdup(id);
+    vr->title = xstrdup(title);
+    vr->function = xstrdup(fn);
+    vr->target = xstrdup(target);
+    vr->memory = xstrdup(memory);
+    vr->built = true;
+    vr->build_log = xstrdup("");
+    return vr;
+}
+
+static struct exercise_result *add_exercise(struct results *r, const char *id, const char *title)
+{
+    r->exercises = xrealloc(r->exercises, (r->n_exercises + 1) * sizeof(*r->exercises));
+    struct exercise_result *ex = &r->exercises[r->n_exercises++];
+    memset(ex, 0, sizeof(*ex));
+    ex->exercise_id = xstrdup(id);
+    ex->title = xstrdup(title);
+    ex->tol_summary = xstrdup("rtol=1e-05 atol=1e-08");
+    return ex;
+}
+
+static void add_finding(struct case_result *cr, const char *text)
+{
+    cr->findings = xrealloc(cr->findings, (cr->n_findings + 1) * sizeof(char *));
+    cr->findings[cr->n_findings++] = xstrdup(text);
+}
+
+/* A timed passing case: student, reference and CPU baseline times. */
+static void set_times(struct case_result *cr, double t, double ref, double baseline)
+{
+    cr->time = timing_ms(t, t * 0.02);
+    cr->ref_time = timing_ms(ref, ref * 0.02);
+    cr->baseline_ms = baseline;
+    cr->speedup_ref = ref / t;
+    cr->speedup_baseline = baseline > 0 ? baseline / t : 0;
+}
+
+static void set_transfer(struct case_result *cr, double tt, double ref_tt)
+{
+    cr->time_transfer = timing_ms(tt, tt * 0.02);
+    cr->ref_time_transfer = timing_ms(ref_tt, ref_tt * 0.02);
+}
+
+/*
+ * The fixed submission: exercise saxpy (a CPU and a GPU variant, three timed
+ * sizes, a hidden case that fails), exercise matmul (one GPU variant, a wrong
+ * answer with mismatch detail and findings, compiler warnings). Every field a
+ * report shows is set here, so the golden files depend on nothing else.
+ */
+static void fixture(struct results *r, const char *lang)
+{
+    results_init(r);
+    r->lab_id = xstrdup("lab6");
+    r->lab_number = 6;
+    r->lab_title = xstrdup("GPUs con C y CUDA");
+    r->course = xstrdup("Programación de GPUs");
+    r->lang = xstrdup(lang);
+    r->student_id = xstrdup("alumno09");
+    r->student_name = xstrdup("José Ñúñez Álvarez");
+    r->submission = xstrdup("entregas/alumno09");
+    r->submission_hash =
+        xstrdup("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+    r->grader_version = xstrdup("0.1.0");
+    r->date = xstrdup("2026-11-22T14:03:00+01:00");
+    r->mode = xstrdup("check");
+    r->isolation = xstrdup("bubblewrap");
+    r->timing_mode = xstrdup("warm");
+    r->full = true;
+    r->hidden = true;
+    r->show_hidden = false;
+    struct machine_info *m = &r->machine;
+    m->hostname = xstrdup("bohr-gpu");
+    m->cpu_model = xstrdup("Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz");
+    m->cpu_threads = 40;
+    m->gpu_name = xstrdup("NVIDIA GeForce RTX 2080 Ti");
+    m->gpu_cc = xstrdup("7.5");
+    m->gpu_memory_mib = 11019;
+    m->driver_version = xstrdup("550.54.15");
+    m->cuda_runtime_version = xstrdup("12.4");
+    m->cc_version = xstrdup("gcc (Debian 12.2.0-14) 12.2.0");
+    m->nvcc_version = xstrdup("Cuda compilation tools, release 12.4, V12.4.131");
+    m->cflags = xstrdup("-O2 -march=native -fopenmp");
+    m->nvccflags = xstrdup("-O3 -arch=sm_75");
+    m->gpu_status = xstrdup("available");
+
+    struct exercise_result *ex = add_exercise(r, "saxpy", "SAXPY: y = a·x + y");
+    struct variant_result *cpu =
+        add_variant(ex, "cpu", "CPU con OpenMP", "saxpy_cpu", "cpu", "host");
+    static const char *const ids[] = {"c1", "c2", "c3"};
+    static const char *const sizes[] = {"n=100000", "n=1000000", "n=10000000"};
+    static const double n[] = {1e5, 1e6, 1e7}, base[] = {0.05, 0.6, 7.0},
+                        cpu_t[] = {0.04, 0.5, 6.0}, cpu_ref[] = {0.05, 0.55, 6.5},
+                        gpu_t[] = {0.01, 0.05, 0.4}, gpu_tt[] = {0.3, 1.2, 5.0},
+                        gpu_ref[] = {0.012, 0.06, 0.45}, gpu_ref_tt[] = {0.31, 1.25, 5.2};
+    for (int i = 0; i < 3; i++) {
+        struct case_result *cr = add_case(cpu, ids[i], sizes[i], V_PASS, 1);
+        set_times(cr, cpu_t[i], cpu_ref[i], base[i]);
+        cr->gbps = 12.0 * 1e-6 * n[i] / cpu_t[i];
+    }
+    struct variant_result *gpu = add_variant(ex, "gpu", "GPU (CUDA)", "saxpy_gpu", "gpu", "device");
+    for (int i = 0; i < 3; i++) {
+        struct case_result *cr = add_case(gpu, ids[i], sizes[i], V_PASS, 1);
+        set_times(cr, gpu_t[i], gpu_ref[i], base[i]);
+        set_transfer(cr, gpu_tt[i], gpu_ref_tt[i]);
+        cr->gbps = 12.0 * 1e-6 * n[i] / gpu_t[i];
+    }
+    struct case_result *h = add_case(gpu, "h1", "n=5000000", V_WRONG, 0);
+    h->hidden = true;
+    free(h->message);
+    h->message = xstrdup("y: 17 of 5000000 elements differ (secret hidden message)");
+    h->detail = xstrdup("hidden detail that students must not see");
+    ex->points = 6;
+    ex->max_points = 7;
+
+    ex = add_exercise(r, "matmul", "Multiplicación de matrices");
+    struct variant_result *mm =
+        add_variant(ex, "gpu_tiled", "GPU con memoria compartida", "matmul_tiled", "gpu", "device");
+    free(mm->build_log);
+    mm->build_log = xstrdup("matmul.cu(42): warning #177-D: variable \"tmp\" was declared but "
+                            "never referenced\n      float tmp = 0.0f;\n            ^\n");
+    mm->n_warnings = 1;
+    struct case_result *cr = add_case(mm, "m1", "n=256", V_PASS, 2);
+    cr->max_points = 2;
+    set_times(cr, 0.21, 0.18, 12.5);
+    set_transfer(cr, 0.45, 0.41);
+    cr->gflops = 2.0 * 256 * 256 * 256 / (0.21e-3) / 1e9;
+    add_finding(cr, "GPU SM clock varied from 1350 to 1950 MHz while timing (throttling or power "
+                    "management): times may be noisy");
+    cr = add_case(mm, "m2", "n=1000", V_WRONG, 0);
+    cr->max_points = 3;
+    free(cr->message);
+    cr->message = xstrdup("C: 1000 of 1000000 elements differ (max abs diff 2.5, max rel diff 1)");
+    cr->detail = xstrdup("Not equal to tolerance rtol=1e-05, atol=1e-08 (output C, call 1)\n"
+                         "Mismatched elements: 1000 / 1000000 (0.1%)\n"
+                         "Max absolute difference: 2.5\n"
+                         "Max relative difference: 1\n"
+                         "  at [999, 0]: actual 0, expected 2.5\n"
+                         "  at [999, 1]: actual 0, expected 2.4\n");
+    cr->mismatches = xcalloc(1, sizeof(struct mismatch));
+    cr->n_mismatches = 1;
+    snprintf(cr->mismatches[0].arg, sizeof(cr->mismatches[0].arg), "C");
+    cr->mismatches[0].n_mismatch = 1000;
+    cr->mismatches[0].n_total = 1000000;
+    cr->mismatches[0].max_abs = 2.5;
+    cr->mismatches[0].max_rel = 1;
+    add_finding(cr, "the last row is never written: a bounds check off by one?");
+    ex->points = 2;
+    ex->max_points = 5;
+
+    r->score = 8;
+    r->max_score = 12;
+    r->n_pass = 7;
+    r->n_fail = 2;
+    r->n_skipped = 0;
+    r->n_grader_errors = 0;
+}
+
+/* ---- helpers ---- */
+
+static char *make_tmpdir(void)
+{
+    char *d = xstrdup("/tmp/lg-report-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    return d;
+}
+
+static char *slurp(const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    ck_assert_msg(read_file(path, &sb, &err) == 0, "%s: %s", path, err.msg);
+    return sb.buf ? strbuf_detach(&sb) : xstrdup("");
+}
+
+static bool have(const char *program)
+{
+    char *p = find_program(program);
+    free(p);
+    return p != NULL;
+}
+
+/* pdftotext's text of a PDF (caller frees), raw order so table cells stay together. */
+static char *pdf_text(const char *pdf, const char *dir)
+{
+    char *txt = xstrfmt("%s/out.txt", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("pdftotext", "pdftotext", "-enc", "UTF-8", "-raw", pdf, txt, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pdftotext failed on %s", pdf);
+    char *text = slurp(txt);
+    free(txt);
+    return text;
+}
+
+/* Whether `needle` occurs in `hay` once line breaks, hyphenation and spaces are ignored. */
+static bool contains_squeezed(const char *hay, const char *needle)
+{
+    struct strbuf h = STRBUF_INIT, n = STRBUF_INIT;
+    for (const char *p = hay; *p; p++)
+        if (!strchr(" \n\t\f", *p))
+            strbuf_addch(&h, *p);
+    for (const char *p = needle; *p; p++)
+        if (!strchr(" \n\t\f", *p))
+            strbuf_addch(&n, *p);
+    bool found = strstr(strbuf_str(&h), strbuf_str(&n)) != NULL;
+    strbuf_release(&h);
+    strbuf_release(&n);
+    return found;
+}
+
+static void render_md(const struct results *r, const char *dir, const char *lang, bool student,
+                      char **md)
+{
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = TEMPLATES;
+    o.lang = lang;
+    o.student_view = student;
+    error_init(&err);
+    int rc = report_student(r, dir, &o, &out, &err);
+    ck_assert_msg(rc == 0, "report_student: %s:%d:%d: %s", err.file, err.line, err.col, err.msg);
+    ck_assert(out.md_written);
+    ck_assert(!out.pdf_written);
+    char *want = path_join(dir, "report.md");
+    ck_assert_str_eq(out.md_path, want);
+    free(want);
+    *md = slurp(out.md_path);
+}
+
+static void check_golden(const char *md, const char *golden_name)
+{
+    char *golden = path_join(GOLDEN_DIR, golden_name);
+    const char *update = getenv("UPDATE_GOLDEN");
+    if (update && !strcmp(update, "1")) {
+        ck_assert_int_eq(write_file_atomic(golden, md, strlen(md), NULL), 0);
+        fprintf(stderr, "test_report: wrote %s\n", golden);
+    }
+    char *want = slurp(golden);
+    if (strcmp(md, want) != 0) {
+        size_t i = 0, line = 1;
+        while (md[i] && md[i] == want[i]) {
+            line += md[i] == '\n';
+            i++;
+        }
+        ck_abort_msg("%s differs at line %zu (regenerate with UPDATE_GOLDEN=1 and review the "
+                     "diff)",
+                     golden, line);
+    }
+    free(want);
+    free(golden);
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_golden_es)
+{
+    if (!have("gnuplot")) {
+        fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
+        return;
+    }
+    struct results r;
+    fixture(&r, "es");
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, NULL, true, &md);
+    check_golden(md, "golden_es.md");
+    /* The plot it links to exists. */
+    char *png = path_join(dir, "plots/saxpy.png");
+    ck_assert(file_exists(png));
+    free(png);
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_golden_en)
+{
+    if (!have("gnuplot")) {
+        fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
+        return;
+    }
+    struct results r;
+    fixture(&r, "es");
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, "en", true, &md); /* the option overrides the results' language */
+    check_golden(md, "golden_en.md");
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+/* The same report from the results' JSON form: everything the report shows survives it. */
+START_TEST(test_golden_from_json)
+{
+    if (!have("gnuplot")) {
+        fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
+        return;
+    }
+    struct results r, back;
+    struct error err;
+    fixture(&r, "es");
+    char *dir = make_tmpdir(), *md;
+    char *json = path_join(dir, "results.json");
+    ck_assert_msg(results_write(&r, json, &err) == 0, "%s", err.msg);
+    results_init(&back);
+    ck_assert_msg(results_read(&back, json, &err) == 0, "%s", err.msg);
+    render_md(&back, dir, NULL, true, &md);
+    char *want = slurp(GOLDEN_DIR "/golden_es.md");
+    ck_assert_msg(!strcmp(md, want), "the report from %s differs from golden_es.md", json);
+    free(want);
+    free(md);
+    free(json);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&back);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_report_content)
+{
+    struct results r;
+    fixture(&r, "es");
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, NULL, true, &md);
+    /* Header, escaped where Markdown needs it. */
+    ck_assert_ptr_nonnull(strstr(md, "José Ñúñez Álvarez (alumno09)"));
+    ck_assert_ptr_nonnull(strstr(md, "NVIDIA GeForce RTX 2080 Ti (capacidad de cómputo 7\\.5, "
+                                     "11019 MiB)"));
+    ck_assert_ptr_nonnull(strstr(md, "\\-O2 \\-march\\=native \\-fopenmp"));
+    /* Case table rows, comparison rows with the transfer overhead, break-even. */
+    ck_assert_ptr_nonnull(strstr(md, "| c3 | n\\=10000000 | correcto | 0.4000 | 0.008000 | 5.000 | "
+                                     "17.50x | 1.12x |"));
+    ck_assert_ptr_nonnull(strstr(md, "| **CPU baseline** | 7.000 | 1.00x (baseline) |"));
+    ck_assert_ptr_nonnull(strstr(md, "| GPU \\(CUDA\\) con transferencia | 5.000 | **1.40x más "
+                                     "rápido** | 1.04x | 4.600 ms (12.50x más lento) |"));
+    ck_assert_ptr_nonnull(strstr(md, "| GPU \\(CUDA\\) con transferencia | 0.3000 | 0.17x (6.00x "
+                                     "más lento) |"));
+    ck_assert_ptr_nonnull(strstr(md, "punto de equilibrio con la CPU en n ≈ 4710000"));
+    /* The wrong answer: message, detail in a code block, findings, what cost points. */
+    ck_assert_ptr_nonnull(strstr(md, "```\nNot equal to tolerance rtol=1e-05, atol=1e-08 (output "
+                                     "C, call 1)\n"));
+    ck_assert_ptr_nonnull(strstr(md, "- **matmul / gpu\\_tiled**, caso m2: valores incorrectos — "
+                                     "C\\: 1000 of 1000000 elements differ"));
+    ck_assert_ptr_nonnull(strstr(md, "(puntos perdidos: 3)"));
+    ck_assert_ptr_nonnull(strstr(md, "```\nmatmul.cu(42): warning #177-D"));
+    /* The hidden case: counts only, in the list and under its variant. */
+    ck_assert_ptr_nonnull(
+        strstr(md, "- **saxpy / gpu**: 1 caso oculto fallido (puntos perdidos: 1)"));
+    ck_assert_ptr_nonnull(strstr(md, "Casos ocultos — correctos: 0, fallidos: 1."));
+    ck_assert_ptr_null(strstr(md, "h1"));
+    ck_assert_ptr_null(strstr(md, "secret"));
+    ck_assert_ptr_null(strstr(md, "5000000"));
+    free(md);
+
+    /* The instructor's view shows it whole. */
+    render_md(&r, dir, NULL, false, &md);
+    ck_assert_ptr_nonnull(strstr(md, "| h1 | n\\=5000000 | valores incorrectos |"));
+    ck_assert_ptr_nonnull(strstr(md, "secret hidden message"));
+    ck_assert_ptr_null(strstr(md, "Casos ocultos"));
+    free(md);
+
+    /* So does the student's, when the lab shows hidden cases. */
+    r.show_hidden = true;
+    render_md(&r, dir, NULL, true, &md);
+    ck_assert_ptr_nonnull(strstr(md, "secret hidden message"));
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_pdf_es)
+{
+    if (!have("pandoc") || !have("xelatex") || !have("pdftotext")) {
+        fprintf(stderr, "test_report: SKIPPED test_pdf_es: pandoc, xelatex or pdftotext is not "
+                        "installed (sudo apt-get install pandoc texlive-xetex fonts-dejavu-core "
+                        "poppler-utils)\n");
+        return;
+    }
+    struct results r;
+    fixture(&r, "es");
+    char *dir = make_tmpdir();
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = TEMPLATES;
+    o.pdf = true;
+    o.pdf_required = true;
+    ck_assert_msg(report_student(&r, dir, &o, &out, &err) == 0, "%s", err.msg);
+    ck_assert_msg(out.pdf_written, "no PDF: %s", out.pdf_note);
+    char *pdf = path_join(dir, "report.pdf");
+    ck_assert_str_eq(out.pdf_path, pdf);
+    char *text = pdf_text(pdf, dir);
+    ck_assert_msg(strstr(text, "José Ñúñez Álvarez"), "no accented name in:\n%s", text);
+    ck_assert(strstr(text, "Resumen de la nota"));
+    ck_assert(strstr(text, "Qué ha restado puntos"));
+    ck_assert(strstr(text, "Comparación de métodos"));
+    ck_assert(contains_squeezed(text, "17.50x"));
+    ck_assert(contains_squeezed(text, "n=10000000"));
+    ck_assert(contains_squeezed(text, "gpu_tiled"));
+    /* The plot is in the PDF as an image (pdftotext shows its caption). */
+    ck_assert(contains_squeezed(text, "tiempo frente a n, escala log-log"));
+    if (getenv("LG_KEEP_PDF"))
+        fprintf(stderr, "test_report: kept %s\n", pdf);
+    else
+        remove_tree(dir, NULL);
+    free(text);
+    free(pdf);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+static const char *const hostile_name = "\\input{/etc/passwd} $x^2$ _#%&~";
+static const char *const hostile_log =
+    "\\write18{rm -rf /}\n\\input{/etc/passwd}\n``` fence breaker ````\n"
+    "\\end{verbatim}\\immediate\\write18{touch /tmp/lg-pwned}\n";
+
+START_TEST(test_pdf_injection_literal)
+{
+    if (!have("pandoc") || !have("xelatex") || !have("pdftotext")) {
+        fprintf(stderr, "test_report: SKIPPED test_pdf_injection_literal: pandoc, xelatex or "
+                        "pdftotext is not installed\n");
+        return;
+    }
+    struct results r;
+    fixture(&r, "en");
+    free(r.student_name);
+    r.student_name = xstrdup(hostile_name);
+    free(r.student_id);
+    r.student_id = xstrdup("id\\write18{ls}");
+    struct variant_result *mm = &r.exercises[1].variants[0];
+    free(mm->build_log);
+    mm->build_log = xstrdup(hostile_log);
+    struct case_result *cr = &mm->cases[1];
+    free(cr->message);
+    cr->message = xstrdup("\\input{/etc/passwd} ![x](/etc/passwd) <b>html</b> | cell");
+    add_finding(cr, "\\write18{rm -rf /} `code` **bold**");
+    char *dir = make_tmpdir();
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = TEMPLATES;
+    o.pdf = true;
+    ck_assert_msg(report_student(&r, dir, &o, &out, &err) == 0, "%s", err.msg);
+    ck_assert_msg(out.pdf_written, "no PDF: %s", out.pdf_note);
+    char *text = pdf_text(out.pdf_path, dir);
+    ck_assert_msg(contains_squeezed(text, "\\input{/etc/passwd} $x^2$ _#%&~"),
+                  "student name not literal in:\n%s", text);
+    ck_assert(contains_squeezed(text, "id\\write18{ls}"));
+    ck_assert(contains_squeezed(text, "\\write18{rm -rf /}"));
+    ck_assert(contains_squeezed(text, "\\end{verbatim}\\immediate\\write18{touch /tmp/lg-pwned}"));
+    ck_assert(contains_squeezed(text, "``` fence breaker ````"));
+    ck_assert(contains_squeezed(text, "![x](/etc/passwd) <b>html</b> | cell"));
+    ck_assert(contains_squeezed(text, "`code` **bold**"));
+    /* Nothing was read or run. */
+    ck_assert_ptr_null(strstr(text, "root:x:0:0"));
+    ck_assert(!file_exists("/tmp/lg-pwned"));
+    free(text);
+    if (getenv("LG_KEEP_PDF"))
+        fprintf(stderr, "test_report: kept %s\n", dir);
+    else
+        remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_no_pandoc)
+{
+    struct results r;
+    fixture(&r, "es");
+    char *dir = make_tmpdir();
+    char *empty = path_join(dir, "empty-bin");
+    ck_assert_int_eq(mkdir_p(empty, NULL), 0);
+    char *old_path = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    setenv("PATH", empty, 1);
+    char *out_dir = path_join(dir, "out");
+    /* A stale PDF from an earlier run must not stay next to the new Markdown. */
+    ck_assert_int_eq(mkdir_p(out_dir, NULL), 0);
+    char *stale = path_join(out_dir, "report.pdf");
+    ck_assert_int_eq(write_file_atomic(stale, "%PDF-old", 8, NULL), 0);
+
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = TEMPLATES;
+    o.pdf = true;
+    error_init(&err);
+    int rc = report_student(&r, out_dir, &o, &out, &err);
+    ck_assert_int_eq(rc, 0);
+    ck_assert(out.md_written);
+    ck_assert(!out.pdf_written);
+    ck_assert_msg(strstr(out.pdf_note, "pandoc not found") && strstr(out.pdf_note, "apt-get"),
+                  "note: %s", out.pdf_note);
+    ck_assert(!file_exists(stale));
+    char *md = slurp(out.md_path);
+    /* Without gnuplot, the plot's place says why. */
+    ck_assert_ptr_nonnull(strstr(md, "Gráfica no disponible: gnuplot no está instalado."));
+    ck_assert_ptr_null(strstr(md, "plots/saxpy.png"));
+    free(md);
+
+    /* Required PDF: an error, and the Markdown is still there. */
+    unlink(out.md_path);
+    o.pdf_required = true;
+    rc = report_student(&r, out_dir, &o, &out, &err);
+    ck_assert_int_eq(rc, -1);
+    ck_assert(out.md_written);
+    ck_assert(file_exists(out.md_path));
+    ck_assert_ptr_nonnull(strstr(err.msg, "pandoc not found"));
+
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    free(stale);
+    free(out_dir);
+    free(empty);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_template_errors_are_failures)
+{
+    struct results r;
+    fixture(&r, "es");
+    char *dir = make_tmpdir();
+    char *tdir = path_join(dir, "templates"), *es = path_join(dir, "templates/es");
+    ck_assert_int_eq(mkdir_p(es, NULL), 0);
+    char *strings = path_join(es, "strings.txt"), *tpl = path_join(es, "report.md");
+    const char *s = "verdict.OK = fine\n";
+    ck_assert_int_eq(write_file_atomic(strings, s, strlen(s), NULL), 0);
+    const char *t = "# {{course}}\n\nby {{studnet_name}}\n";
+    ck_assert_int_eq(write_file_atomic(tpl, t, strlen(t), NULL), 0);
+    char *out_dir = path_join(dir, "out");
+
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = tdir;
+    ck_assert_int_eq(report_student(&r, out_dir, &o, &out, &err), -1);
+    ck_assert(!out.md_written);
+    ck_assert_str_eq(err.file, tpl);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_int_eq(err.col, 4);
+    ck_assert_ptr_nonnull(strstr(err.msg, "studnet_name"));
+
+    /* A broken strings.txt is reported at its line too. */
+    s = "verdict.OK = fine\n# comment\nplot.xlabel = size {{param\n";
+    ck_assert_int_eq(write_file_atomic(strings, s, strlen(s), NULL), 0);
+    ck_assert_int_eq(report_student(&r, out_dir, &o, &out, &err), -1);
+    ck_assert_str_eq(err.file, strings);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_int_eq(err.col, 20);
+
+    /* An unknown language, and no templates folder at all. */
+    o.lang = "fr";
+    ck_assert_int_eq(report_student(&r, out_dir, &o, &out, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "'fr'"));
+    o.lang = "../es";
+    ck_assert_int_eq(report_student(&r, out_dir, &o, &out, &err), -1);
+    o.templates_dir = NULL;
+    ck_assert_int_eq(report_student(&r, out_dir, &o, &out, &err), -1);
+
+    free(out_dir);
+    free(strings);
+    free(tpl);
+    free(es);
+    free(tdir);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+/* Five students: different scores, failures and speedups. */
+static void class_fixture(struct results rs[5])
+{
+    static const char *const ids[] = {"alumno03", "alumno01", "alumno05", "alumno02", "alumno04"};
+    static const char *const names[] = {"Ana Pérez", "Luis Gómez", "Marta_Ruiz", "Íñigo Martín",
+                                        "Zoë Castaño"};
+    for (int s = 0; s < 5; s++) {
+        fixture(&rs[s], "es");
+        struct results *r = &rs[s];
+        free(r->student_id);
+        r->student_id = xstrdup(ids[s]);
+        free(r->student_name);
+        r->student_name = xstrdup(names[s]);
+        r->score = 12 - 2.5 * s;
+        struct variant_result *gpu = &r->exercises[0].variants[1];
+        for (size_t c = 0; c < gpu->n_cases; c++)
+            if (gpu->cases[c].speedup_ref > 0)
+                gpu->cases[c].speedup_ref *= 0.5 + 0.3 * s;
+        if (s == 2) {
+            struct variant_result *cpu = &r->exercises[0].variants[0];
+            cpu->cases[0].verdict = V_TIMEOUT;
+            cpu->cases[0].speedup_ref = 0;
+        }
+        if (s == 4) {
+            struct variant_result *mm = &r->exercises[1].variants[0];
+            mm->built = false;
+            for (size_t c = 0; c < mm->n_cases; c++) {
+                mm->cases[c].verdict = V_COMPILE;
+                mm->cases[c].speedup_ref = 0;
+                mm->cases[c].speedup_baseline = 0;
+            }
+        }
+        if (s == 1)
+            gpu->cases[0].verdict = V_GRADER;
+    }
+}
+
+START_TEST(test_summary)
+{
+    struct results rs[5];
+    class_fixture(rs);
+    const struct results *all[5];
+    for (int i = 0; i < 5; i++)
+        all[i] = &rs[i];
+    char *dir = make_tmpdir();
+    bool pdf = have("pandoc") && have("xelatex") && have("pdftotext");
+    if (!pdf)
+        fprintf(stderr, "test_report: pandoc or xelatex not installed: summary PDF not checked\n");
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = TEMPLATES;
+    o.pdf = pdf;
+    o.pdf_required = pdf;
+    ck_assert_msg(report_summary(all, 5, dir, &o, &out, &err) == 0, "%s:%d:%d: %s", err.file,
+                  err.line, err.col, err.msg);
+    ck_assert(out.md_written);
+    char *want = path_join(dir, "summary.md");
+    ck_assert_str_eq(out.md_path, want);
+    free(want);
+    char *md = slurp(out.md_path);
+    ck_assert_ptr_nonnull(strstr(md, "Resumen de la clase: 5 entregas corregidas"));
+    ck_assert_ptr_nonnull(strstr(md, "| 7 | 7 | 2 | 12 | 12 |")); /* mean, median, min, max */
+    /* Students sorted by id, names escaped. */
+    const char *a1 = strstr(md, "| alumno01 |"), *a5 = strstr(md, "| alumno05 | Marta\\_Ruiz |");
+    ck_assert(a1 && a5 && a1 < a5);
+    /* Pass rates per case: c1 of the CPU variant timed out for one student. */
+    ck_assert_ptr_nonnull(strstr(md, "| cpu | c1 | n\\=100000 | 4 | 1 | 0 | 80% |"));
+    ck_assert_ptr_nonnull(strstr(md, "| gpu\\_tiled | m2 | n\\=1000 | 0 | 5 | 0 | 0% |"));
+    /* Speedup distribution: min / median / max over students. */
+    ck_assert_ptr_nonnull(strstr(md, "| gpu | 5 | 0.59x | 1.29x | 2.00x |"));
+    /* Failures by verdict, most frequent first. */
+    const char *wa = strstr(md, "| valores incorrectos | 9 | 5 | saxpy \\/ gpu \\/ h1: 5; matmul "
+                                "\\/ gpu\\_tiled \\/ m2: 4 |");
+    const char *ce = strstr(md, "| no compila | 2 | 1 | matmul \\/ gpu\\_tiled \\/ m1: 1; matmul "
+                                "\\/ gpu\\_tiled \\/ m2: 1 |");
+    const char *to = strstr(md, "| tiempo agotado | 1 | 1 | saxpy \\/ cpu \\/ c1: 1 |");
+    ck_assert(wa && ce && to && wa < ce && ce < to);
+    ck_assert_ptr_nonnull(strstr(md, "| error del corrector | 1 | 1 |"));
+    if (have("gnuplot")) {
+        ck_assert_ptr_nonnull(strstr(md, "](plots/summary-scores.png)"));
+        ck_assert_ptr_nonnull(strstr(md, "](plots/summary-speedups.png)"));
+        char *png = path_join(dir, "plots/summary-speedups.png");
+        ck_assert(file_exists(png));
+        free(png);
+    }
+    if (pdf) {
+        ck_assert_msg(out.pdf_written, "%s", out.pdf_note);
+        char *text = pdf_text(out.pdf_path, dir);
+        ck_assert(strstr(text, "Fallos por tipo"));
+        ck_assert(strstr(text, "Íñigo Martín"));
+        ck_assert(contains_squeezed(text, "Marta_Ruiz"));
+        free(text);
+    }
+    free(md);
+    if (getenv("LG_KEEP_PDF"))
+        fprintf(stderr, "test_report: kept %s\n", dir);
+    else
+        remove_tree(dir, NULL);
+    free(dir);
+    for (int i = 0; i < 5; i++)
+        results_release(&rs[i]);
+    /* No results: nothing to summarise. */
+    ck_assert_int_eq(report_summary(all, 0, "/tmp", &o, &out, &err), -1);
+}
+END_TEST
+
+START_TEST(test_break_even)
+{
+    double size = 0;
+    /* The GPU (a) is slower at 1e5 and 1e6, faster at 1e7: the crossing is between, on a
+     * log-log line: log(a/b) goes from ln 2 to ln(5/7). */
+    const double n[] = {1e5, 1e6, 1e7}, a[] = {0.3, 1.2, 5.0}, b[] = {0.05, 0.6, 7.0};
+    ck_assert_int_eq(plot_break_even(n, a, b, 3, &size), BREAK_EVEN_FOUND);
+    double t = log(2.0) / (log(2.0) - log(5.0 / 7.0));
+    ck_assert_double_eq_tol(size, pow(10, 6 + t), 1e-6 * size);
+    ck_assert(size > 4.70e6 && size < 4.72e6);
+
+    /* Unsorted input gives the same answer. */
+    const double n2[] = {1e7, 1e5, 1e6}, a2[] = {5.0, 0.3, 1.2}, b2[] = {7.0, 0.05, 0.6};
+    double size2 = 0;
+    ck_assert_int_eq(plot_break_even(n2, a2, b2, 3, &size2), BREAK_EVEN_FOUND);
+    ck_assert_double_eq_tol(size2, size, 1e-9 * size);
+
+    /* Exactly equal at a measured size. */
+    const double ae[] = {0.3, 0.6, 5.0};
+    ck_assert_int_eq(plot_break_even(n, ae, b, 3, &size), BREAK_EVEN_FOUND);
+    ck_assert_double_eq(size, 1e6);
+
+    /* Symmetric case: halfway in log space. */
+    const double ns[] = {100, 10000}, as[] = {2, 1}, bs[] = {1, 2};
+    ck_assert_int_eq(plot_break_even(ns, as, bs, 2, &size), BREAK_EVEN_FOUND);
+    ck_assert_double_eq_tol(size, 1000, 1e-9);
+
+    /* No crossing within the measured sizes. */
+    const double fast[] = {0.01, 0.1, 1}, slow[] = {1, 10, 100};
+    ck_assert_int_eq(plot_break_even(n, fast, b, 3, &size), BREAK_EVEN_A_FASTER);
+    ck_assert_int_eq(plot_break_even(n, slow, b, 3, &size), BREAK_EVEN_A_SLOWER);
+
+    /* Too few usable points: zeros, negatives and NaN are ignored. */
+    const double bad[] = {0, -1, NAN};
+    ck_assert_int_eq(plot_break_even(n, bad, b, 3, &size), BREAK_EVEN_NO_DATA);
+    ck_assert_int_eq(plot_break_even(n, a, b, 1, &size), BREAK_EVEN_NO_DATA);
+    ck_assert_int_eq(plot_break_even(n, a, b, 0, &size), BREAK_EVEN_NO_DATA);
+}
+END_TEST
+
+START_TEST(test_plot_names_and_missing_gnuplot)
+{
+    char *s = plot_safe_name("../ex 1/é");
+    ck_assert_str_eq(s, "___ex_1___");
+    free(s);
+    struct plot_fig f;
+    plot_fig_init(&f);
+    struct plot_result pr;
+    ck_assert_int_eq(plot_render(&f, "/tmp", "empty", &pr), -1);
+    ck_assert(!pr.made);
+    ck_assert_ptr_nonnull(strstr(pr.note, "no data"));
+    struct plot_series *ser = plot_fig_add_series(&f, "it's", PLOT_LINES);
+    plot_series_add(ser, 1, 1);
+    ck_assert_int_eq(plot_render(&f, "/tmp", "../escape", &pr), -1);
+    ck_assert_ptr_nonnull(strstr(pr.note, "invalid plot name"));
+    char *old_path = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    setenv("PATH", "/nonexistent", 1);
+    ck_assert_int_eq(plot_render(&f, "/tmp", "x", &pr), -1);
+    ck_assert(pr.no_gnuplot);
+    ck_assert_ptr_nonnull(strstr(pr.note, "gnuplot not found"));
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    plot_fig_release(&f);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_break_even);
+    tcase_add_test(tc, test_plot_names_and_missing_gnuplot);
+    tcase_add_test(tc, test_golden_es);
+    tcase_add_test(tc, test_golden_en);
+    tcase_add_test(tc, test_golden_from_json);
+    tcase_add_test(tc, test_report_content);
+    tcase_add_test(tc, test_no_pandoc);
+    tcase_add_test(tc, test_template_errors_are_failures);
+    tcase_add_test(tc, test_pdf_es);
+    tcase_add_test(tc, test_pdf_injection_literal);
+    tcase_add_test(tc, test_summary);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(report_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,655 @@
+/* results: verdict tables, tally, ownership (release frees everything, checked under ASan),
+ * and the results.json round trip: every field, NULL strings, NaN and infinities, awkward
+ * text, forward compatibility, defaults, and errors that name the file and position. */
+#include "results.h"
+
+#include "json.h"
+#include "util.h"
+
+#include <check.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "María Ñúñez" in UTF-8 (split so that no hex escape runs into a letter). */
+#define MARIA                                                                                      \
+    "Mar\xc3\xad"                                                                                  \
+    "a \xc3\x91\xc3\xba\xc3\xb1"                                                                   \
+    "ez"
+
+static const enum verdict all_verdicts[] = {V_PASS,   V_WRONG, V_COMPILE, V_MISSING,
+                                            V_CRASH,  V_EXIT,  V_TIMEOUT, V_MEMORY,
+                                            V_OUTPUT, V_CHEAT, V_SKIPPED, V_GRADER};
+#define N_VERDICTS (sizeof(all_verdicts) / sizeof(all_verdicts[0]))
+
+static struct timing timing_of(double median, int samples)
+{
+    struct timing t = {true,          samples,       median,        median * 0.9, median * 0.95,
+                       median * 1.05, median * 1.01, median * 0.02, 0.004};
+    return t;
+}
+
+static void add_finding(struct case_result *c, const char *text)
+{
+    c->findings = xrealloc(c->findings, (c->n_findings + 1) * sizeof(char *));
+    c->findings[c->n_findings++] = xstrdup(text);
+}
+
+/*
+ * Every field set, most to unusual values: NULL strings, NaN and infinite doubles,
+ * negative zero, a hidden case, two mismatch records (one with a NaN), findings with
+ * control characters and invalid UTF-8, every verdict once.
+ */
+static void fixture(struct results *r)
+{
+    results_init(r);
+    r->lab_id = xstrdup("lab6");
+    r->lab_number = 6;
+    r->lab_title = xstrdup("GPUs: matmul & co. \xe2\x80\x94 \"fast\"");
+    r->course = xstrdup("Programaci\xc3\xb3n de GPUs");
+    r->lang = xstrdup("es");
+    r->student_id = xstrdup("alumno09");
+    r->student_name = xstrdup(MARIA " \"la\" \\ jefa\n");
+    r->submission = xstrdup("entregas/alumno09");
+    r->submission_hash =
+        xstrdup("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+    r->grader_version = xstrdup("0.1.0");
+    r->date = xstrdup("2026-11-22T14:03:00+01:00");
+    r->mode = xstrdup("grade");
+    r->isolation = xstrdup("bubblewrap");
+    r->timing_mode = xstrdup("cold-l2");
+    r->full = true;
+    r->hidden = true;
+    r->show_hidden = false;
+
+    struct machine_info *m = &r->machine;
+    m->hostname = xstrdup("node07");
+    m->cpu_model = xstrdup("AMD EPYC 9654 96-Core Processor");
+    m->cpu_threads = 192;
+    m->gpu_name = NULL;
+    m->gpu_cc = NULL;
+    m->gpu_memory_mib = 0;
+    m->driver_version = NULL;
+    m->cuda_runtime_version = xstrdup("13.0");
+    m->cc_version = xstrdup("gcc (Debian 12.2.0-14) 12.2.0");
+    m->nvcc_version = NULL;
+    m->cflags = xstrdup("-O2 -march=native");
+    m->nvccflags = xstrdup("-O3 -arch=sm_90");
+    m->gpu_status = xstrdup("no GPU: nvidia-smi not found");
+    m->calibration = xstrdup("memcpy 12.5 GB/s, sgemm 1.2 TFLOP/s");
+
+    r->n_exercises = 2;
+    r->exercises = xcalloc(2, sizeof(*r->exercises));
+    struct exercise_result *ex = &r->exercises[0];
+    ex->exercise_id = xstrdup("matmul");
+    ex->title = xstrdup("Matrix multiplication");
+    ex->perf_points = 0.5;
+    ex->perf_max_points = 2;
+    ex->tol_summary = xstrdup("rtol=1e-3 atol=1e-5");
+    ex->n_variants = 2;
+    ex->variants = xcalloc(2, sizeof(*ex->variants));
+
+    struct variant_result *cpu = &ex->variants[0];
+    cpu->variant_id = xstrdup("cpu");
+    cpu->title = xstrdup("CPU, blocked");
+    cpu->function = xstrdup("matmul_cpu");
+    cpu->target = xstrdup("cpu");
+    cpu->memory = xstrdup("host");
+    cpu->built = true;
+    cpu->build_log = xstrdup("matmul.c:12:5: warning: unused variable 'i' [-Wunused-variable]\n"
+                             "   12 |     int i;\n      |         ^\n");
+    cpu->n_warnings = 1;
+    cpu->n_cases = 6;
+    cpu->cases = xcalloc(6, sizeof(*cpu->cases));
+    for (size_t i = 0; i < 6; i++) {
+        struct case_result *c = &cpu->cases[i];
+        c->case_id = xstrfmt("case%zu", i);
+        c->sizes = xstrfmt("n=%d", 64 << i);
+        c->verdict = all_verdicts[i];
+        c->max_points = 1;
+        c->points = c->verdict == V_PASS ? 1 : 0;
+        c->wall_s = 0.125 * (double)(i + 1);
+        c->cpu_s = 0.1;
+        c->peak_rss_kb = 20480 + (long)i;
+    }
+    struct case_result *pass = &cpu->cases[0];
+    pass->message = xstrdup("ok");
+    pass->time = timing_of(1.5, 30);
+    pass->ref_time = timing_of(3.0, 30);
+    pass->baseline_ms = 12.25;
+    pass->speedup_ref = 2;
+    pass->speedup_baseline = 8.1666666666666661;
+    pass->gflops = 123.456;
+    pass->gbps = 0.1 + 0.2;
+    pass->time.stddev_ms = NAN;
+    pass->time.rse = INFINITY;
+    pass->ref_time.min_ms = -0.0;
+
+    struct case_result *wrong = &cpu->cases[1];
+    wrong->message = xstrdup("C: 3 of 4096 elements differ");
+    wrong->detail = xstrdup("Mismatched elements: 3 / 4096 (0.0732%)\n...");
+    wrong->n_mismatches = 2;
+    wrong->mismatches = xcalloc(2, sizeof(*wrong->mismatches));
+    struct mismatch *mm = &wrong->mismatches[0];
+    snprintf(mm->arg, sizeof(mm->arg), "C");
+    mm->n_mismatch = 3;
+    mm->n_total = 4096;
+    mm->max_abs = 0.5;
+    mm->max_rel = INFINITY;
+    mm->n_first = 3;
+    snprintf(mm->first[0].index, sizeof(mm->first[0].index), "[0, 3]");
+    mm->first[0].actual = 1.5;
+    mm->first[0].expected = 2;
+    snprintf(mm->first[1].index, sizeof(mm->first[1].index), "[63, 63]");
+    mm->first[1].actual = NAN;
+    mm->first[1].expected = 1e-300;
+    snprintf(mm->first[2].index, sizeof(mm->first[2].index), "[1, 0]");
+    mm->first[2].actual = -INFINITY;
+    mm->first[2].expected = 0;
+    mm = &wrong->mismatches[1];
+    snprintf(mm->arg, sizeof(mm->arg), "D \"quoted\"");
+    mm->n_mismatch = 0;
+    mm->n_total = 0;
+    add_finding(wrong, "correct on the first call but wrong on a later call");
+    add_finding(wrong, "tab\there, bell\a, escape \x1b[31m, DEL \x7f");
+    add_finding(wrong, "invalid UTF-8: \xff\xc3( end");
+
+    cpu->cases[2].hidden = true;
+    cpu->cases[2].slow = true;
+    cpu->cases[2].message = xstrdup("compile error");
+    cpu->cases[2].detail = NULL;
+
+    struct variant_result *gpu = &ex->variants[1];
+    gpu->variant_id = xstrdup("gpu");
+    gpu->title = NULL;
+    gpu->function = xstrdup("matmul_gpu");
+    gpu->target = xstrdup("gpu");
+    gpu->memory = xstrdup("device");
+    gpu->built = false;
+    gpu->build_log = NULL;
+    gpu->n_warnings = 0;
+    gpu->n_cases = 6;
+    gpu->cases = xcalloc(6, sizeof(*gpu->cases));
+    for (size_t i = 0; i < 6; i++) {
+        struct case_result *c = &gpu->cases[i];
+        c->case_id = xstrfmt("g%zu", i);
+        c->verdict = all_verdicts[6 + i];
+        c->max_points = 0.25;
+        c->hidden = i == 4;
+        c->time_transfer = timing_of(0.75, 10);
+        c->ref_time_transfer = timing_of(0.5, 10);
+        c->message = i == 4 ? xstrdup("skipped: no GPU") : NULL;
+    }
+
+    ex = &r->exercises[1];
+    ex->exercise_id = xstrdup("empty");
+    ex->title = NULL;
+    ex->tol_summary = NULL;
+    results_tally(r);
+}
+
+static char *to_json(const struct results *r)
+{
+    struct strbuf sb = STRBUF_INIT;
+    results_to_json(r, &sb);
+    return strbuf_detach(&sb);
+}
+
+static bool valid_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t n = *p < 0x80             ? 1
+                   : (*p & 0xe0) == 0xc0 ? 2
+                   : (*p & 0xf0) == 0xe0 ? 3
+                   : (*p & 0xf8) == 0xf0 ? 4
+                                         : 0;
+        if (n == 0 || (n == 2 && *p < 0xc2))
+            return false;
+        for (size_t i = 1; i < n; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                return false;
+        p += n;
+    }
+    return true;
+}
+
+static char *make_tmpdir(void)
+{
+    char *d = xstrdup("/tmp/lg-test-results-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    return d;
+}
+
+START_TEST(test_verdict_tables)
+{
+    static const char *const codes[] = {"OK", "WA", "CE", "MF", "SG", "RE",
+                                        "TO", "ML", "OL", "CH", "SK", "XX"};
+    static const char *const names[] = {
+        "passed",       "wrong values",       "compile error", "missing function",
+        "crashed",      "runtime error",      "timed out",     "memory limit",
+        "output limit", "tampering detected", "skipped",       "grader error"};
+    for (size_t i = 0; i < N_VERDICTS; i++) {
+        enum verdict v = all_verdicts[i];
+        ck_assert_str_eq(verdict_code(v), codes[i]);
+        ck_assert_str_eq(verdict_name(v), names[i]);
+        ck_assert_int_eq(verdict_parse(codes[i]), (int)v);
+        ck_assert_int_eq(verdict_is_failure(v), v != V_PASS && v != V_SKIPPED && v != V_GRADER);
+    }
+    ck_assert(!verdict_is_failure(V_PASS));
+    ck_assert(!verdict_is_failure(V_SKIPPED));
+    ck_assert(!verdict_is_failure(V_GRADER));
+    ck_assert(verdict_is_failure(V_CHEAT));
+    ck_assert(verdict_is_failure(V_WRONG));
+    ck_assert_int_eq(verdict_parse("ok"), -1); /* codes are upper case */
+    ck_assert_int_eq(verdict_parse("passed"), -1);
+    ck_assert_int_eq(verdict_parse(""), -1);
+    ck_assert_int_eq(verdict_parse(NULL), -1);
+    ck_assert_str_eq(verdict_code((enum verdict)99), "??");
+}
+END_TEST
+
+START_TEST(test_tally)
+{
+    struct results r;
+    fixture(&r);
+    /* matmul: cpu cases 1 + 0*5 out of 6, gpu cases 0 out of 6 * 0.25, perf 0.5 of 2. */
+    ck_assert(r.exercises[0].points == 1.5);
+    ck_assert(r.exercises[0].max_points == 6 + 1.5 + 2);
+    ck_assert(r.exercises[1].points == 0 && r.exercises[1].max_points == 0);
+    ck_assert(r.score == 1.5);
+    ck_assert(r.max_score == 9.5);
+    ck_assert_int_eq(r.n_pass, 1);
+    ck_assert_int_eq(r.n_skipped, 1);
+    ck_assert_int_eq(r.n_grader_errors, 1);
+    ck_assert_int_eq(r.n_fail, 9);
+    /* Tally recomputes from scratch: stale totals and counts are replaced. */
+    r.score = 100;
+    r.n_pass = 42;
+    r.exercises[0].points = -3;
+    r.exercises[0].variants[1].cases[5].verdict = V_PASS; /* was XX */
+    r.exercises[0].variants[1].cases[5].points = 0.25;
+    r.exercises[1].perf_points = 1;
+    r.exercises[1].perf_max_points = 1;
+    results_tally(&r);
+    ck_assert(r.exercises[0].points == 1.75);
+    ck_assert(r.exercises[1].points == 1 && r.exercises[1].max_points == 1);
+    ck_assert(r.score == 2.75);
+    ck_assert(r.max_score == 10.5);
+    ck_assert_int_eq(r.n_pass, 2);
+    ck_assert_int_eq(r.n_grader_errors, 0);
+    ck_assert_int_eq(r.n_fail, 9);
+    results_release(&r);
+
+    results_init(&r);
+    results_tally(&r);
+    ck_assert(r.score == 0 && r.max_score == 0 && r.n_pass == 0 && r.n_fail == 0);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_release_and_free)
+{
+    struct results *r = xmalloc(sizeof(*r));
+    fixture(r);
+    results_release(r);
+    /* Released means back to the initial state, safe to release again or reuse. */
+    ck_assert_ptr_null(r->student_name);
+    ck_assert_ptr_null(r->exercises);
+    ck_assert_uint_eq(r->n_exercises, 0);
+    ck_assert_ptr_null(r->machine.hostname);
+    results_release(r);
+    fixture(r);
+    results_free(r);
+    results_free(NULL);
+}
+END_TEST
+
+START_TEST(test_json_shape)
+{
+    struct results r;
+    fixture(&r);
+    char *json = to_json(&r);
+    ck_assert_msg(!strncmp(json,
+                           "{\n  \"format\": \"labgrader-results-1\",\n  \"lab_id\": \"lab6\",\n"
+                           "  \"lab_number\": 6,\n",
+                           strlen("{\n  \"format\": \"labgrader-results-1\",\n  \"lab_id\": "
+                                  "\"lab6\",\n  \"lab_number\": 6,\n")),
+                  "%.200s", json);
+    ck_assert_str_eq(json + strlen(json) - 3, "\n}\n");
+    ck_assert(valid_utf8(json));
+    /* Escaping, NULL strings, NaN and infinities, verdict codes. */
+    ck_assert(strstr(json, "\"student_name\": \"" MARIA " \\\"la\\\" \\\\ jefa\\n\","));
+    ck_assert(strstr(json, "\"gpu_name\": null,"));
+    ck_assert(strstr(json, "\"stddev_ms\": null,"));
+    ck_assert(strstr(json, "\"rse\": null\n"));
+    ck_assert(strstr(json, "\"min_ms\": -0,"));
+    ck_assert(strstr(json, "\"gbps\": 0.30000000000000004,"));
+    ck_assert(strstr(json, "\"verdict\": \"WA\","));
+    ck_assert(strstr(json, "\"verdict\": \"XX\","));
+    ck_assert(strstr(json, "\"tab\\there, bell\\u0007, escape \\u001b[31m, DEL \\u007f\""));
+    ck_assert(strstr(json, "\"invalid UTF-8: \xef\xbf\xbd\xef\xbf\xbd( end\""));
+    ck_assert(strstr(json, "\"mismatches\": [],"));
+    ck_assert(strstr(json, "\"findings\": [],"));
+    ck_assert(strstr(json, "\"variants\": []\n"));
+
+    /* The document parses, and its names are the struct's field names. */
+    struct json_value *root = NULL;
+    struct error err;
+    error_init(&err);
+    ck_assert_msg(json_parse(json, strlen(json), &root, &err) == 0, "%d:%d: %s", err.line, err.col,
+                  err.msg);
+    static const char *const top[] = {
+        "format",         "lab_id",     "lab_number",   "lab_title",  "course",
+        "lang",           "student_id", "student_name", "submission", "submission_hash",
+        "grader_version", "date",       "mode",         "isolation",  "timing_mode",
+        "full",           "hidden",     "show_hidden",  "machine",    "score",
+        "max_score",      "n_pass",     "n_fail",       "n_skipped",  "n_grader_errors",
+        "exercises"};
+    ck_assert_uint_eq(root->n, sizeof(top) / sizeof(top[0]));
+    for (size_t i = 0; i < root->n; i++)
+        ck_assert_str_eq(root->keys[i], top[i]);
+    ck_assert_uint_eq(json_get(root, "machine")->n, 14);
+    const struct json_value *ex = json_at(json_get(root, "exercises"), 0);
+    ck_assert_uint_eq(ex->n, 8);
+    const struct json_value *var = json_at(json_get(ex, "variants"), 0);
+    ck_assert_uint_eq(var->n, 9);
+    const struct json_value *c = json_at(json_get(var, "cases"), 1);
+    static const char *const case_keys[] = {"case_id",
+                                            "sizes",
+                                            "hidden",
+                                            "slow",
+                                            "verdict",
+                                            "message",
+                                            "detail",
+                                            "points",
+                                            "max_points",
+                                            "time",
+                                            "time_transfer",
+                                            "ref_time",
+                                            "ref_time_transfer",
+                                            "baseline_ms",
+                                            "speedup_ref",
+                                            "speedup_baseline",
+                                            "gflops",
+                                            "gbps",
+                                            "mismatches",
+                                            "findings",
+                                            "wall_s",
+                                            "cpu_s",
+                                            "peak_rss_kb"};
+    ck_assert_uint_eq(c->n, sizeof(case_keys) / sizeof(case_keys[0]));
+    for (size_t i = 0; i < c->n; i++)
+        ck_assert_str_eq(c->keys[i], case_keys[i]);
+    static const char *const timing_keys[] = {"valid", "samples", "median_ms", "min_ms", "q1_ms",
+                                              "q3_ms", "mean_ms", "stddev_ms", "rse"};
+    const struct json_value *t = json_get(c, "time");
+    ck_assert_uint_eq(t->n, 9);
+    for (size_t i = 0; i < t->n; i++)
+        ck_assert_str_eq(t->keys[i], timing_keys[i]);
+    const struct json_value *m = json_at(json_get(c, "mismatches"), 0);
+    ck_assert_str_eq(json_get_string(m, "arg"), "C");
+    ck_assert_uint_eq(json_get(m, "first")->n, 3);
+    ck_assert_str_eq(json_get_string(json_at(json_get(m, "first"), 1), "index"), "[63, 63]");
+    ck_assert_int_eq(json_get(json_at(json_get(m, "first"), 1), "actual")->type, JSON_NULL);
+    json_value_free(root);
+    free(json);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_round_trip_identical)
+{
+    struct results r, back;
+    struct error err;
+    error_init(&err);
+    fixture(&r);
+    char *first = to_json(&r);
+    results_init(&back);
+    ck_assert_msg(results_from_json(&back, first, strlen(first), "mem.json", &err) == 0, "%s",
+                  err.msg);
+    char *second = to_json(&back);
+    ck_assert_str_eq(second, first);
+
+    /* Spot checks on what came back. */
+    ck_assert_str_eq(back.student_name, r.student_name);
+    ck_assert_str_eq(back.lab_title, r.lab_title);
+    ck_assert_int_eq(back.lab_number, 6);
+    ck_assert(back.full && back.hidden && !back.show_hidden);
+    ck_assert_ptr_null(back.machine.gpu_name);
+    ck_assert_ptr_null(back.machine.driver_version);
+    ck_assert_int_eq(back.machine.cpu_threads, 192);
+    ck_assert_str_eq(back.machine.gpu_status, "no GPU: nvidia-smi not found");
+    ck_assert_str_eq(back.machine.calibration, r.machine.calibration);
+    ck_assert_uint_eq(back.n_exercises, 2);
+    ck_assert_ptr_null(back.exercises[1].title);
+    ck_assert_uint_eq(back.exercises[1].n_variants, 0);
+    ck_assert(back.exercises[0].perf_points == 0.5);
+    const struct variant_result *cpu = &back.exercises[0].variants[0];
+    ck_assert(cpu->built);
+    ck_assert_str_eq(cpu->build_log, r.exercises[0].variants[0].build_log);
+    ck_assert_int_eq(cpu->n_warnings, 1);
+    ck_assert_ptr_null(back.exercises[0].variants[1].title);
+    ck_assert(!back.exercises[0].variants[1].built);
+    for (size_t i = 0; i < 6; i++) {
+        ck_assert_int_eq(cpu->cases[i].verdict, all_verdicts[i]);
+        ck_assert_int_eq(back.exercises[0].variants[1].cases[i].verdict, all_verdicts[6 + i]);
+        ck_assert_int_eq(cpu->cases[i].peak_rss_kb, 20480 + (long)i);
+    }
+    ck_assert(cpu->cases[2].hidden && cpu->cases[2].slow);
+    ck_assert(back.exercises[0].variants[1].cases[4].hidden);
+    const struct case_result *pass = &cpu->cases[0];
+    ck_assert(pass->time.valid && pass->time.samples == 30 && pass->time.median_ms == 1.5);
+    ck_assert(pass->time.q1_ms == r.exercises[0].variants[0].cases[0].time.q1_ms);
+    ck_assert(isnan(pass->time.stddev_ms)); /* NaN went out as null */
+    ck_assert(isnan(pass->time.rse));       /* and so did inf */
+    ck_assert(pass->ref_time.min_ms == 0 && signbit(pass->ref_time.min_ms));
+    ck_assert(pass->gbps == 0.1 + 0.2);
+    ck_assert(pass->speedup_baseline == 8.1666666666666661);
+    ck_assert(!pass->time_transfer.valid);
+    const struct case_result *wrong = &cpu->cases[1];
+    ck_assert_uint_eq(wrong->n_mismatches, 2);
+    ck_assert_str_eq(wrong->mismatches[0].arg, "C");
+    ck_assert_int_eq(wrong->mismatches[0].n_mismatch, 3);
+    ck_assert_int_eq(wrong->mismatches[0].n_total, 4096);
+    ck_assert(isnan(wrong->mismatches[0].max_rel));
+    ck_assert_int_eq(wrong->mismatches[0].n_first, 3);
+    ck_assert_str_eq(wrong->mismatches[0].first[1].index, "[63, 63]");
+    ck_assert(isnan(wrong->mismatches[0].first[1].actual));
+    ck_assert(wrong->mismatches[0].first[1].expected == 1e-300);
+    ck_assert_str_eq(wrong->mismatches[1].arg, "D \"quoted\"");
+    ck_assert_int_eq(wrong->mismatches[1].n_first, 0);
+    ck_assert_uint_eq(wrong->n_findings, 3);
+    ck_assert_str_eq(wrong->findings[1], r.exercises[0].variants[0].cases[1].findings[1]);
+    /* Invalid UTF-8 was replaced on the way out and stays replaced. */
+    ck_assert_str_eq(wrong->findings[2], "invalid UTF-8: \xef\xbf\xbd\xef\xbf\xbd( end");
+    ck_assert(back.score == r.score && back.max_score == r.max_score);
+    ck_assert_int_eq(back.n_fail, 9);
+
+    free(first);
+    free(second);
+    results_release(&back);
+    results_release(&r);
+}
+END_TEST
+
+START_TEST(test_write_and_read_files)
+{
+    char *dir = make_tmpdir();
+    char *path = path_join(dir, "results.json");
+    struct results r, back;
+    struct error err;
+    error_init(&err);
+    fixture(&r);
+    ck_assert_msg(results_write(&r, path, &err) == 0, "%s", err.msg);
+    results_init(&back);
+    ck_assert_msg(results_read(&back, path, &err) == 0, "%s", err.msg);
+    char *a = to_json(&r), *b = to_json(&back);
+    ck_assert_str_eq(a, b);
+    struct strbuf on_disk = STRBUF_INIT;
+    ck_assert_int_eq(read_file(path, &on_disk, &err), 0);
+    ck_assert_str_eq(on_disk.buf, a);
+    strbuf_release(&on_disk);
+    free(a);
+    free(b);
+    results_release(&back);
+
+    /* A file that is not there: the error names it. */
+    char *missing = path_join(dir, "nope.json");
+    results_init(&back);
+    error_init(&err);
+    ck_assert_int_eq(results_read(&back, missing, &err), -1);
+    ck_assert_str_eq(err.file, missing);
+    ck_assert_ptr_null(back.lab_id);
+
+    /* A parse error: file, line and column. */
+    char *broken = path_join(dir, "broken.json");
+    const char *text = "{\n  \"format\": \"labgrader-results-1\",\n  \"lab_id\": lab6\n}\n";
+    ck_assert_int_eq(write_file_atomic(broken, text, strlen(text), &err), 0);
+    error_init(&err);
+    ck_assert_int_eq(results_read(&back, broken, &err), -1);
+    ck_assert_str_eq(err.file, broken);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_int_eq(err.col, 13);
+    char msg[4096];
+    error_format(&err, msg, sizeof(msg));
+    char *want = xstrfmt("%s:3:13: expected a value, found 'l'", broken);
+    ck_assert_str_eq(msg, want);
+    free(want);
+    /* And with no error struct at all (batch merges do that). */
+    ck_assert_int_eq(results_read(&back, broken, NULL), -1);
+    ck_assert_int_eq(results_read(&back, missing, NULL), -1);
+    results_release(&back);
+
+    /* Writing where no directory exists fails with the path named. */
+    char *nodir = path_join(dir, "no/such/dir/results.json");
+    error_init(&err);
+    ck_assert_int_eq(results_write(&r, nodir, &err), -1);
+    ck_assert_str_eq(err.file, nodir);
+
+    unlink(path);
+    unlink(broken);
+    rmdir(dir);
+    free(nodir);
+    free(broken);
+    free(missing);
+    free(path);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+static int from_text(struct results *r, const char *text, struct error *err)
+{
+    results_init(r);
+    error_init(err);
+    return results_from_json(r, text, strlen(text), "x.json", err);
+}
+
+START_TEST(test_format_checked)
+{
+    struct results r;
+    struct error err;
+    ck_assert_int_eq(
+        from_text(&r, "{\"format\": \"labgrader-results-2\", \"lab_id\": \"a\"}", &err), -1);
+    ck_assert_str_eq(err.file, "x.json");
+    ck_assert_msg(strstr(err.msg, "labgrader-results-2") && strstr(err.msg, "labgrader-results-1"),
+                  "%s", err.msg);
+    ck_assert_ptr_null(r.lab_id);
+    ck_assert_int_eq(from_text(&r, "{\"lab_id\": \"a\"}", &err), -1);
+    ck_assert_msg(strstr(err.msg, "missing"), "%s", err.msg);
+    ck_assert_int_eq(from_text(&r, "{\"format\": 1}", &err), -1);
+    ck_assert_int_eq(from_text(&r, "[\"labgrader-results-1\"]", &err), -1);
+    ck_assert_msg(strstr(err.msg, "not a JSON object"), "%s", err.msg);
+    ck_assert_int_eq(from_text(&r, "", &err), -1);
+    ck_assert_str_eq(err.file, "x.json");
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_eq(err.col, 1);
+    /* Without a path the error still says where it comes from. */
+    results_init(&r);
+    error_init(&err);
+    ck_assert_int_eq(results_from_json(&r, "{}", 2, NULL, &err), -1);
+    ck_assert(err.file[0] != '\0');
+}
+END_TEST
+
+START_TEST(test_defaults_and_unknown_fields)
+{
+    struct results r;
+    struct error err;
+    /* Only the format: everything else at results_init's defaults. */
+    ck_assert_int_eq(from_text(&r, "{\"format\": \"labgrader-results-1\"}", &err), 0);
+    ck_assert_ptr_null(r.lab_id);
+    ck_assert_ptr_null(r.machine.hostname);
+    ck_assert_int_eq(r.lab_number, 0);
+    ck_assert(!r.full);
+    ck_assert(r.score == 0);
+    ck_assert_uint_eq(r.n_exercises, 0);
+    ck_assert_ptr_null(r.exercises);
+    results_release(&r);
+
+    /* A newer writer's fields are ignored; a case without a verdict, or with one this
+     * version does not know, is a grader error, never a pass or a charge to the student.
+     * Nulls read as NaN for doubles and 0 for integers; out-of-range integers clamp. */
+    const char *text =
+        "{\"format\": \"labgrader-results-1\", \"future\": {\"x\": [1, {\"y\": null}]},\n"
+        " \"lab_number\": 1e300, \"n_pass\": -1e300, \"score\": null, \"n_fail\": null,\n"
+        " \"machine\": {\"cpu_threads\": 8.9, \"quantum\": true},\n"
+        " \"exercises\": [{\"exercise_id\": \"e\", \"variants\": [{\"cases\": [\n"
+        "   {\"case_id\": \"a\", \"extra\": [1, 2]},\n"
+        "   {\"case_id\": \"b\", \"verdict\": \"ZZ\", \"peak_rss_kb\": null,\n"
+        "    \"findings\": [\"kept\", 3, null, \"also kept\"],\n"
+        "    \"mismatches\": [{\"arg\": \"" /* longer than the 64-byte field */
+        "0123456789012345678901234567890123456789012345678901234567890123456789\",\n"
+        "      \"first\": [{}, {}, {}, {}, {}, {}, {}]}],\n"
+        "    \"time\": {\"valid\": true, \"samples\": 3, \"median_ms\": 2}},\n"
+        "   {\"case_id\": \"c\", \"verdict\": \"OK\"}, 7]}]}, \"not an exercise\"]}";
+    ck_assert_msg(from_text(&r, text, &err) == 0, "%d:%d: %s", err.line, err.col, err.msg);
+    ck_assert_int_eq(r.lab_number, LONG_MAX);
+    ck_assert_int_eq(r.n_pass, INT_MIN);
+    ck_assert(isnan(r.score));
+    ck_assert_int_eq(r.n_fail, 0);
+    ck_assert_int_eq(r.machine.cpu_threads, 8);
+    ck_assert_uint_eq(r.n_exercises, 2);
+    ck_assert_ptr_null(r.exercises[1].exercise_id);
+    const struct variant_result *v = &r.exercises[0].variants[0];
+    ck_assert_uint_eq(v->n_cases, 4);
+    ck_assert_int_eq(v->cases[0].verdict, V_GRADER);
+    ck_assert_int_eq(v->cases[1].verdict, V_GRADER);
+    ck_assert_int_eq(v->cases[2].verdict, V_PASS);
+    ck_assert_int_eq(v->cases[3].verdict, V_GRADER); /* not even an object */
+    ck_assert_ptr_null(v->cases[3].case_id);
+    ck_assert_int_eq(v->cases[1].peak_rss_kb, 0);
+    ck_assert_uint_eq(v->cases[1].n_findings, 2);
+    ck_assert_str_eq(v->cases[1].findings[0], "kept");
+    ck_assert_str_eq(v->cases[1].findings[1], "also kept");
+    ck_assert_uint_eq(v->cases[1].n_mismatches, 1);
+    ck_assert_uint_eq(strlen(v->cases[1].mismatches[0].arg), 63);
+    ck_assert_int_eq(v->cases[1].mismatches[0].n_first, 5);
+    ck_assert(v->cases[1].time.valid && v->cases[1].time.samples == 3);
+    ck_assert(v->cases[1].time.median_ms == 2 && v->cases[1].time.min_ms == 0);
+    results_release(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("results");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_verdict_tables);
+    tcase_add_test(tc, test_tally);
+    tcase_add_test(tc, test_release_and_free);
+    tcase_add_test(tc, test_json_shape);
+    tcase_add_test(tc, test_round_trip_identical);
+    tcase_add_test(tc, test_write_and_read_files);
+    tcase_add_test(tc, test_format_checked);
+    tcase_add_test(tc, test_defaults_and_unknown_fields);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,202 @@
+/* stats: numpy-compatible quantiles, mean, sample stddev, relative standard error, timing
+ * summaries and the paired-ratio median with its order-statistic interval. The expected
+ * values are what numpy gives (np.median, np.quantile, np.std(ddof=1)), worked out by hand. */
+#include "stats.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 1 1 2 3 4 5 6 9 once sorted; the sum is 31. */
+static const double pi_digits[] = {3, 1, 4, 1, 5, 9, 2, 6};
+#define N_PI (sizeof(pi_digits) / sizeof(pi_digits[0]))
+
+START_TEST(test_median_and_quantiles)
+{
+    ck_assert(stats_median(pi_digits, N_PI) == 3.5);
+    ck_assert(stats_quantile(pi_digits, N_PI, 0.25) == 1.75); /* position 1.75 */
+    ck_assert(stats_quantile(pi_digits, N_PI, 0.75) == 5.25); /* position 5.25 */
+    ck_assert(stats_quantile(pi_digits, N_PI, 0.5) == 3.5);
+    ck_assert(stats_quantile(pi_digits, N_PI, 0) == 1);
+    ck_assert(stats_quantile(pi_digits, N_PI, 1) == 9);
+    ck_assert(stats_quantile(pi_digits, N_PI, 0.1) == 1); /* between the two 1s */
+    ck_assert_double_eq_tol(stats_quantile(pi_digits, N_PI, 0.9), 6.9, 1e-12);
+    /* Odd count: the middle element; one element: itself for every q. */
+    const double odd[] = {5, 1, 3};
+    ck_assert(stats_median(odd, 3) == 3);
+    ck_assert(stats_quantile(odd, 3, 0.25) == 2);
+    const double one[] = {7.25};
+    ck_assert(stats_median(one, 1) == 7.25);
+    ck_assert(stats_quantile(one, 1, 0.9) == 7.25);
+    /* Two elements: plain interpolation. */
+    const double two[] = {10, 20};
+    ck_assert(stats_median(two, 2) == 15);
+    ck_assert(stats_quantile(two, 2, 0.75) == 17.5);
+}
+END_TEST
+
+START_TEST(test_degenerate_inputs)
+{
+    ck_assert(isnan(stats_median(NULL, 0)));
+    ck_assert(isnan(stats_quantile(NULL, 0, 0.5)));
+    ck_assert(isnan(stats_mean(NULL, 0)));
+    ck_assert(isnan(stats_stddev(NULL, 0)));
+    const double one[] = {4};
+    ck_assert(isnan(stats_stddev(one, 1))); /* numpy: std(ddof=1) of one sample is nan */
+    ck_assert(isinf(stats_rse(one, 1)));
+    const double zero_mean[] = {-1, 1};
+    ck_assert(isinf(stats_rse(zero_mean, 2)));
+    /* A NaN sample makes quantiles NaN, as in numpy, instead of sorting somewhere. */
+    const double with_nan[] = {1, NAN, 3};
+    ck_assert(isnan(stats_median(with_nan, 3)));
+    ck_assert(isnan(stats_quantile(with_nan, 3, 0)));
+    ck_assert(isnan(stats_quantile(pi_digits, N_PI, NAN)));
+}
+END_TEST
+
+START_TEST(test_mean_stddev_rse)
+{
+    ck_assert(stats_mean(pi_digits, N_PI) == 3.875);
+    /* Squared deviations from 3.875 sum to 52.875: sqrt(52.875 / 7). */
+    ck_assert_double_eq_tol(stats_stddev(pi_digits, N_PI), 2.748376143938713, 1e-14);
+    ck_assert_double_eq_tol(stats_rse(pi_digits, N_PI), 0.25076069788779337, 1e-15);
+    /* 5 1 3: mean 3, squared deviations 4 + 4 + 0, sample variance 4: stddev exactly 2. */
+    const double odd[] = {5, 1, 3};
+    ck_assert(stats_mean(odd, 3) == 3);
+    ck_assert(stats_stddev(odd, 3) == 2);
+    ck_assert_double_eq_tol(stats_rse(odd, 3), 0.3849001794597506, 1e-15);
+    /* Far from zero, a one-pass formula would cancel to garbage; two passes do not. */
+    const double far[] = {1e9 + 5, 1e9 + 1, 1e9 + 3};
+    ck_assert(stats_stddev(far, 3) == 2);
+    /* The relative error is over |mean|. */
+    const double neg[] = {-5, -1, -3};
+    ck_assert_double_eq_tol(stats_rse(neg, 3), 0.3849001794597506, 1e-15);
+}
+END_TEST
+
+START_TEST(test_timing)
+{
+    struct timing t;
+    memset(&t, 0x55, sizeof(t));
+    stats_timing(pi_digits, N_PI, &t);
+    ck_assert(t.valid);
+    ck_assert_int_eq(t.samples, 8);
+    ck_assert(t.median_ms == 3.5);
+    ck_assert(t.min_ms == 1);
+    ck_assert(t.q1_ms == 1.75);
+    ck_assert(t.q3_ms == 5.25);
+    ck_assert(t.mean_ms == 3.875);
+    ck_assert_double_eq_tol(t.stddev_ms, 2.748376143938713, 1e-14);
+    ck_assert_double_eq_tol(t.rse, 0.25076069788779337, 1e-15);
+
+    const double one[] = {0.5};
+    stats_timing(one, 1, &t);
+    ck_assert(t.valid);
+    ck_assert_int_eq(t.samples, 1);
+    ck_assert(t.median_ms == 0.5 && t.min_ms == 0.5 && t.q1_ms == 0.5 && t.q3_ms == 0.5);
+    ck_assert(t.mean_ms == 0.5);
+    ck_assert(isnan(t.stddev_ms)); /* unknown spread, not zero */
+    ck_assert(isinf(t.rse));
+
+    memset(&t, 0x55, sizeof(t));
+    stats_timing(NULL, 0, &t);
+    ck_assert(!t.valid);
+    ck_assert_int_eq(t.samples, 0);
+    ck_assert(t.median_ms == 0 && t.min_ms == 0 && t.mean_ms == 0 && t.rse == 0);
+}
+END_TEST
+
+START_TEST(test_inputs_untouched)
+{
+    double x[N_PI], copy[N_PI], b[N_PI];
+    memcpy(x, pi_digits, sizeof(x));
+    memcpy(copy, pi_digits, sizeof(x));
+    for (size_t i = 0; i < N_PI; i++)
+        b[i] = 1;
+    struct timing t;
+    double lo, hi;
+    stats_median(x, N_PI);
+    stats_quantile(x, N_PI, 0.3);
+    stats_mean(x, N_PI);
+    stats_stddev(x, N_PI);
+    stats_rse(x, N_PI);
+    stats_timing(x, N_PI, &t);
+    stats_paired_ratio(x, b, N_PI, &lo, &hi);
+    ck_assert(memcmp(x, copy, sizeof(x)) == 0);
+    for (size_t i = 0; i < N_PI; i++)
+        ck_assert(b[i] == 1);
+}
+END_TEST
+
+START_TEST(test_paired_ratio_interval)
+{
+    /* Ratios 1..100 in scrambled order: median 50.5; ranks floor(50 - 9.8) = 40 and
+     * ceil(1 + 50 + 9.8) = 61. */
+    double a[100], b[100], lo, hi;
+    for (int i = 0; i < 100; i++) {
+        int r = (i * 37) % 100 + 1; /* 37 is coprime with 100: a permutation of 1..100 */
+        b[i] = 0.25 * (i + 1);
+        a[i] = r * b[i];
+    }
+    ck_assert(stats_paired_ratio(a, b, 100, &lo, &hi) == 50.5);
+    ck_assert(lo == 40);
+    ck_assert(hi == 61);
+
+    /* n = 16: floor(8 - 3.92) = 4, ceil(1 + 8 + 3.92) = 13. */
+    for (int i = 0; i < 16; i++) {
+        b[i] = 2;
+        a[i] = 2.0 * (16 - i);
+    }
+    ck_assert(stats_paired_ratio(a, b, 16, &lo, &hi) == 8.5);
+    ck_assert(lo == 4);
+    ck_assert(hi == 13);
+
+    /* n = 5: the ranks clamp to the whole sample. */
+    const double a5[] = {10, 2, 8, 4, 6}, b5[] = {1, 1, 1, 1, 1};
+    ck_assert(stats_paired_ratio(a5, b5, 5, &lo, &hi) == 6);
+    ck_assert(lo == 2);
+    ck_assert(hi == 10);
+
+    /* One pair, and NULL interval pointers. */
+    const double a1[] = {3}, b1[] = {4};
+    ck_assert(stats_paired_ratio(a1, b1, 1, &lo, &hi) == 0.75);
+    ck_assert(lo == 0.75 && hi == 0.75);
+    ck_assert(stats_paired_ratio(a1, b1, 1, NULL, NULL) == 0.75);
+}
+END_TEST
+
+START_TEST(test_paired_ratio_degenerate)
+{
+    double lo = 0, hi = 0;
+    ck_assert(isnan(stats_paired_ratio(NULL, NULL, 0, &lo, &hi)));
+    ck_assert(isnan(lo) && isnan(hi));
+    /* x/0 is infinite and sorts last; 0/0 and NaN pairs are left out. */
+    const double a[] = {1, 0, 2, 3, NAN}, b[] = {0, 0, 1, 1, 1};
+    ck_assert(stats_paired_ratio(a, b, 5, &lo, &hi) == 3);
+    ck_assert(lo == 2);
+    ck_assert(isinf(hi));
+    const double z[] = {0, NAN};
+    ck_assert(isnan(stats_paired_ratio(z, z, 2, &lo, &hi)));
+    ck_assert(isnan(lo) && isnan(hi));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("stats");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_median_and_quantiles);
+    tcase_add_test(tc, test_degenerate_inputs);
+    tcase_add_test(tc, test_mean_stddev_rse);
+    tcase_add_test(tc, test_timing);
+    tcase_add_test(tc, test_inputs_untouched);
+    tcase_add_test(tc, test_paired_ratio_interval);
+    tcase_add_test(tc, test_paired_ratio_degenerate);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
