@@ -53,7 +53,7 @@ VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
 .PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
-        slurm-grade validate format format-check lint install uninstall clean
+        slurm-grade validate print-gpu-bin format format-check lint install uninstall clean
 
 all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
 
@@ -148,8 +148,11 @@ test-e2e: all $(E2E_BIN)
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 # Under the sanitizers: every unit suite, and the end-to-end suites that exercise the
-# grader's own code paths (the kit and Slurm suites build or drive other programs).
-ASAN_E2E := test_e2e test_batch test_hostile
+# grader's own code paths (the kit and Slurm suites build or drive other programs). The
+# hostile suite mostly waits on wall-clock limits of student code; the supervisor paths it
+# drives (kill, output caps, tamper checks) run under the sanitizers in test_sandbox, and
+# leaving it out keeps `make test` well inside CI's budget.
+ASAN_E2E := test_e2e test_batch
 test-asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
 	  E2E_BIN="$(addprefix build/asan/tests/,$(filter $(ASAN_E2E),$(E2E_SRC:tests/e2e/%.c=%)))" \
@@ -157,6 +160,9 @@ test-asan:
 
 test-gpu: deps all $(GPU_BIN)
 	@LG_BIN=$(abspath $(BIN)) tests/run-suites.sh gpu $(GPU_BIN)
+
+print-gpu-bin:
+	@echo $(GPU_BIN)
 
 FORMAT_FILES = $(wildcard grader/*.c grader/*.h grader/harness/*.c grader/harness/*.h grader/harness/*.cu tests/unit/*.c tests/e2e/*.c tests/e2e/*.h tests/gpu/*.c)
 

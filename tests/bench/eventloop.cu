@@ -11,9 +11,9 @@
 #include <string.h>
 #include <vector>
 
-extern "C" void ref_matmul_gpu_dev(const float *A, const float *B, float *C, int32_t n);
-extern "C" void ref_grade2_gpu_dev(const double *x, const double *y, double *z, double a,
-                                   double b, double c, int32_t n);
+void ref_matmul_gpu_dev(const float *A, const float *B, float *C, int32_t n);
+void ref_grade2_gpu_dev(const double *x, const double *y, double *z, double a,
+                        double b, double c, int32_t n);
 
 int main(int argc, char **argv)
 {

@@ -16,6 +16,8 @@ work=$(mktemp -d /tmp/lg-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 rows=()
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
+# Progress on stderr, so a run cut off by a time limit still says how far it got.
+note() { echo "bench: $* ($(date +%T))" >&2; }
 row() { rows+=("$(printf '%-44s %14s %18s %10s' "$1" "$2" "$3" "$4")"); }
 
 gpu=no
@@ -24,6 +26,7 @@ if [ $gpu = yes ]; then lab=labs/lab6; sub=labs/lab6/solution; only="--only matm
 else lab=tests/fixtures/labcpu; sub=tests/fixtures/labcpu/solution; only=""; rep="--case n100k"; fi
 labid=$(basename "$lab"); [ "$labid" = labcpu ] && labid=lab99
 
+note "throughput: grading $N submissions of $labid"
 # --- throughput -------------------------------------------------------------------------
 mkdir -p "$work/class"
 for i in $(seq -w 1 "$N"); do
@@ -40,6 +43,7 @@ split=$(grep '^time:' "$work/grade.log" | sed 's/^time: //')
 row "throughput ($N submissions, $labid)" "$(calc "$N * 60 / $wall")/min" "wall $(printf '%.1f s' "$wall")" ""
 row "  time split" "" "$split" ""
 
+note "repeatability: $R grades of the solution"
 # --- repeatability ------------------------------------------------------------------------
 scores=(); medians=()
 for i in $(seq 1 "$R"); do
@@ -63,6 +67,7 @@ print("%.2f" % (100 * s.stdev(x) / s.mean(x) if len(x) > 1 and s.mean(x) > 0 els
 row "repeatability: distinct scores over $R grades" "$distinct" "peer: 1" "$distinct"
 row "repeatability: CV of a median time (%)" "$cv" "limit: 2" "$(calc "$cv / 2")"
 
+note "accuracy and limits"
 # --- accuracy and limits (GPU) ----------------------------------------------------------------
 if [ $gpu = yes ]; then
     nvcc -O2 -o "$work/eventloop" tests/bench/eventloop.cu kernels/matmul_cublas.cu kernels/grade2.cu -lcublas
