@@ -23,13 +23,13 @@ static const char *const target_names[] = {"cpu", "gpu", NULL};
 static const char *const dist_names[] = {"uniform", "normal", "arange", "constant", NULL};
 static const char *const lang_names[] = {"es", "en", NULL};
 
-static const char *const top_keys[] = {"lab",         "title", "course",    "lang",
-                                       "show_hidden", "build", "exercises", NULL};
+static const char *const top_keys[] = {"lab",   "title", "course",    "lang", "show_hidden",
+                                       "build", "seed",  "exercises", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", NULL};
 static const char *const exercise_keys[] = {
     "id",      "title",     "points",         "params", "args",     "variants",
     "cases",   "tolerance", "tolerance_note", "work",   "baseline", "oracle",
-    "timeout", "timing",    "performance",    NULL};
+    "timeout", "timing",    "performance",    "seed",   NULL};
 static const char *const arg_keys[] = {"name",  "kind", "dtype",     "ctype", "shape",
                                        "value", "init", "tolerance", NULL};
 static const char *const init_keys[] = {"dist",  "low",  "high",  "mean", "std",
@@ -434,6 +434,16 @@ static int get_long(struct loader *ld, const yaml_node_t *n, const char *label, 
     if (!is_plain(n) || !only_chars(text(n), "0123456789+-") || !parse_long(text(n), &v))
         return fail_not(ld, n, "an integer", label);
     *out = v;
+    return 0;
+}
+
+/* Another seed draws other inputs (a new term's hidden data, say); 0 keeps the default. */
+static int get_seed(struct loader *ld, const yaml_node_t *n, long *out)
+{
+    if (get_long(ld, n, "'seed'", out))
+        return -1;
+    if (*out < 0)
+        return fail(ld, n, "'seed' must be >= 0, got %ld", *out);
     return 0;
 }
 
@@ -1403,6 +1413,9 @@ static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
     if ((n = map_get(ld, m, "timeout")) &&
         get_number_min(ld, n, "'timeout'", 0, true, &ex->timeout_s))
         return -1;
+    ex->seed = lab->seed;
+    if ((n = map_get(ld, m, "seed")) && get_seed(ld, n, &ex->seed))
+        return -1;
     if ((n = map_get(ld, m, "params"))) {
         if (parse_params(ld, n, ex))
             return -1;
@@ -1505,6 +1518,8 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
         lab->lang = xstrdup("en");
     }
     if ((n = map_get(ld, m, "show_hidden")) && get_bool(ld, n, "'show_hidden'", &lab->show_hidden))
+        return -1;
+    if ((n = map_get(ld, m, "seed")) && get_seed(ld, n, &lab->seed))
         return -1;
     if ((n = map_get(ld, m, "build")) && parse_build(ld, n))
         return -1;

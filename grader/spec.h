@@ -136,6 +136,7 @@ struct exercise_spec {
     char *oracle;   /* variant id whose reference produces expected outputs */
     struct timing_spec timing;
     double timeout_s;
+    long seed;   /* mixed into every input seed; 0 (the default): seeds from the ids alone */
     char *flops; /* expressions over params, or NULL */
     char *bytes;
     struct perf_spec perf;
@@ -153,6 +154,7 @@ struct lab {
     char *course;
     char *lang;       /* "es" or "en" */
     bool show_hidden; /* student reports show hidden cases in full */
+    long seed;        /* default of every exercise's seed */
     char *cflags;     /* build: extra flags for C sources, NULL: none */
     char *nvccflags;  /* build: extra flags for CUDA sources */
     char *ldflags;    /* build: extra link flags */

@@ -115,6 +115,10 @@ static inline void e2e_check_fixture(const char *fixture, bool gpu_column, const
             continue;
         any = true;
         const char *want = gpu_column ? rows[i].gpu : rows[i].cpu;
+        /* Without a CUDA toolkit nothing of a GPU variant is even compiled: all of them are
+         * skipped, whatever their defect. */
+        if (!gpu_column && !r.machine.nvcc_version && !strncmp(rows[i].variant, "gpu", 3))
+            want = "SK";
         const struct variant_result *v = e2e_variant(&r, rows[i].exercise, rows[i].variant);
         ck_assert_msg(v != NULL, "%s: no result for %s/%s", fixture, rows[i].exercise,
                       rows[i].variant);

@@ -194,7 +194,22 @@ shard=$(grep -lF ": $victim (" "$slurm_dir"/shard-*.log | head -n1 | sed 's/.*sh
 "$grader" slurm "$lab" --submissions "$class" --roster "$class/roster.csv" --shards 3 \
     --gpus-per-task 0 --out "$out" --node-local-scratch --dry-run "${grade_opts[@]}" >"$T/dry.log" 2>&1 ||
     { cat "$T/dry.log"; fail "grader slurm --dry-run failed"; }
-rerun_id=$(sbatch --parsable --array="$shard" "$slurm_dir/grade.sbatch") || fail "sbatch --array=$shard failed"
+# The scratch lives under the job's own $TMPDIR (sbatch hands the caller's environment on, as a
+# site's prolog would set it): pointed at a path that cannot be made, the task stops at once.
+: >"$T/not-a-dir"
+bad_id=$(TMPDIR="$T/not-a-dir/tmp" sbatch --parsable --array="$shard" "$slurm_dir/grade.sbatch") ||
+    fail "sbatch --array=$shard failed"
+bad_id=${bad_id%%;*}
+jobs_started+=("$bad_id")
+t0=$SECONDS
+while [ -n "$(squeue -h -o %i -j "$bad_id" 2>/dev/null)" ]; do
+    [ $((SECONDS - t0)) -lt "$wait_limit" ] || fail "job $bad_id still queued after ${wait_limit}s"
+    sleep 2
+done
+grep -q "not-a-dir/tmp" "$slurm_dir/shard-$shard.log" ||
+    fail "with TMPDIR unusable the shard did not try to make its scratch there"
+rerun_id=$(TMPDIR="$T/nodetmp" sbatch --parsable --array="$shard" "$slurm_dir/grade.sbatch") ||
+    fail "sbatch --array=$shard failed"
 rerun_id=${rerun_id%%;*}
 jobs_started+=("$rerun_id")
 merge2_id=$(sbatch --parsable --dependency="afterany:$rerun_id" "$slurm_dir/merge.sbatch") || fail "sbatch merge failed"

@@ -1,4 +1,5 @@
 #include "expr.h"
+#include "runner.h"
 #include "spec.h"
 #include "util.h"
 
@@ -319,6 +320,7 @@ START_TEST(test_good_min_defaults)
     ck_assert_uint_eq(lab.n_exercises, 1);
     const struct exercise_spec *ex = &lab.exercises[0];
     ck_assert(ex->timeout_s == 30);
+    ck_assert(lab.seed == 0 && ex->seed == 0);
     ck_assert_int_eq(ex->timing.warmup, 2);
     ck_assert_int_eq(ex->timing.min_samples, 5);
     ck_assert_int_eq(ex->timing.max_samples, 50);
@@ -368,6 +370,8 @@ START_TEST(test_good_full)
     ck_assert_str_eq(lab.id, "lab3");
     ck_assert(lab.show_hidden);
     ck_assert_str_eq(lab.course, "HPC");
+    /* The lab's seed is every exercise's default. */
+    ck_assert(lab.seed == 7 && lab.exercises[0].seed == 7);
     ck_assert_str_eq(lab.cflags, "-O3 -march=native");
     ck_assert_str_eq(lab.nvccflags, "-O3");
     ck_assert_str_eq(lab.ldflags, "-lm");
@@ -484,7 +488,7 @@ static const struct bad_spec bad_specs[] = {
     {"bad_exercise_id.yaml", ":4:9: exercise id 'Copy' must match [a-z][a-z0-9_]*"},
     {"bad_exercise_key.yaml", ":8:5: unknown key 'weight' in exercise (expected one of: id, title, "
                               "points, params, args, variants, cases, tolerance, tolerance_note, "
-                              "work, baseline, oracle, timeout, timing, performance)"},
+                              "work, baseline, oracle, timeout, timing, performance, seed)"},
     {"bad_expr.yaml",
      ":10:49: bad expression '2*(n+1' in shape of argument 'x': at column 7: expected ')'"},
     {"bad_expr_name.yaml",
@@ -509,6 +513,7 @@ static const struct bad_spec bad_specs[] = {
     {"bad_scalar_range.yaml",
      ":22:9: case 'big': value 'n' of argument 'n' is 1000, not a whole number in the range of i8"},
     {"bad_scalar_shape.yaml", ":12:64: scalar argument 'a' cannot have a shape (use 'value')"},
+    {"bad_seed.yaml", ":8:11: 'seed' must be >= 0, got -3"},
     {"bad_shape_zero.yaml", ":23:9: case 'big.2-x_y': dimension 1 ('n - 3') of argument 'x' is 0, "
                             "expected a positive whole number"},
     {"bad_size_zero.yaml", ":22:30: size 'n' must be > 0, got 0"},
@@ -516,7 +521,7 @@ static const struct bad_spec bad_specs[] = {
     {"bad_syntax.yaml",
      ":13:9: did not find expected ',' or '}' (while parsing a flow mapping at line 12, column 9)"},
     {"bad_top_key.yaml", ":4:1: unknown key 'author' at top level (expected one of: lab, title, "
-                         "course, lang, show_hidden, build, exercises)"},
+                         "course, lang, show_hidden, build, seed, exercises)"},
     {"bad_top_sequence.yaml", ":1:1: expected a mapping for the lab file, got a sequence"},
     {"bad_two_docs.yaml", ":5:1: a second YAML document: expected a single document"},
     {"bad_unbound_param.yaml", ":21:28: case 'small' does not bind parameter 'm'"},
@@ -525,6 +530,30 @@ static const struct bad_spec bad_specs[] = {
      ":17:9: unknown key 'flags' in variant (expected one of: id, title, target, function, "
      "sources, libs, memory, transfer_from, weight, reference)"},
 };
+
+/* A seed draws other inputs; seed 0 keeps the ids-only derivation (and so every cache). */
+START_TEST(test_seed_changes_inputs)
+{
+    struct lab lab;
+    uint64_t plain[2], again[2], seeded[2];
+    struct sha256 h;
+    char hex[65];
+    load_ok(&lab, FIXTURES "/good_min.yaml", NULL);
+    struct exercise_spec *ex = &lab.exercises[0];
+    runner_seeds(&lab, ex, &ex->cases[0], 2, plain);
+    runner_seeds(&lab, ex, &ex->cases[0], 2, again);
+    ck_assert(plain[0] == again[0] && plain[1] == again[1] && plain[0] != plain[1]);
+    sha256_init(&h);
+    sha256_update(&h, "lab0/saxpy/small/0", strlen("lab0/saxpy/small/0"));
+    sha256_final_hex(&h, hex);
+    hex[16] = '\0';
+    ck_assert(plain[0] == strtoull(hex, NULL, 16));
+    ex->seed = 5;
+    runner_seeds(&lab, ex, &ex->cases[0], 2, seeded);
+    ck_assert(seeded[0] != plain[0] && seeded[1] != plain[1]);
+    lab_release(&lab);
+}
+END_TEST
 
 START_TEST(test_bad_spec)
 {
@@ -629,6 +658,7 @@ static Suite *spec_suite(void)
     TCase *good = tcase_create("good");
     tcase_add_test(good, test_good_min_defaults);
     tcase_add_test(good, test_good_full);
+    tcase_add_test(good, test_seed_changes_inputs);
     tcase_add_test(good, test_release_half_filled);
     tcase_add_test(good, test_names);
     suite_add_tcase(s, good);
