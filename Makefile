@@ -4,7 +4,7 @@
 #   make check LAB=6     grade labs/lab6/solution (SUBMISSION=dir for another; ARGS=--full ...)
 #   make test            unit and end-to-end tests, then again under ASan+UBSan
 #   make test-gpu        the GPU end-to-end suite (needs a CUDA device)
-#   make report LAB=6    re-render reports from existing results
+#   make report LAB=6    re-render reports (and a class's summary) from existing results
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
 #   make kit LAB=6       student kit tarball
 #   make bench           grading throughput and timing-accuracy table

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,7 +107,10 @@ static void remove_stale_tmp(const char *dir)
         closedir(d);
 }
 
-static double report_seconds; /* time spent writing reports in this process */
+/* What this process spent on reports and how many PDFs it could not make: a worker
+ * sends them to the parent in a file (worker_stats_path) when it ends. */
+static double report_seconds;
+static int no_pdf_count;
 
 static int write_student(const struct lab *lab, const struct batch_opts *o, struct results *r,
                          const struct todo *t, struct error *err)
@@ -116,33 +120,50 @@ static int write_student(const struct lab *lab, const struct batch_opts *o, stru
     char *json = path_join(t->dir, "results.json");
     char *stamp = path_join(t->dir, ".graded");
     char *gs = path_join(t->dir, "gradescope.json");
+    char *gs_all = path_join(t->dir, "gradescope-instructor.json");
     char *junit = path_join(t->dir, "junit.xml");
+    char *junit_all = path_join(t->dir, "junit-instructor.xml");
     int rc = -1;
     if (mkdir_p(t->dir, err) != 0)
         goto out;
-    /* Everything first, the stamp last: a crash before it only costs a re-grade. */
+    /* The old stamp goes before anything is replaced and the new one comes last: a
+     * crash in between leaves no stamp, so new results are never certified by a stamp
+     * of other options (nor old results by the new one); it only costs a re-grade. */
+    if (unlink(stamp) != 0 && errno != ENOENT) {
+        error_set(err, "%s: cannot remove: %s", stamp, strerror(errno));
+        goto out;
+    }
     remove_stale_tmp(t->dir);
     if (results_write(r, json, err) != 0)
         goto out;
-    if (export_gradescope(r, false, gs, err) != 0 || export_junit(r, junit, err) != 0)
+    /* What students get is the student view (hidden cases as counts unless the lab
+     * sets show_hidden); the instructor's full view has its own names. */
+    if (export_gradescope(r, true, gs, err) != 0 || export_gradescope(r, false, gs_all, err) != 0 ||
+        export_junit(r, true, junit, err) != 0 || export_junit(r, false, junit_all, err) != 0)
         goto out;
     if (o->pdf_mode >= -1) {
         struct report_opts ro;
         struct report_outcome out;
         struct error rerr;
         report_opts_init(&ro);
+        ro.lang = o->lang;
         ro.templates_dir = o->templates_dir;
         ro.pdf = o->pdf_mode >= 0;
         ro.pdf_required = o->pdf_mode > 0;
         ro.student_view = true;
         memset(&out, 0, sizeof(out));
         error_init(&rerr);
-        if (report_student(r, t->dir, &ro, &out, &rerr) != 0) {
+        int rrc = report_student(r, t->dir, &ro, &out, &rerr);
+        if (rrc != 0 && !(ro.pdf && out.md_written && !out.pdf_written))
             fprintf(stderr, "\n%s: report: %s\n", r->student_id, rerr.msg);
-            if (o->pdf_mode > 0) {
-                *err = rerr;
-                goto out;
-            }
+        if (ro.pdf && out.md_written && !out.pdf_written) {
+            fprintf(stderr, "\n%s: no PDF: %s\n", r->student_id,
+                    out.pdf_note[0] ? out.pdf_note : rerr.msg);
+            no_pdf_count++;
+        }
+        if (rrc != 0 && o->pdf_mode > 0) {
+            *err = rerr;
+            goto out;
         }
     }
     if (write_file_atomic(stamp, t->stamp, strlen(t->stamp), err) != 0)
@@ -153,7 +174,9 @@ out:
     free(json);
     free(stamp);
     free(gs);
+    free(gs_all);
     free(junit);
+    free(junit_all);
     return rc;
 }
 
@@ -256,9 +279,7 @@ static int run_worker(struct grade_env *env, const struct lab *lab, const struct
     return status;
 }
 
-/* Worker w's GPU: the w-th of those this process may use (Slurm's CUDA_VISIBLE_DEVICES,
- * e.g. "2,3" or GPU UUIDs, when devices are not constrained by cgroups), else device w. */
-static char *worker_device(int w)
+char *batch_worker_device(int w)
 {
     const char *p = getenv("CUDA_VISIBLE_DEVICES");
     for (int i = 0; p && *p; i++) {
@@ -270,6 +291,134 @@ static char *worker_device(int w)
         p += len + 1;
     }
     return xstrfmt("%d", w);
+}
+
+/* The worker processes of the running batch, for batch_kill_workers (a signal handler). */
+#define MAX_WORKERS 1024
+static volatile sig_atomic_t n_worker_pids;
+static volatile pid_t worker_pids[MAX_WORKERS];
+
+void batch_kill_workers(int sig)
+{
+    for (sig_atomic_t i = 0; i < n_worker_pids; i++)
+        if (worker_pids[i] > 0)
+            kill(worker_pids[i], sig);
+}
+
+static char *worker_stats_path(const char *out, int w, pid_t parent)
+{
+    return xstrfmt("%s/.worker-%d-%ld.stats", out, w, (long)parent);
+}
+
+/* A worker's phase times and PDF failures, for the parent's totals. */
+static void worker_stats_write(const char *path)
+{
+    char text[128];
+    int len = snprintf(text, sizeof(text), "%.6f %d\n", report_seconds, no_pdf_count);
+    write_file_atomic(path, text, (size_t)len, NULL);
+}
+
+static void worker_stats_add(const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    double sec;
+    int no_pdf;
+    if (read_file(path, &sb, NULL) == 0 && sscanf(strbuf_str(&sb), "%lf %d", &sec, &no_pdf) == 2) {
+        report_seconds += sec;
+        no_pdf_count += no_pdf;
+    }
+    strbuf_release(&sb);
+    unlink(path);
+}
+
+/* Several workers: fork one per GPU, then follow their results as they appear. */
+static void run_workers(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
+                        struct todo *todo, size_t n, int workers, const char *out,
+                        struct batch_summary *s, double started)
+{
+    pid_t *pids = xcalloc((size_t)workers, sizeof(pid_t));
+    bool *seen = xcalloc(n, sizeof(bool));
+    pid_t parent = getpid();
+    for (int w = 0; w < workers; w++) {
+        pids[w] = fork();
+        if (pids[w] == 0) {
+            struct batch_summary ws;
+            /* A worker ends with the grader, even one killed by SIGKILL. */
+            n_worker_pids = 0;
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            if (getppid() != parent)
+                _exit(3);
+            memset(&ws, 0, sizeof(ws));
+            report_seconds = 0;
+            no_pdf_count = 0;
+            char *dev = batch_worker_device(w);
+            setenv("CUDA_VISIBLE_DEVICES", dev, 1);
+            free(dev);
+            int before = 0;
+            run_worker(env, lab, o, todo, n, w, workers, &ws, started, &before);
+            char *stats = worker_stats_path(out, w, parent);
+            worker_stats_write(stats);
+            free(stats);
+            _exit(ws.grader_errors ? 3 : 0);
+        }
+        if (pids[w] > 0 && n_worker_pids < MAX_WORKERS) {
+            worker_pids[n_worker_pids] = pids[w];
+            n_worker_pids = n_worker_pids + 1;
+        }
+    }
+    /* Progress from the results the workers publish: a line per student as it is done. */
+    int graded = 0, failing = 0;
+    for (;;) {
+        int alive = 0, st;
+        pid_t got;
+        /* This process is a subreaper (sandbox): orphans of sandboxed programs end up
+         * here as well as the workers, and every child is reaped, not only workers. */
+        while ((got = waitpid(-1, &st, WNOHANG)) > 0)
+            for (int w = 0; w < workers; w++)
+                if (pids[w] == got)
+                    pids[w] = -1;
+        for (int w = 0; w < workers; w++)
+            alive += pids[w] > 0;
+        for (size_t i = 0; i < n; i++) {
+            if (seen[i] || !already_graded(todo[i].dir, todo[i].stamp))
+                continue;
+            struct results r;
+            char *json = path_join(todo[i].dir, "results.json");
+            seen[i] = true;
+            graded++;
+            results_init(&r);
+            if (results_read(&r, json, NULL) == 0 && r.n_fail > 0)
+                failing++;
+            results_release(&r);
+            free(json);
+            progress(o, graded, (int)n, failing, started, todo[i].sub->id);
+        }
+        if (!alive)
+            break;
+        sleep(1);
+    }
+    n_worker_pids = 0;
+    for (int w = 0; w < workers; w++) {
+        char *stats = worker_stats_path(out, w, parent);
+        worker_stats_add(stats);
+        free(stats);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct results r;
+        char *json = path_join(todo[i].dir, "results.json");
+        results_init(&r);
+        if (already_graded(todo[i].dir, todo[i].stamp) && results_read(&r, json, NULL) == 0) {
+            s->graded++;
+            s->failed += r.n_fail > 0;
+            s->grader_errors += r.n_grader_errors > 0;
+        } else {
+            s->grader_errors++;
+        }
+        results_release(&r);
+        free(json);
+    }
+    free(seen);
+    free(pids);
 }
 
 int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
@@ -289,6 +438,7 @@ int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch
     double t0 = now_seconds();
     memset(s, 0, sizeof(*s));
     report_seconds = 0;
+    no_pdf_count = 0;
     submission_set_init(&set);
     collect_limits_init(&lim);
     if (mkdir_p(out, err) != 0)
@@ -358,56 +508,15 @@ int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch
     char *lock = xstrfmt("%s/.cpu-timing-%s.lock", out, host);
     setenv("LABGRADER_CPU_LOCK", lock, 1);
     free(lock);
-    if (workers == 1) {
+    if (workers == 1)
         run_worker(env, lab, o, todo, n, 0, 1, s, started, &done_count);
-    } else {
-        pid_t *pids = xcalloc((size_t)workers, sizeof(pid_t));
-        for (int w = 0; w < workers; w++) {
-            pids[w] = fork();
-            if (pids[w] == 0) {
-                struct batch_summary ws;
-                memset(&ws, 0, sizeof(ws));
-                char *dev = worker_device(w);
-                setenv("CUDA_VISIBLE_DEVICES", dev, 1);
-                free(dev);
-                int before = 0;
-                run_worker(env, lab, o, todo, n, w, workers, &ws, started, &before);
-                _exit(ws.grader_errors ? 3 : 0);
-            }
-        }
-        /* Progress from the results the workers publish. */
-        for (;;) {
-            int alive = 0, graded = 0;
-            for (int w = 0; w < workers; w++)
-                if (pids[w] > 0 && waitpid(pids[w], NULL, WNOHANG) == 0)
-                    alive++;
-                else
-                    pids[w] = -1;
-            for (size_t i = 0; i < n; i++)
-                graded += already_graded(todo[i].dir, todo[i].stamp);
-            progress(o, graded, (int)n, s->failed, started, NULL);
-            if (!alive)
-                break;
-            sleep(1);
-        }
-        for (size_t i = 0; i < n; i++) {
-            struct results r;
-            char *json = path_join(todo[i].dir, "results.json");
-            results_init(&r);
-            if (already_graded(todo[i].dir, todo[i].stamp) && results_read(&r, json, NULL) == 0) {
-                s->graded++;
-                s->failed += r.n_fail > 0;
-                s->grader_errors += r.n_grader_errors > 0;
-            } else {
-                s->grader_errors++;
-            }
-            results_release(&r);
-            free(json);
-        }
-        free(pids);
-    }
-    s->t_runs = now_seconds() - t0 - report_seconds;
+    else
+        run_workers(env, lab, o, todo, n, workers, out, s, started);
+    /* Several workers write reports at the same time as others run: reports are summed
+     * over workers, and runs are the phase's wall time less one worker's share. */
+    s->t_runs = now_seconds() - t0 - report_seconds / workers;
     s->t_reports = report_seconds;
+    s->no_pdf = no_pdf_count;
     rc = 0;
 done:
     for (size_t i = 0; i < n; i++) {
@@ -421,6 +530,11 @@ done:
     free(unpack);
     free(out);
     return rc;
+}
+
+static const char *or_dash(const char *s)
+{
+    return s && *s ? s : "-";
 }
 
 static void list_results(const char *dir, struct results ***all, size_t *n)
@@ -447,6 +561,68 @@ static void list_results(const char *dir, struct results ***all, size_t *n)
     free(list);
 }
 
+/* Why a result is left out of the gradebook when the submissions are known. */
+enum merge_state { MERGE_OK, MERGE_CHANGED, MERGE_GONE };
+
+/*
+ * Compares the results with the submissions as they are now: a result of files that
+ * have changed since is not a grade yet, and one of a student no longer among the
+ * submissions is left out. Students with no result count as missing too.
+ */
+static int merge_check(const struct lab *lab, const struct batch_opts *o, const char *out,
+                       struct results **all, size_t n, enum merge_state *state, int *missing,
+                       struct error *err)
+{
+    struct submission_set set;
+    struct collect_limits lim;
+    char *unpack = xstrfmt("%s/.unpacked-merge", out);
+    int rc = -1, changed = 0;
+    (void)lab;
+    submission_set_init(&set);
+    collect_limits_init(&lim);
+    for (size_t j = 0; j < n; j++)
+        state[j] = MERGE_GONE;
+    if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0)
+        goto out;
+    for (size_t i = 0; i < set.n; i++) {
+        char digest[65];
+        size_t j = 0;
+        while (j < n && strcmp(all[j]->student_id, set.items[i].id))
+            j++;
+        if (j == n) {
+            if (!*missing)
+                printf("not yet graded:\n");
+            printf("  %s (%s)\n", set.items[i].id, set.items[i].name);
+            (*missing)++;
+            continue;
+        }
+        if (submission_files_digest(set.items[i].dir, digest, err) != 0)
+            goto out;
+        state[j] = all[j]->submission_hash && !strcmp(all[j]->submission_hash, digest)
+                       ? MERGE_OK
+                       : MERGE_CHANGED;
+    }
+    for (size_t j = 0; j < n; j++)
+        if (state[j] == MERGE_CHANGED) {
+            if (!changed++)
+                printf("not yet graded (changed since graded):\n");
+            printf("  %s (%s)\n", all[j]->student_id, or_dash(all[j]->student_name));
+            (*missing)++;
+        }
+    for (size_t j = 0, gone = 0; j < n; j++)
+        if (state[j] == MERGE_GONE) {
+            if (!gone++)
+                printf("left out (results of students not among the submissions):\n");
+            printf("  %s (%s)\n", all[j]->student_id, or_dash(all[j]->student_name));
+        }
+    rc = 0;
+out:
+    submission_set_release(&set);
+    remove_tree(unpack, NULL);
+    free(unpack);
+    return rc;
+}
+
 int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err)
 {
     char *out = lab_out(lab, o);
@@ -460,6 +636,23 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
     /* Canvas matches "Name (assignment id)"; without the id it creates a new assignment. */
     char *col = o->canvas_assignment ? xstrfmt("%s (%s)", lab->title, o->canvas_assignment)
                                      : xstrdup(lab->title);
+    size_t n_all = n;
+    if (o->submissions) {
+        enum merge_state *state = xcalloc(n ? n : 1, sizeof(*state));
+        if (merge_check(lab, o, out, all, n, state, missing, err) != 0) {
+            free(state);
+            goto out;
+        }
+        /* Only current grades go into the gradebook and the summary. */
+        size_t kept = 0;
+        for (size_t j = 0; j < n; j++)
+            if (state[j] == MERGE_OK)
+                all[kept++] = all[j];
+            else
+                results_free(all[j]);
+        n = n_all = kept;
+        free(state);
+    }
     if (export_gradebook_csv((const struct results *const *)all, n, csv, err) != 0 ||
         export_gradebook_canvas_csv((const struct results *const *)all, n, col, canvas, err) != 0)
         goto out;
@@ -470,6 +663,7 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
         struct report_outcome ou;
         struct error rerr;
         report_opts_init(&ro);
+        ro.lang = o->lang;
         ro.templates_dir = o->templates_dir;
         ro.pdf = o->pdf_mode >= 0;
         ro.pdf_required = o->pdf_mode > 0;
@@ -489,34 +683,9 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
         else if (o->pdf_mode >= 0)
             printf("           no PDF: %s\n", ou.pdf_note);
     }
-    if (o->submissions) {
-        struct submission_set set;
-        struct collect_limits lim;
-        char *unpack = xstrfmt("%s/.unpacked-merge", out);
-        submission_set_init(&set);
-        collect_limits_init(&lim);
-        if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0) {
-            free(unpack);
-            goto out;
-        }
-        for (size_t i = 0; i < set.n; i++) {
-            bool found = false;
-            for (size_t j = 0; j < n && !found; j++)
-                found = !strcmp(all[j]->student_id, set.items[i].id);
-            if (!found) {
-                if (!*missing)
-                    printf("not yet graded:\n");
-                printf("  %s (%s)\n", set.items[i].id, set.items[i].name);
-                (*missing)++;
-            }
-        }
-        submission_set_release(&set);
-        remove_tree(unpack, NULL);
-        free(unpack);
-    }
     rc = 0;
 out:
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n_all; i++)
         results_free(all[i]);
     free(all);
     free(csv);

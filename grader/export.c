@@ -346,13 +346,12 @@ static const char *case_message(const struct case_result *c)
 }
 
 static void gs_case(struct strbuf *out, const struct results *r, size_t ei, size_t vi, size_t ci,
-                    bool student_view, bool first)
+                    bool first)
 {
     const char *ind = "      ";
     const struct exercise_result *e = &r->exercises[ei];
     const struct variant_result *v = &e->variants[vi];
     const struct case_result *c = &v->cases[ci];
-    bool veiled = c->hidden && student_view;
     char *name = xstrfmt("%s / %s / %s", or_empty(e->exercise_id), or_empty(v->variant_id),
                          or_empty(c->case_id));
     char *number = xstrfmt("%zu.%zu.%zu", ei + 1, vi + 1, ci + 1);
@@ -362,7 +361,7 @@ static void gs_case(struct strbuf *out, const struct results *r, size_t ei, size
         strbuf_addf(&text, "skipped: %s", case_message(c));
     else
         strbuf_addstr(&text, case_message(c));
-    if (!veiled && c->detail && *c->detail)
+    if (c->detail && *c->detail)
         strbuf_addf(&text, "\n\n%s", c->detail);
 
     strbuf_addstr(out, first ? "\n    {" : ",\n    {");
@@ -389,7 +388,97 @@ static void gs_case(struct strbuf *out, const struct results *r, size_t ei, size
     json_string(out, verdict_code(c->verdict));
     strbuf_addch(out, ']');
     json_key(out, ind, "visibility", false);
-    json_string(out, veiled ? "after_published" : "visible");
+    json_string(out, "visible");
+    strbuf_addstr(out, "\n    }");
+    strbuf_release(&text);
+    free(name);
+    free(number);
+}
+
+/* A student view that hides hidden cases: the lab did not set show_hidden. */
+static bool veils_hidden(const struct results *r, bool student_view)
+{
+    return student_view && !r->show_hidden;
+}
+
+/* What a student may know of an exercise's hidden cases: how many passed. */
+struct hidden_tally {
+    int total, passed, failed, errors, skipped;
+    double points, max_points, seconds;
+};
+
+static void hidden_tally_of(const struct exercise_result *e, struct hidden_tally *h)
+{
+    memset(h, 0, sizeof(*h));
+    for (size_t vi = 0; vi < e->n_variants; vi++)
+        for (size_t ci = 0; ci < e->variants[vi].n_cases; ci++) {
+            const struct case_result *c = &e->variants[vi].cases[ci];
+            if (!c->hidden)
+                continue;
+            h->total++;
+            h->max_points += c->max_points;
+            if (c->verdict == V_SKIPPED) {
+                h->skipped++;
+                continue;
+            }
+            h->points += c->points;
+            if (c->verdict == V_PASS)
+                h->passed++;
+            else if (c->verdict == V_GRADER)
+                h->errors++;
+            else
+                h->failed++;
+            if (isfinite(c->wall_s) && c->wall_s > 0)
+                h->seconds += c->wall_s;
+        }
+}
+
+/* "2 of 3 hidden cases passed." and what happened to the others; no names, no details. */
+static void hidden_summary(const struct hidden_tally *h, struct strbuf *text)
+{
+    strbuf_addf(text, "%d of %d hidden case%s passed.", h->passed, h->total,
+                h->total == 1 ? "" : "s");
+    if (h->failed)
+        strbuf_addf(text, " %d failed.", h->failed);
+    if (h->skipped)
+        strbuf_addf(text, " %d not run.", h->skipped);
+    if (h->errors)
+        strbuf_addf(text, " %d grader error%s (not counted against you).", h->errors,
+                    h->errors == 1 ? "" : "s");
+}
+
+/* The student view's one test standing for an exercise's hidden cases. */
+static void gs_hidden(struct strbuf *out, const struct exercise_result *e, size_t ei,
+                      const struct hidden_tally *h, bool first)
+{
+    const char *ind = "      ";
+    char *name = xstrfmt("%s / hidden cases", or_empty(e->exercise_id));
+    char *number = xstrfmt("%zu.%zu", ei + 1, e->n_variants + 1);
+    struct strbuf text = STRBUF_INIT;
+    hidden_summary(h, &text);
+    strbuf_addstr(out, first ? "\n    {" : ",\n    {");
+    json_key(out, ind, "name", true);
+    json_string(out, name);
+    json_key(out, ind, "number", false);
+    json_string(out, number);
+    json_key(out, ind, "score", false);
+    json_number(out, h->points);
+    json_key(out, ind, "max_score", false);
+    json_number(out, h->max_points);
+    if (h->skipped < h->total) {
+        json_key(out, ind, "status", false);
+        json_string(out, h->passed == h->total ? "passed" : "failed");
+    }
+    json_key(out, ind, "output", false);
+    json_string(out, strbuf_str(&text));
+    json_key(out, ind, "tags", false);
+    strbuf_addch(out, '[');
+    json_string(out, or_empty(e->exercise_id));
+    strbuf_addstr(out, ", ");
+    json_string(out, "hidden");
+    strbuf_addch(out, ']');
+    json_key(out, ind, "visibility", false);
+    json_string(out, "visible");
     strbuf_addstr(out, "\n    }");
     strbuf_release(&text);
     free(name);
@@ -397,13 +486,13 @@ static void gs_case(struct strbuf *out, const struct results *r, size_t ei, size
 }
 
 static void gs_performance(struct strbuf *out, const struct results *r, size_t ei,
-                           bool student_view, bool first)
+                           bool student_view, bool first, size_t number_after)
 {
     const char *ind = "      ";
     const struct exercise_result *e = &r->exercises[ei];
     char *name = xstrfmt("%s / performance", or_empty(e->exercise_id));
     /* After the variants, so that it sorts last within its exercise. */
-    char *number = xstrfmt("%zu.%zu", ei + 1, e->n_variants + 1);
+    char *number = xstrfmt("%zu.%zu", ei + 1, number_after + 1);
     struct strbuf text = STRBUF_INIT;
     char got[64], max[64];
     format_number(got, sizeof(got), e->perf_points, 2);
@@ -413,7 +502,7 @@ static void gs_performance(struct strbuf *out, const struct results *r, size_t e
         const struct variant_result *v = &e->variants[vi];
         for (size_t ci = 0; ci < v->n_cases; ci++) {
             const struct case_result *c = &v->cases[ci];
-            if (c->hidden && student_view)
+            if (c->hidden && veils_hidden(r, student_view))
                 continue;
             for (size_t f = 0; f < c->n_findings; f++)
                 if (c->findings[f] && !strncmp(c->findings[f], "performance:", 12))
@@ -486,15 +575,26 @@ void export_gradescope_text(const struct results *r, bool student_view, struct s
     json_key(out, ind, "tests", false);
     strbuf_addch(out, '[');
     bool first = true;
+    bool veil = veils_hidden(r, student_view);
     for (size_t ei = 0; ei < r->n_exercises; ei++) {
         const struct exercise_result *e = &r->exercises[ei];
+        struct hidden_tally h;
+        size_t last = e->n_variants;
         for (size_t vi = 0; vi < e->n_variants; vi++)
             for (size_t ci = 0; ci < e->variants[vi].n_cases; ci++) {
-                gs_case(out, r, ei, vi, ci, student_view, first);
+                if (veil && e->variants[vi].cases[ci].hidden)
+                    continue;
+                gs_case(out, r, ei, vi, ci, first);
                 first = false;
             }
+        hidden_tally_of(e, &h);
+        if (veil && h.total > 0) {
+            gs_hidden(out, e, ei, &h, first);
+            first = false;
+            last++;
+        }
         if (e->perf_max_points > 0) {
-            gs_performance(out, r, ei, student_view, first);
+            gs_performance(out, r, ei, student_view, first, last);
             first = false;
         }
     }
@@ -613,12 +713,36 @@ static enum junit_kind junit_kind(enum verdict v)
     return JUNIT_ERROR;
 }
 
-static void junit_count(const struct exercise_result *e, struct junit_counts *k)
+/* The student view's one testcase for an exercise's hidden cases: failed if any failed. */
+static enum junit_kind junit_hidden_kind(const struct hidden_tally *h)
 {
+    if (h->failed)
+        return JUNIT_FAILURE;
+    if (h->errors)
+        return JUNIT_ERROR;
+    return h->skipped == h->total ? JUNIT_SKIPPED : JUNIT_PASS;
+}
+
+static void junit_count(const struct exercise_result *e, bool veil, struct junit_counts *k)
+{
+    if (veil) {
+        struct hidden_tally h;
+        hidden_tally_of(e, &h);
+        if (h.total > 0) {
+            enum junit_kind kind = junit_hidden_kind(&h);
+            k->tests++;
+            k->failures += kind == JUNIT_FAILURE;
+            k->errors += kind == JUNIT_ERROR;
+            k->skipped += kind == JUNIT_SKIPPED;
+            k->seconds += h.seconds;
+        }
+    }
     for (size_t vi = 0; vi < e->n_variants; vi++) {
         const struct variant_result *v = &e->variants[vi];
         for (size_t ci = 0; ci < v->n_cases; ci++) {
             const struct case_result *c = &v->cases[ci];
+            if (veil && c->hidden)
+                continue;
             k->tests++;
             switch (junit_kind(c->verdict)) {
             case JUNIT_PASS:
@@ -704,12 +828,45 @@ static void junit_case(struct strbuf *out, const struct results *r, const struct
     free(classname);
 }
 
-void export_junit_text(const struct results *r, struct strbuf *out)
+static void junit_hidden_case(struct strbuf *out, const struct results *r,
+                              const struct exercise_result *e, const struct hidden_tally *h)
+{
+    char *classname = xstrfmt("%s.%s", or_empty(r->lab_id), or_empty(e->exercise_id));
+    struct strbuf text = STRBUF_INIT;
+    enum junit_kind kind = junit_hidden_kind(h);
+    hidden_summary(h, &text);
+    strbuf_addstr(out, "    <testcase");
+    xml_attr(out, "classname", classname);
+    xml_attr(out, "name", "hidden cases");
+    xml_attr_time(out, "time", h->seconds);
+    strbuf_addstr(out, ">\n");
+    if (kind == JUNIT_FAILURE || kind == JUNIT_ERROR) {
+        const char *tag = kind == JUNIT_FAILURE ? "failure" : "error";
+        strbuf_addf(out, "      <%s", tag);
+        xml_attr(out, "type", "hidden");
+        xml_attr(out, "message", strbuf_str(&text));
+        strbuf_addf(out, "/>\n");
+    } else if (kind == JUNIT_SKIPPED) {
+        strbuf_addstr(out, "      <skipped");
+        xml_attr(out, "message", strbuf_str(&text));
+        strbuf_addstr(out, "/>\n");
+    } else {
+        strbuf_addstr(out, "      <system-out>");
+        xml_escape(out, strbuf_str(&text), false);
+        strbuf_addstr(out, "</system-out>\n");
+    }
+    strbuf_addstr(out, "    </testcase>\n");
+    strbuf_release(&text);
+    free(classname);
+}
+
+void export_junit_text(const struct results *r, bool student_view, struct strbuf *out)
 {
     struct junit_counts total;
+    bool veil = veils_hidden(r, student_view);
     memset(&total, 0, sizeof(total));
     for (size_t ei = 0; ei < r->n_exercises; ei++)
-        junit_count(&r->exercises[ei], &total);
+        junit_count(&r->exercises[ei], veil, &total);
 
     strbuf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
     xml_attr(out, "name", "labgrader");
@@ -719,24 +876,29 @@ void export_junit_text(const struct results *r, struct strbuf *out)
         const struct exercise_result *e = &r->exercises[ei];
         struct junit_counts k;
         char *name = xstrfmt("%s.%s", or_empty(r->lab_id), or_empty(e->exercise_id));
+        struct hidden_tally h;
         memset(&k, 0, sizeof(k));
-        junit_count(e, &k);
+        junit_count(e, veil, &k);
         strbuf_addstr(out, "  <testsuite");
         xml_attr(out, "name", name);
         junit_counts_attrs(out, &k);
         strbuf_addstr(out, ">\n");
         for (size_t vi = 0; vi < e->n_variants; vi++)
             for (size_t ci = 0; ci < e->variants[vi].n_cases; ci++)
-                junit_case(out, r, e, &e->variants[vi], &e->variants[vi].cases[ci]);
+                if (!veil || !e->variants[vi].cases[ci].hidden)
+                    junit_case(out, r, e, &e->variants[vi], &e->variants[vi].cases[ci]);
+        hidden_tally_of(e, &h);
+        if (veil && h.total > 0)
+            junit_hidden_case(out, r, e, &h);
         strbuf_addstr(out, "  </testsuite>\n");
         free(name);
     }
     strbuf_addstr(out, "</testsuites>\n");
 }
 
-int export_junit(const struct results *r, const char *path, struct error *err)
+int export_junit(const struct results *r, bool student_view, const char *path, struct error *err)
 {
     struct strbuf sb = STRBUF_INIT;
-    export_junit_text(r, &sb);
+    export_junit_text(r, student_view, &sb);
     return write_buffer(path, &sb, err);
 }

@@ -22,10 +22,16 @@
  * - export_gradescope: one student's /autograder/results/results.json in the
  *   Gradescope autograder format; one test per case ("<exercise> / <variant> /
  *   <case>", number "e.v.c"), plus "<exercise> / performance" where the
- *   exercise has speed points. student_view hides hidden cases' details until
- *   grades are published.
+ *   exercise has speed points.
  * - export_junit: one student's JUnit XML (one testsuite per exercise, one
  *   testcase per case) for CI dashboards.
+ *
+ * student_view (what a student may read): unless the lab sets show_hidden, an
+ * exercise's hidden cases are one test, "<exercise> / hidden cases" (JUnit: one
+ * testcase "hidden cases"), with their summed points and how many passed: no
+ * case names, sizes, messages or mismatch details. The instructor view (false)
+ * lists every case in full. `grader grade` writes both (gradescope.json and
+ * junit.xml: student; gradescope-instructor.json, junit-instructor.xml).
  *
  * docs/exports.md says how to import each file.
  */
@@ -44,7 +50,7 @@ int export_gradebook_canvas_csv(const struct results *const *all, size_t n,
                                 const char *assignment_column, const char *path, struct error *err);
 int export_gradescope(const struct results *r, bool student_view, const char *path,
                       struct error *err);
-int export_junit(const struct results *r, const char *path, struct error *err);
+int export_junit(const struct results *r, bool student_view, const char *path, struct error *err);
 
 /* The same documents into a strbuf (appended), for tests and for callers that
  * send them elsewhere than a file. */
@@ -52,6 +58,6 @@ void export_gradebook_csv_text(const struct results *const *all, size_t n, struc
 void export_gradebook_canvas_csv_text(const struct results *const *all, size_t n,
                                       const char *assignment_column, struct strbuf *out);
 void export_gradescope_text(const struct results *r, bool student_view, struct strbuf *out);
-void export_junit_text(const struct results *r, struct strbuf *out);
+void export_junit_text(const struct results *r, bool student_view, struct strbuf *out);
 
 #endif

@@ -107,7 +107,8 @@ static void usage(FILE *f)
         "  check LAB [--submission DIR]   grade one submission (default: LAB/solution, else\n"
         "                                 LAB/skeleton)\n"
         "  validate LAB...                check lab specs without running anything\n"
-        "  report LAB [--student ID]      re-render reports from existing results\n"
+        "  report LAB [--student ID]      re-render reports (student view; --instructor: every\n"
+        "                                 hidden case in full) and a class's summary\n"
         "  grade LAB --submissions DIR    grade a class (folders or an LMS zip)\n"
         "  merge LAB [--submissions DIR]  join shards: gradebooks and class summary\n"
         "  slurm LAB --submissions DIR    grade a class as a Slurm job array (--dry-run)\n"
@@ -137,7 +138,7 @@ static void usage(FILE *f)
         "  --keep             keep build and run folders (in OUT/.work)\n"
         "  --quiet            no per-case progress lines\n"
         "\n"
-        "grade options (also --out, --only, --timeout, --isolation, --pdf, --no-pdf):\n"
+        "grade options (also --out, --only, --timeout, --isolation, --lang, --pdf, --no-pdf):\n"
         "  --submissions DIR  one folder per student, or a Moodle/Canvas export zip\n"
         "  --roster CSV       student ids and names\n"
         "  --jobs N           parallel builds (default: CPUs)\n"
@@ -253,6 +254,8 @@ static int parse_isolation(const char *s, enum isolation *out)
 static void on_signal(int sig)
 {
     sandbox_kill_running();
+    /* Several GPU workers: they stop with us (they hold no results worth finishing). */
+    batch_kill_workers(sig);
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -272,7 +275,7 @@ static int status_of(const struct results *r)
 }
 
 static int render_report(const struct results *r, const char *outdir, const struct home *h,
-                         const char *lang, int pdf_mode, bool quiet)
+                         const char *lang, int pdf_mode, bool student_view, bool quiet)
 {
     struct report_opts ro;
     struct report_outcome out;
@@ -283,7 +286,7 @@ static int render_report(const struct results *r, const char *outdir, const stru
     ro.templates_dir = h->templates_dir;
     ro.pdf = pdf_mode >= 0;
     ro.pdf_required = pdf_mode > 0;
-    ro.student_view = !strcmp(r->mode ? r->mode : "check", "check");
+    ro.student_view = student_view;
     memset(&out, 0, sizeof(out));
     if (report_student(r, outdir, &ro, &out, &err) != 0) {
         error_print(&err, stderr);
@@ -478,7 +481,7 @@ static int cmd_check(int argc, char **argv)
         table_print_summary(stdout, &r, color);
         printf("results: %s\n", json);
         status = status_of(&r);
-        if (render_report(&r, dir, &home, lang, pdf_mode, false) != 0 && pdf_mode > 0)
+        if (render_report(&r, dir, &home, lang, pdf_mode, true, false) != 0 && pdf_mode > 0)
             status = status == EXIT_PASS ? EXIT_GRADER : status;
         free(dir);
         free(json);
@@ -523,12 +526,15 @@ static int cmd_report(int argc, char **argv)
 {
     const char *lab_arg = NULL, *out = "reports", *student = NULL, *lang = NULL;
     int pdf_mode = 0;
+    bool instructor = false;
     struct lab lab;
     struct home home;
     struct error err;
     int status = EXIT_PASS;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--student") && i + 1 < argc)
+        if (!strcmp(argv[i], "--instructor"))
+            instructor = true;
+        else if (!strcmp(argv[i], "--student") && i + 1 < argc)
             student = argv[++i];
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
             out = argv[++i];
@@ -546,7 +552,8 @@ static int cmd_report(int argc, char **argv)
         }
     }
     if (!lab_arg) {
-        fprintf(stderr, "usage: grader report LAB [--student ID] [--out DIR] [--pdf]\n");
+        fprintf(stderr, "usage: grader report LAB [--student ID] [--out DIR] [--lang es|en] "
+                        "[--pdf|--no-pdf] [--instructor]\n");
         return EXIT_USAGE;
     }
     if (load_lab(&lab, lab_arg) != 0)
@@ -576,7 +583,9 @@ static int cmd_report(int argc, char **argv)
             status = EXIT_GRADER;
         } else {
             found++;
-            if (render_report(&r, dirs[i], &home, lang, pdf_mode, false) != 0)
+            /* What students read unless asked otherwise: a class's results hold hidden
+             * cases, which an instructor's report (--instructor) shows in full. */
+            if (render_report(&r, dirs[i], &home, lang, pdf_mode, !instructor, false) != 0)
                 status = EXIT_GRADER;
         }
         results_release(&r);
@@ -584,6 +593,22 @@ static int cmd_report(int argc, char **argv)
         free(dirs[i]);
     }
     free(dirs);
+    /* A graded class (it has a gradebook): its summary and gradebooks too, as merge does. */
+    char *gradebook = path_join(labdir, "gradebook.csv");
+    if (found && !student && file_exists(gradebook)) {
+        struct batch_opts bo;
+        int missing = 0;
+        batch_opts_init(&bo);
+        bo.out = out;
+        bo.lang = lang;
+        bo.templates_dir = home.templates_dir;
+        bo.pdf_mode = pdf_mode;
+        if (batch_merge(&lab, &bo, &missing, &err) != 0) {
+            error_print(&err, stderr);
+            status = EXIT_GRADER;
+        }
+    }
+    free(gradebook);
     if (!found && status == EXIT_PASS) {
         fprintf(stderr,
                 "grader report: no results.json under %s: grade first (make check "
@@ -615,7 +640,7 @@ static int batch_args(int argc, char **argv, const char *cmd, const char **lab_a
         bool takes = !strcmp(a, "--submissions") || !strcmp(a, "--roster") || !strcmp(a, "--out") ||
                      !strcmp(a, "--jobs") || !strcmp(a, "--gpus") || !strcmp(a, "--shard") ||
                      !strcmp(a, "--timeout") || !strcmp(a, "--only") || !strcmp(a, "--isolation") ||
-                     !strcmp(a, "--canvas-assignment");
+                     !strcmp(a, "--canvas-assignment") || !strcmp(a, "--lang");
         long v;
         if (takes && !next) {
             fprintf(stderr, "grader %s: %s needs a value\n", cmd, a);
@@ -629,7 +654,13 @@ static int batch_args(int argc, char **argv, const char *cmd, const char **lab_a
             o->roster = next;
         else if (!strcmp(a, "--canvas-assignment"))
             o->canvas_assignment = next;
-        else if (!strcmp(a, "--out"))
+        else if (!strcmp(a, "--lang")) {
+            if (strcmp(next, "es") && strcmp(next, "en")) {
+                fprintf(stderr, "grader %s: --lang is es or en, not '%s'\n", cmd, next);
+                return -1;
+            }
+            o->lang = next;
+        } else if (!strcmp(a, "--out"))
             o->out = next;
         else if (!strcmp(a, "--jobs") || !strcmp(a, "--gpus")) {
             if (!parse_long(next, &v) || v < 1 || v > 1024) {
@@ -743,8 +774,11 @@ static int cmd_grade(int argc, char **argv)
             status = EXIT_USAGE;
         goto out;
     }
-    printf("%s: %d graded, %d unchanged, %d with failures, %d with grader errors\n", lab.id,
+    printf("%s: %d graded, %d unchanged, %d with failures, %d with grader errors", lab.id,
            sum.graded, sum.skipped_unchanged, sum.failed, sum.grader_errors);
+    if (sum.no_pdf)
+        printf(", %d without a PDF", sum.no_pdf);
+    printf("\n");
     if (sum.graded)
         printf("time: collect %.1f s, references %.1f s, compile %.1f s, runs %.1f s, reports "
                "%.1f s\n",

@@ -148,10 +148,37 @@ char *plot_safe_name(const char *name)
 }
 
 /* snprintf that may cut its output on purpose: notes are one line for a report. */
-static void note_set(struct plot_result *res, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void note_set(struct plot_result *res, const char *fmt, ...)
+const char *plot_failure_key(enum plot_failure f)
 {
+    switch (f) {
+    case PLOT_FAIL_NONE:
+        return "";
+    case PLOT_FAIL_NAME:
+        return "name";
+    case PLOT_FAIL_NO_DATA:
+        return "no_data";
+    case PLOT_FAIL_NO_GNUPLOT:
+        return "no_gnuplot";
+    case PLOT_FAIL_FILES:
+        return "files";
+    case PLOT_FAIL_START:
+        return "start";
+    case PLOT_FAIL_GNUPLOT:
+        return "gnuplot";
+    case PLOT_FAIL_NO_IMAGE:
+        return "no_image";
+    }
+    return "";
+}
+
+/* The failure, its technical detail, and the English note made of both. */
+static void note_set(struct plot_result *res, enum plot_failure f, const char *detail,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void note_set(struct plot_result *res, enum plot_failure f, const char *detail,
+                     const char *fmt, ...)
+{
+    res->failure = f;
+    snprintf(res->detail, sizeof(res->detail), "%s", detail ? detail : "");
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(res->note, sizeof(res->note), fmt, ap);
@@ -386,23 +413,23 @@ int plot_render(const struct plot_fig *f, const char *dir, const char *name,
 {
     memset(res, 0, sizeof(*res));
     if (!name_is_safe(name)) {
-        note_set(res, "invalid plot name");
+        note_set(res, PLOT_FAIL_NAME, NULL, "invalid plot name");
         return -1;
     }
     if (!fig_has_data(f)) {
-        note_set(res, "no data to plot");
+        note_set(res, PLOT_FAIL_NO_DATA, NULL, "no data to plot");
         return -1;
     }
     struct error err;
     error_init(&err);
     if (mkdir_p(dir, &err) != 0) {
-        note_set(res, "%s", err.msg);
+        note_set(res, PLOT_FAIL_FILES, err.msg, "%s", err.msg);
         return -1;
     }
     char *gnuplot = find_program("gnuplot");
     if (!gnuplot) {
         res->no_gnuplot = true;
-        snprintf(res->note, sizeof(res->note),
+        note_set(res, PLOT_FAIL_NO_GNUPLOT, NULL,
                  "gnuplot not found: install it with 'sudo apt-get install gnuplot-nox'");
         return -1;
     }
@@ -416,7 +443,7 @@ int plot_render(const struct plot_fig *f, const char *dir, const char *name,
     int rc = -1;
     if (write_file_atomic(dat_path, dat.buf, dat.len, &err) != 0 ||
         write_file_atomic(gp_path, gp.buf, gp.len, &err) != 0) {
-        note_set(res, "%s", err.msg);
+        note_set(res, PLOT_FAIL_FILES, err.msg, "%s", err.msg);
         goto out;
     }
     unlink(tmp_png);
@@ -435,14 +462,16 @@ int plot_render(const struct plot_fig *f, const char *dir, const char *name,
     so.isolation = ISOLATION_SUPERVISOR;
     so.output_cap = 16 * 1024;
     if (sandbox_run(&so, &sr, &err) != 0) {
-        note_set(res, "gnuplot could not be started: %s", err.msg);
+        note_set(res, PLOT_FAIL_START, err.msg, "gnuplot could not be started: %s", err.msg);
     } else if (sr.status != SB_EXITED || sr.exit_code != 0) {
         char desc[256], line[256];
         sandbox_describe(&sr, desc, sizeof(desc));
         last_line(sr.output, sr.output_len, line, sizeof(line));
-        note_set(res, "gnuplot failed (%s)%s%s", desc, *line ? ": " : "", line);
+        char *detail = xstrfmt("%s%s%s", desc, *line ? ": " : "", line);
+        note_set(res, PLOT_FAIL_GNUPLOT, detail, "gnuplot failed (%s)", detail);
+        free(detail);
     } else if (!file_exists(tmp_png) || rename(tmp_png, png) != 0) {
-        note_set(res, "gnuplot made no image %s", png);
+        note_set(res, PLOT_FAIL_NO_IMAGE, png, "gnuplot made no image %s", png);
     } else {
         res->made = true;
         snprintf(res->png_path, sizeof(res->png_path), "%s", png);

@@ -89,12 +89,29 @@ void plot_series_add(struct plot_series *s, double x, double y);
 void plot_fig_add_marker(struct plot_fig *f, double x, const char *label);
 void plot_fig_add_xtic(struct plot_fig *f, double x, const char *label);
 
+/* Why a plot was not made, so that a report can say it in its own language. */
+enum plot_failure {
+    PLOT_FAIL_NONE,       /* made */
+    PLOT_FAIL_NAME,       /* the file name is not a plain name */
+    PLOT_FAIL_NO_DATA,    /* no series has a point */
+    PLOT_FAIL_NO_GNUPLOT, /* gnuplot is not installed */
+    PLOT_FAIL_FILES,      /* its folder or script could not be written */
+    PLOT_FAIL_START,      /* gnuplot could not be started */
+    PLOT_FAIL_GNUPLOT,    /* gnuplot failed (exit status, signal, time limit) */
+    PLOT_FAIL_NO_IMAGE,   /* gnuplot succeeded but left no image */
+};
+
 struct plot_result {
     bool made;
     bool no_gnuplot;     /* gnuplot is not installed (or not in PATH) */
     char png_path[1024]; /* when made */
-    char note[512];      /* why not, when !made */
+    char note[512];      /* why not, when !made: an English sentence, for logs */
+    enum plot_failure failure;
+    char detail[512]; /* the technical part of note (system error, gnuplot's message), or "" */
 };
+
+/* "name", "no_data", "no_gnuplot", "files", "start", "gnuplot", "no_image"; "" when made. */
+const char *plot_failure_key(enum plot_failure f);
 
 /* Seconds gnuplot may take for one figure. */
 #define PLOT_TIMEOUT_S 30.0

@@ -357,6 +357,30 @@ static void set_verdict(const struct report_ctx *rc, struct tpl_value *m, enum v
     tpl_set_bool(m, "grader_error", v == V_GRADER);
 }
 
+/*
+ * What a plot's map says: made (and where), or why not in the report's language
+ * (strings.txt's plot.fail.*, with the technical detail as it came).
+ */
+static void set_plot_result(const struct report_ctx *rc, struct tpl_value *pv,
+                            const struct plot_result *pr, const char *name)
+{
+    tpl_set_bool(pv, "made", pr->made);
+    tpl_set_bool(pv, "no_gnuplot", pr->no_gnuplot);
+    tpl_set_bool(pv, "failed", !pr->made && !pr->no_gnuplot);
+    set_own(pv, "path", pr->made ? xstrfmt("plots/%s.png", name) : xstrdup(""));
+    if (pr->made) {
+        tpl_set_str(pv, "note", "");
+        return;
+    }
+    char *key = xstrfmt("plot.fail.%s", plot_failure_key(pr->failure));
+    char *note = strings_find(&rc->strings, key)
+                     ? phrase(&rc->strings, false, key, "detail", pr->detail, NULL)
+                     : xstrdup(pr->note);
+    tpl_set_str(pv, "note", note);
+    free(note);
+    free(key);
+}
+
 /* A fenced code block of untrusted text (compiler output, program output, details). */
 static char *code_block(const struct report_ctx *rc, const char *text)
 {
@@ -398,6 +422,164 @@ static bool case_shows_message(const struct case_result *cr)
 static bool case_has_notes(const struct case_result *cr)
 {
     return case_shows_message(cr) || has_text(cr->detail) || cr->n_findings > 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Where a variant's arguments live                                         */
+
+/*
+ * variant_result.memory is one kind for every array argument ("host", "pinned",
+ * "device") or, per argument, "name=kind" items separated by commas
+ * ("dst=device, src=pinned"): the names spec.h's enum mem_space prints as.
+ */
+enum mem_kind { MK_HOST, MK_PINNED, MK_DEVICE };
+
+struct mem_arg {
+    char *name;
+    enum mem_kind kind;
+};
+
+struct mem_desc {
+    enum mem_kind dflt; /* arguments not named */
+    struct mem_arg *args;
+    size_t n, alloc;
+};
+
+static void mem_desc_release(struct mem_desc *d)
+{
+    for (size_t i = 0; i < d->n; i++)
+        free(d->args[i].name);
+    free(d->args);
+    memset(d, 0, sizeof(*d));
+}
+
+static bool mem_kind_parse(const char *s, size_t len, enum mem_kind *k)
+{
+    static const char *const names[] = {"host", "pinned", "device"};
+    for (size_t i = 0; i < 3; i++)
+        if (strlen(names[i]) == len && !memcmp(names[i], s, len)) {
+            *k = (enum mem_kind)i;
+            return true;
+        }
+    return false;
+}
+
+/* false (and nothing to release) when the text is neither form. */
+static bool mem_desc_parse(const char *text, struct mem_desc *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->dflt = MK_HOST;
+    if (!text)
+        return false;
+    const char *p = text + strspn(text, " ");
+    if (!strchr(p, '=')) {
+        size_t len = strcspn(p, " ");
+        return p[len + strspn(p + len, " ")] == '\0' && mem_kind_parse(p, len, &d->dflt);
+    }
+    while (*p) {
+        p += strspn(p, " ,");
+        if (!*p)
+            break;
+        const char *end = p + strcspn(p, ",");
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        const char *ke = eq, *vs = eq ? eq + 1 : NULL, *ve = end;
+        while (ke && ke > p && ke[-1] == ' ')
+            ke--;
+        while (vs && vs < ve && *vs == ' ')
+            vs++;
+        while (vs && ve > vs && ve[-1] == ' ')
+            ve--;
+        enum mem_kind k;
+        if (!eq || ke == p || !mem_kind_parse(vs, (size_t)(ve - vs), &k)) {
+            mem_desc_release(d);
+            return false;
+        }
+        ALLOC_GROW(d->args, d->n + 1, d->alloc);
+        d->args[d->n].name = xstrndup(p, (size_t)(ke - p));
+        d->args[d->n].kind = k;
+        d->n++;
+        p = end;
+    }
+    return d->n > 0;
+}
+
+static enum mem_kind mem_desc_kind(const struct mem_desc *d, const char *name)
+{
+    for (size_t i = 0; i < d->n; i++)
+        if (!strcmp(d->args[i].name, name))
+            return d->args[i].kind;
+    return d->dflt;
+}
+
+static bool variant_all_device(const struct variant_result *vr)
+{
+    struct mem_desc d;
+    if (!mem_desc_parse(vr->memory, &d))
+        return false;
+    bool all = d.n == 0 ? d.dflt == MK_DEVICE : true;
+    for (size_t i = 0; i < d.n; i++)
+        all &= d.args[i].kind == MK_DEVICE;
+    mem_desc_release(&d);
+    return all;
+}
+
+/*
+ * A variant that is itself a transfer (a copy between host and device memory):
+ * some arguments on the device, some on the host. Its "time with transfers" is a
+ * round trip, not the same call with copies around it, so no overhead applies.
+ */
+static bool variant_is_transfer(const struct variant_result *vr)
+{
+    struct mem_desc d;
+    if (!mem_desc_parse(vr->memory, &d))
+        return false;
+    bool dev = false, host = false;
+    for (size_t i = 0; i < d.n; i++) {
+        dev |= d.args[i].kind == MK_DEVICE;
+        host |= d.args[i].kind != MK_DEVICE;
+    }
+    mem_desc_release(&d);
+    return dev && host;
+}
+
+/*
+ * Whether two variants differ only in pageable against pinned host memory: every
+ * argument in the same place, except host in one where the other has pinned.
+ * Returns 1 when a is the pageable one, -1 when b is, 0 otherwise.
+ */
+static int pageable_pinned_pair(const struct variant_result *a, const struct variant_result *b)
+{
+    struct mem_desc da, db;
+    if (!mem_desc_parse(a->memory, &da))
+        return 0;
+    if (!mem_desc_parse(b->memory, &db)) {
+        mem_desc_release(&da);
+        return 0;
+    }
+    int a_pageable = 0, b_pageable = 0;
+    bool other = false;
+    /* Every named argument of either, then the kind of the unnamed ones. */
+    for (size_t side = 0; side < 3; side++) {
+        const struct mem_desc *src = side == 0 ? &da : &db;
+        size_t count = side < 2 ? src->n : 1;
+        for (size_t i = 0; i < count; i++) {
+            enum mem_kind ka = side < 2 ? mem_desc_kind(&da, src->args[i].name) : da.dflt;
+            enum mem_kind kb = side < 2 ? mem_desc_kind(&db, src->args[i].name) : db.dflt;
+            if (ka == kb)
+                continue;
+            if (ka == MK_HOST && kb == MK_PINNED)
+                a_pageable = 1;
+            else if (ka == MK_PINNED && kb == MK_HOST)
+                b_pageable = 1;
+            else
+                other = true;
+        }
+    }
+    mem_desc_release(&da);
+    mem_desc_release(&db);
+    if (other || a_pageable == b_pageable)
+        return 0;
+    return a_pageable ? 1 : -1;
 }
 
 static struct tpl_value *case_value(const struct report_ctx *rc, const struct case_result *cr)
@@ -486,7 +668,8 @@ static struct tpl_value *variant_value(const struct report_ctx *rc, const struct
     tpl_set_str(m, "target", vr->target);
     tpl_set_str(m, "memory", vr->memory);
     tpl_set_bool(m, "is_gpu", vr->target && !strcmp(vr->target, "gpu"));
-    tpl_set_bool(m, "is_device", vr->memory && !strcmp(vr->memory, "device"));
+    tpl_set_bool(m, "is_device", variant_all_device(vr));
+    tpl_set_bool(m, "is_transfer", variant_is_transfer(vr));
     tpl_set_bool(m, "built", vr->built);
     tpl_set_num(m, "n_warnings", vr->n_warnings);
     bool log = has_text(vr->build_log);
@@ -653,6 +836,7 @@ static void add_comparisons(const struct report_ctx *rc, const struct exercise_r
                 continue;
             timed++;
             double t = cr->time.median_ms;
+            bool is_transfer = variant_is_transfer(vr);
             if (cr->time_transfer.valid) {
                 double tt = cr->time_transfer.median_ms;
                 struct tpl_value *row = comparison_row(rows, variant_title(vr), vr->variant_id, tt);
@@ -661,10 +845,14 @@ static void add_comparisons(const struct report_ctx *rc, const struct exercise_r
                                  ? cr->ref_time_transfer.median_ms / tt
                                  : 0;
                 set_speedups(row, base > 0 && tt > 0 ? base / tt : 0, ref);
-                tpl_set_bool(row, "has_overhead", t > 0);
-                set_own(row, "overhead", fmt_ms(tt - t));
-                set_own(row, "factor", t > 0 ? fmt_x(tt / t) : xstrdup(NO_VALUE));
-                has_overhead |= t > 0;
+                /* A copy's "with transfers" is a round trip: nothing to subtract. */
+                bool overhead = t > 0 && !is_transfer;
+                tpl_set_bool(row, "has_overhead", overhead);
+                if (overhead) {
+                    set_own(row, "overhead", fmt_ms(tt - t));
+                    set_own(row, "factor", fmt_x(tt / t));
+                }
+                has_overhead |= overhead;
             }
             struct tpl_value *row = comparison_row(rows, variant_title(vr), vr->variant_id, t);
             tpl_set_bool(row, "without_transfer", cr->time_transfer.valid);
@@ -888,50 +1076,65 @@ static void add_plot(struct report_ctx *rc, const struct exercise_result *ex, st
         }
     }
 
-    /* Break-even of each GPU variant (with its transfers) against the CPU curve. */
+    /*
+     * Break-even of each GPU variant against the CPU curve: with its transfers and,
+     * where it has both times, also without them (the call alone).
+     */
     bool use_baseline = n_base >= 2;
     double *ga = xcalloc(n, sizeof(double)), *cb = xcalloc(n, sizeof(double));
+    double *gx = xcalloc(n, sizeof(double));
     for (size_t v = 0; v < ex->n_variants; v++) {
         const struct variant_result *vr = &ex->variants[v];
         if (!variant_is_gpu(vr))
             continue;
-        size_t m = 0;
-        double *gx = xcalloc(n, sizeof(double));
-        for (size_t k = 0; k < n; k++) {
-            const struct case_result *cr = find_case(rc, vr, keys[k].id);
-            double cpu;
-            if (!cr || !cpu_time(rc, ex, use_baseline, keys[k].id, &cpu))
+        bool both = false;
+        for (size_t c = 0; c < vr->n_cases; c++)
+            both |= vr->cases[c].time_transfer.valid;
+        for (int pass = 0; pass < (both ? 2 : 1); pass++) {
+            bool with_transfer = both && pass == 0;
+            size_t m = 0;
+            for (size_t k = 0; k < n; k++) {
+                const struct case_result *cr = find_case(rc, vr, keys[k].id);
+                double cpu;
+                if (!cr || !cpu_time(rc, ex, use_baseline, keys[k].id, &cpu))
+                    continue;
+                const struct timing *t = with_transfer ? &cr->time_transfer : &cr->time;
+                if (!t->valid)
+                    continue;
+                gx[m] = xs[k];
+                ga[m] = t->median_ms;
+                cb[m] = cpu;
+                m++;
+            }
+            double size = 0;
+            enum break_even kind = plot_break_even(gx, ga, cb, m, &size);
+            if (kind == BREAK_EVEN_NO_DATA)
                 continue;
-            const struct timing *t = cr->time_transfer.valid ? &cr->time_transfer : &cr->time;
-            if (!t->valid)
-                continue;
-            gx[m] = xs[k];
-            ga[m] = t->median_ms;
-            cb[m] = cpu;
-            m++;
+            struct tpl_value *be = tpl_push_map(bl);
+            char *size_s = fmt_size(size);
+            tpl_set_str(be, "variant", variant_title(vr));
+            tpl_set_str(be, "variant_id", vr->variant_id);
+            tpl_set_str(be, "param", param);
+            tpl_set_bool(be, "with_transfer", with_transfer);
+            tpl_set_bool(be, "without_transfer", both && !with_transfer);
+            tpl_set_bool(be, "found", kind == BREAK_EVEN_FOUND);
+            tpl_set_bool(be, "gpu_faster", kind == BREAK_EVEN_A_FASTER);
+            tpl_set_bool(be, "gpu_slower", kind == BREAK_EVEN_A_SLOWER);
+            tpl_set_bool(be, "vs_baseline", use_baseline);
+            tpl_set_md(be, "size", kind == BREAK_EVEN_FOUND ? size_s : NO_VALUE);
+            if (kind == BREAK_EVEN_FOUND) {
+                const char *key = with_transfer            ? "plot.break_even_transfer"
+                                  : both && !with_transfer ? "plot.break_even_no_transfer"
+                                                           : "plot.break_even";
+                char *label = phrase(&rc->strings, false, key, "variant", variant_title(vr),
+                                     "param", param, "size", size_s, NULL);
+                plot_fig_add_marker(&fig, size, label);
+                free(label);
+            }
+            free(size_s);
         }
-        double size = 0;
-        enum break_even kind = plot_break_even(gx, ga, cb, m, &size);
-        free(gx);
-        if (kind == BREAK_EVEN_NO_DATA)
-            continue;
-        struct tpl_value *be = tpl_push_map(bl);
-        char *size_s = fmt_size(size);
-        tpl_set_str(be, "variant", variant_title(vr));
-        tpl_set_str(be, "param", param);
-        tpl_set_bool(be, "found", kind == BREAK_EVEN_FOUND);
-        tpl_set_bool(be, "gpu_faster", kind == BREAK_EVEN_A_FASTER);
-        tpl_set_bool(be, "gpu_slower", kind == BREAK_EVEN_A_SLOWER);
-        tpl_set_bool(be, "vs_baseline", use_baseline);
-        tpl_set_md(be, "size", kind == BREAK_EVEN_FOUND ? size_s : NO_VALUE);
-        if (kind == BREAK_EVEN_FOUND) {
-            char *label = phrase(&rc->strings, false, "plot.break_even", "variant",
-                                 variant_title(vr), "param", param, "size", size_s, NULL);
-            plot_fig_add_marker(&fig, size, label);
-            free(label);
-        }
-        free(size_s);
     }
+    free(gx);
     free(ga);
     free(cb);
     tpl_set_bool(pv, "has_break_evens", tpl_list_len(bl) > 0);
@@ -942,16 +1145,175 @@ static void add_plot(struct report_ctx *rc, const struct exercise_result *ex, st
     char *name = unique_plot_name(rc, ex->exercise_id);
     struct plot_result pr;
     plot_render(&fig, rc->plots_dir, name, &pr);
-    tpl_set_bool(pv, "made", pr.made);
-    tpl_set_bool(pv, "no_gnuplot", pr.no_gnuplot);
-    tpl_set_bool(pv, "failed", !pr.made && !pr.no_gnuplot);
-    tpl_set_str(pv, "note", pr.made ? "" : pr.note);
-    set_own(pv, "path", pr.made ? xstrfmt("plots/%s.png", name) : xstrdup(""));
+    set_plot_result(rc, pv, &pr, name);
     free(name);
     plot_fig_release(&fig);
     free(xs);
     free(param);
     free(keys);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The lab's hand-in table: when the GPU pays off against the CPU baseline   */
+
+/* The speedup the table looks for, and the size it reports the speedup at (the seed's). */
+#define SPEEDUP_GOAL 2.0
+#define SPEEDUP_AT_SIZE 1e6
+
+struct sized_case {
+    const char *id;
+    double x;
+};
+
+static int by_size(const void *pa, const void *pb)
+{
+    const struct sized_case *a = pa, *b = pb;
+    return (a->x > b->x) - (a->x < b->x);
+}
+
+/*
+ * One row per GPU method (a variant with its transfers, and without them where it
+ * has both times): the smallest size whose speedup over the CPU baseline exceeds
+ * SPEEDUP_GOAL, and the speedup at SPEEDUP_AT_SIZE. Passing cases only: the speed
+ * of a wrong answer is no result. Applies when the exercise has a GPU variant and
+ * a CPU baseline at two or more sizes.
+ */
+static void add_speedup_rows(const struct report_ctx *rc, const struct exercise_result *ex,
+                             struct tpl_value *list)
+{
+    bool gpu = false;
+    for (size_t v = 0; v < ex->n_variants; v++)
+        gpu |= variant_is_gpu(&ex->variants[v]);
+    if (!gpu)
+        return;
+    struct case_key *all;
+    size_t n_all = exercise_cases(rc, ex, &all), n = 0;
+    struct case_key *keys = xcalloc(n_all ? n_all : 1, sizeof(*keys));
+    for (size_t k = 0; k < n_all; k++)
+        if (case_baseline(rc, ex, all[k].id) > 0)
+            keys[n++] = all[k];
+    free(all);
+    char *param = varying_param(keys, n);
+    if (!param) {
+        free(keys);
+        return;
+    }
+    struct sized_case *sc = xcalloc(n, sizeof(*sc));
+    for (size_t k = 0; k < n; k++) {
+        sc[k].id = keys[k].id;
+        size_param(keys[k].sizes, param, &sc[k].x);
+    }
+    qsort(sc, n, sizeof(*sc), by_size);
+    for (size_t v = 0; v < ex->n_variants; v++) {
+        const struct variant_result *vr = &ex->variants[v];
+        if (!variant_is_gpu(vr))
+            continue;
+        bool both = false;
+        for (size_t c = 0; c < vr->n_cases; c++)
+            both |= vr->cases[c].time_transfer.valid;
+        for (int pass = 0; pass < (both ? 2 : 1); pass++) {
+            bool with_transfer = both && pass == 0;
+            const struct sized_case *first = NULL;
+            double first_speedup = 0, at_size = 0, largest = 0;
+            size_t measured = 0;
+            for (size_t k = 0; k < n; k++) {
+                const struct case_result *cr = find_case(rc, vr, sc[k].id);
+                double base = case_baseline(rc, ex, sc[k].id);
+                if (!cr || cr->verdict != V_PASS)
+                    continue;
+                const struct timing *t = with_transfer ? &cr->time_transfer : &cr->time;
+                if (!t->valid || !(t->median_ms > 0))
+                    continue;
+                /* The paired speedup where grading measured one, as in the comparisons. */
+                double speedup = !with_transfer && cr->speedup_baseline > 0 ? cr->speedup_baseline
+                                                                            : base / t->median_ms;
+                measured++;
+                largest = sc[k].x;
+                if (!first && speedup > SPEEDUP_GOAL) {
+                    first = &sc[k];
+                    first_speedup = speedup;
+                }
+                if (fabs(sc[k].x - SPEEDUP_AT_SIZE) < 0.5)
+                    at_size = speedup;
+            }
+            if (!measured)
+                continue;
+            struct tpl_value *row = tpl_push_map(list);
+            tpl_set_str(row, "exercise", ex->exercise_id);
+            tpl_set_str(row, "exercise_title", exercise_title(ex));
+            tpl_set_str(row, "method", variant_title(vr));
+            tpl_set_str(row, "variant_id", vr->variant_id);
+            tpl_set_bool(row, "with_transfer", with_transfer);
+            tpl_set_bool(row, "without_transfer", both && !with_transfer);
+            tpl_set_str(row, "param", param);
+            tpl_set_bool(row, "found", first != NULL);
+            set_own(row, "min_size", first ? xstrfmt("%.0f", first->x) : xstrdup(NO_VALUE));
+            tpl_set_str(row, "min_case", first ? first->id : "");
+            set_own(row, "min_speedup", fmt_x(first_speedup));
+            set_own(row, "max_size", xstrfmt("%.0f", largest));
+            tpl_set_bool(row, "has_at_size", at_size > 0);
+            set_own(row, "at_size", fmt_x(at_size));
+        }
+    }
+    free(sc);
+    free(param);
+    free(keys);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pinned against pageable host memory                                      */
+
+/*
+ * For each pair of GPU variants that differ only in pageable against pinned host
+ * memory: per case, the pageable time over the pinned time (the calls alone).
+ */
+static void add_pinned_factors(const struct report_ctx *rc, const struct exercise_result *ex,
+                               struct tpl_value *exv)
+{
+    struct tpl_value *list = tpl_set_list(exv, "pinned_pairs");
+    struct case_key *keys;
+    size_t n = exercise_cases(rc, ex, &keys);
+    for (size_t i = 0; i < ex->n_variants; i++) {
+        for (size_t j = i + 1; j < ex->n_variants; j++) {
+            const struct variant_result *a = &ex->variants[i], *b = &ex->variants[j];
+            if (!variant_is_gpu(a) || !variant_is_gpu(b))
+                continue;
+            int which = pageable_pinned_pair(a, b);
+            if (!which)
+                continue;
+            const struct variant_result *pageable = which > 0 ? a : b;
+            const struct variant_result *pinned = which > 0 ? b : a;
+            struct tpl_value *pair = tpl_map();
+            tpl_set_str(pair, "pageable", variant_title(pageable));
+            tpl_set_str(pair, "pageable_id", pageable->variant_id);
+            tpl_set_str(pair, "pinned", variant_title(pinned));
+            tpl_set_str(pair, "pinned_id", pinned->variant_id);
+            struct tpl_value *cases = tpl_set_list(pair, "cases");
+            for (size_t k = 0; k < n; k++) {
+                const struct case_result *pc = find_case(rc, pageable, keys[k].id);
+                const struct case_result *fc = find_case(rc, pinned, keys[k].id);
+                if (!pc || !fc || !pc->time.valid || !fc->time.valid || !(fc->time.median_ms > 0))
+                    continue;
+                struct tpl_value *cv = tpl_push_map(cases);
+                tpl_set_str(cv, "id", keys[k].id);
+                tpl_set_str(cv, "sizes", keys[k].sizes);
+                set_own(cv, "pageable_time", fmt_timing(&pc->time));
+                set_own(cv, "pinned_time", fmt_timing(&fc->time));
+                set_own(cv, "pageable_gbps",
+                        pc->gbps > 0 ? xstrfmt("%.1f", pc->gbps) : xstrdup(NO_VALUE));
+                set_own(cv, "pinned_gbps",
+                        fc->gbps > 0 ? xstrfmt("%.1f", fc->gbps) : xstrdup(NO_VALUE));
+                set_own(cv, "factor", fmt_x(pc->time.median_ms / fc->time.median_ms));
+            }
+            if (tpl_list_len(cases) == 0) {
+                tpl_value_free(pair);
+                continue;
+            }
+            tpl_push(list, pair);
+        }
+    }
+    free(keys);
+    tpl_set_bool(exv, "has_pinned_pairs", tpl_list_len(list) > 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1053,7 +1415,10 @@ static void set_header(struct tpl_value *m, const struct results *r)
     tpl_set_str(m, "mode", r->mode);
     tpl_set_bool(m, "grade_mode", r->mode && !strcmp(r->mode, "grade"));
     tpl_set_str(m, "isolation", r->isolation);
-    tpl_set_bool(m, "isolation_bubblewrap", r->isolation && !strcmp(r->isolation, "bubblewrap"));
+    /* sandbox.h's isolation_name() says "bwrap"; older results said "bubblewrap". */
+    tpl_set_bool(m, "isolation_bubblewrap",
+                 r->isolation &&
+                     (!strcmp(r->isolation, "bwrap") || !strcmp(r->isolation, "bubblewrap")));
     tpl_set_str(m, "timing_mode", r->timing_mode);
     tpl_set_bool(m, "timing_warm", r->timing_mode && !strcmp(r->timing_mode, "warm"));
     tpl_set_bool(m, "timing_cold", r->timing_mode && !strcmp(r->timing_mode, "cold-l2"));
@@ -1102,6 +1467,7 @@ static struct tpl_value *student_context(struct report_ctx *rc, const struct res
     struct tpl_value *exs = tpl_set_list(m, "exercises");
     struct tpl_value *lost = tpl_set_list(m, "lost");
     struct tpl_value *grader = tpl_set_list(m, "grader_errors");
+    struct tpl_value *speedups = tpl_set_list(m, "speedup_table");
     bool any_perf = false;
     for (size_t e = 0; e < r->n_exercises; e++) {
         const struct exercise_result *ex = &r->exercises[e];
@@ -1125,7 +1491,12 @@ static struct tpl_value *student_context(struct report_ctx *rc, const struct res
         }
         add_comparisons(rc, ex, exv);
         add_plot(rc, ex, exv);
+        add_pinned_factors(rc, ex, exv);
+        add_speedup_rows(rc, ex, speedups);
     }
+    tpl_set_bool(m, "has_speedup_table", tpl_list_len(speedups) > 0);
+    set_own(m, "speedup_goal", fmt_points(SPEEDUP_GOAL));
+    set_own(m, "speedup_at_size", xstrfmt("%.0f", SPEEDUP_AT_SIZE));
     tpl_set_bool(m, "any_perf", any_perf);
     tpl_set_bool(m, "has_lost", tpl_list_len(lost) > 0);
     tpl_set_bool(m, "has_grader_error_items", tpl_list_len(grader) > 0);
@@ -1516,11 +1887,7 @@ static void summary_scores(struct report_ctx *rc, const struct results *const *r
         char *name = unique_plot_name(rc, "summary-scores");
         struct plot_result pr;
         plot_render(&fig, rc->plots_dir, name, &pr);
-        tpl_set_bool(pv, "made", pr.made);
-        tpl_set_bool(pv, "no_gnuplot", pr.no_gnuplot);
-        tpl_set_bool(pv, "failed", !pr.made && !pr.no_gnuplot);
-        tpl_set_str(pv, "note", pr.made ? "" : pr.note);
-        set_own(pv, "path", pr.made ? xstrfmt("plots/%s.png", name) : xstrdup(""));
+        set_plot_result(rc, pv, &pr, name);
         free(name);
         plot_fig_release(&fig);
     }
@@ -1820,11 +2187,7 @@ static struct tpl_value *summary_context(struct report_ctx *rc, const struct res
         char *name = unique_plot_name(rc, "summary-speedups");
         struct plot_result pr;
         plot_render(&fig, rc->plots_dir, name, &pr);
-        tpl_set_bool(pv, "made", pr.made);
-        tpl_set_bool(pv, "no_gnuplot", pr.no_gnuplot);
-        tpl_set_bool(pv, "failed", !pr.made && !pr.no_gnuplot);
-        tpl_set_str(pv, "note", pr.made ? "" : pr.note);
-        set_own(pv, "path", pr.made ? xstrfmt("plots/%s.png", name) : xstrdup(""));
+        set_plot_result(rc, pv, &pr, name);
         free(name);
         plot_fig_release(&fig);
     }

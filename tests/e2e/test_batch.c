@@ -14,7 +14,9 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <dirent.h>
 #include <ftw.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -285,12 +287,74 @@ static void check_gradebook(const char *out)
     free(csv);
 }
 
-/* gradescope.json: score = total, one test per case, passed exactly where the case is OK. */
-static void check_gradescope(const char *out, const struct expect_total *t)
+/* The lab's one hidden case. */
+static bool is_hidden(const struct expect_row *e)
+{
+    return !strcmp(e->kase, "nh");
+}
+
+/* gradescope.json, the student view: every visible case, and the hidden case only as
+ * "saxpy / hidden cases" with its points and a count. */
+static void check_gradescope_student(const char *out, const struct expect_total *t)
 {
     struct json_value *doc = NULL;
     struct error err;
     char *path = student_file(out, t->student, "gradescope.json");
+    char *text = read_text(path);
+    error_init(&err);
+    ck_assert_msg(json_parse(text, strlen(text), &doc, &err) == 0, "%s: %s", path, err.msg);
+    ck_assert_msg(json_get_number(doc, "score", -1) == t->total, "%s: score %g, expected %g", path,
+                  json_get_number(doc, "score", -1), t->total);
+    const struct json_value *tests = json_get(doc, "tests");
+    ck_assert_msg(tests && tests->type == JSON_ARRAY, "%s: no tests array", path);
+    size_t want = 0;
+    for (size_t i = 0; i < n_rows; i++) {
+        if (strcmp(rows[i].student, t->student))
+            continue;
+        bool ok = !strcmp(rows[i].verdict, "OK");
+        char *name = is_hidden(&rows[i])
+                         ? xstrfmt("%s / hidden cases", rows[i].exercise)
+                         : xstrfmt("%s / %s / %s", rows[i].exercise, rows[i].variant, rows[i].kase);
+        const struct json_value *found = NULL;
+        for (size_t k = 0; k < tests->n && !found; k++) {
+            const char *nm = json_get_string(json_at(tests, k), "name");
+            if (nm && !strcmp(nm, name))
+                found = json_at(tests, k);
+        }
+        ck_assert_msg(found != NULL, "%s: no test named '%s'", path, name);
+        const char *status = json_get_string(found, "status");
+        ck_assert_msg(status && !strcmp(status, ok ? "passed" : "failed"), "%s: '%s' status %s",
+                      path, name, status ? status : "(none)");
+        if (is_hidden(&rows[i])) {
+            const char *output = json_get_string(found, "output");
+            const char *count = ok ? "1 of 1 hidden case passed." : "0 of 1 hidden case passed.";
+            ck_assert_msg(output && !strcmp(output, ok ? count
+                                                       : "0 of 1 hidden case passed. "
+                                                         "1 failed."),
+                          "%s: '%s' says '%s'", path, name, output ? output : "(none)");
+        }
+        free(name);
+        want++;
+    }
+    ck_assert_msg(tests->n == want, "%s: %zu tests, expected %zu", path, tests->n, want);
+    /* Not a word of the hidden case itself: its name, its size, its mismatches. */
+    /* s10 fails the hidden case only: no mismatch may show at all. */
+    ck_assert_msg(!strstr(text, "/ nh") && !strstr(text, "4099") &&
+                      (strcmp(t->student, "s10") || !strstr(text, "differ")),
+                  "%s shows hidden-case detail:\n%.1500s", path, text);
+    json_value_free(doc);
+    free(text);
+    free(path);
+}
+
+/* gradescope-instructor.json: score = total, one test per case, passed exactly where the
+ * case is OK. */
+static void check_gradescope(const char *out, const struct expect_total *t)
+{
+    struct json_value *doc = NULL;
+    struct error err;
+    check_gradescope_student(out, t);
+    char *path = student_file(out, t->student, "gradescope-instructor.json");
     char *text = read_text(path);
     error_init(&err);
     ck_assert_msg(json_parse(text, strlen(text), &doc, &err) == 0, "%s: %s", path, err.msg);
@@ -344,10 +408,12 @@ static int xml_count(const char *text, const char *tag, const char *attr)
     return (int)v;
 }
 
-/* junit.xml: well formed, with as many failures as failing cases and nothing skipped. */
-static void check_junit(const char *out, const struct expect_total *t)
+/* junit.xml (student view) and junit-instructor.xml: well formed, with as many failures
+ * as failing cases (the lab has one hidden case per exercise at most, so the student
+ * view's "hidden cases" testcase counts the same) and nothing skipped. */
+static void check_junit_file(const char *out, const struct expect_total *t, const char *file)
 {
-    char *path = student_file(out, t->student, "junit.xml");
+    char *path = student_file(out, t->student, file);
     char *text = read_text(path);
     int failures = 0, tests = 0;
     for (size_t i = 0; i < n_rows; i++)
@@ -369,6 +435,19 @@ static void check_junit(const char *out, const struct expect_total *t)
         free(log);
         free(xmllint);
     }
+    free(text);
+    free(path);
+}
+
+static void check_junit(const char *out, const struct expect_total *t)
+{
+    check_junit_file(out, t, "junit.xml");
+    check_junit_file(out, t, "junit-instructor.xml");
+    char *path = student_file(out, t->student, "junit.xml");
+    char *text = read_text(path);
+    ck_assert_msg(!strstr(text, "name=\"nh\"") && !strstr(text, "4099") &&
+                      (strcmp(t->student, "s10") || !strstr(text, "differ")),
+                  "%s shows hidden-case detail:\n%.1500s", path, text);
     free(text);
     free(path);
 }
@@ -759,6 +838,303 @@ START_TEST(test_evil_zip_exit_status)
 }
 END_TEST
 
+/* ---- 7. `grader report` re-renders what students read, and the class summary ---- */
+
+START_TEST(test_report_rerender_student_view)
+{
+    const char *out = graded_class();
+    char *log = xstrfmt("%s/report.log", tmp_root);
+    char *md = student_file(out, "s10", "report.md");
+    char *summary = xstrfmt("%s/lab99/summary.md", out);
+    ck_assert_msg(main_status == 0, "the first grade failed");
+    char *before = read_text(md);
+    ck_assert_int_eq(unlink(summary), 0);
+    const char *argv[] = {e2e_bin(), "report", LAB, "--out", out, "--no-pdf", NULL};
+    ck_assert_msg(e2e_run(argv, log) == 0, "grader report failed; see %s", log);
+    char *after = read_text(md);
+    ck_assert_msg(
+        !strcmp(before, after),
+        "grader report changed s10's report (instructor view?):\n%.1000s\n--- was ---\n%.1000s",
+        after, before);
+    ck_assert_msg(file_exists(summary), "grader report did not re-render %s", summary);
+    free(after);
+
+    /* --instructor: the hidden case in full. */
+    const char *inst[] = {e2e_bin(),  "report",    LAB,   "--out",        out,
+                          "--no-pdf", "--student", "s10", "--instructor", NULL};
+    ck_assert_msg(e2e_run(inst, log) == 0, "grader report --instructor failed; see %s", log);
+    after = read_text(md);
+    ck_assert_msg(strstr(after, "nh") && strcmp(before, after), "--instructor report:\n%.1500s",
+                  after);
+    free(after);
+    /* Back to what students read, for the tests after this one. */
+    const char *back[] = {e2e_bin(),  "report",    LAB,   "--out", out,
+                          "--no-pdf", "--student", "s10", NULL};
+    ck_assert_int_eq(e2e_run(back, log), 0);
+    free(before);
+    free(summary);
+    free(md);
+    free(log);
+}
+END_TEST
+
+/* ---- 8. a crash between results and stamp; PDF failures; --lang; merge ---- */
+
+static void write_script(const char *path, const char *text)
+{
+    struct error err;
+    ck_assert_msg(write_file_atomic(path, text, strlen(text), &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
+static bool changed_since(const struct file_id *before, const char *path)
+{
+    struct file_id now = file_id_of(path);
+    return now.exists && !same_file(before, &now);
+}
+
+START_TEST(test_crash_window_pdf_lang_merge)
+{
+    char *dir = xstrfmt("%s/window", tmp_root);
+    char *out = xstrfmt("%s/out", dir), *bin = xstrfmt("%s/bin", dir);
+    char *log = xstrfmt("%s/grade.log", dir), *pidfile = xstrfmt("%s/pandoc.pid", dir);
+    char *pandoc = xstrfmt("%s/pandoc", bin);
+    const char *old_path = getenv("PATH");
+    char *path_env = xstrfmt("%s:%s", bin, old_path ? old_path : "/usr/bin:/bin");
+    char *saved_path = xstrdup(old_path ? old_path : "/usr/bin:/bin");
+    struct error err;
+    struct file_id before[MAX_STUDENTS];
+    ck_assert_msg(mkdir_p(bin, &err) == 0, "%s", err.msg);
+
+    /* A: graded with some options. */
+    const char *no_timing[] = {"--no-timing", NULL};
+    ck_assert_msg(grade_class(out, log, no_timing) == 0, "run A failed; see %s", log);
+    snapshot(out, before);
+
+    /* B: other options, killed (as by a power cut) while the first student's PDF is being
+     * made: after its results were replaced, before its stamp. */
+    char *script = xstrfmt("#!/bin/sh\necho $$ > '%s.tmp' && mv '%s.tmp' '%s'\nexec sleep 300\n",
+                           pidfile, pidfile, pidfile);
+    write_script(pandoc, script);
+    free(script);
+    setenv("PATH", path_env, 1);
+    const char *argv_b[] = {e2e_bin(), "grade", LAB, "--submissions", CLASS, "--roster",
+                            ROSTER,    "--out", out, "--timeout",     "5",   "--force",
+                            NULL};
+    pid_t pid = spawn(argv_b, log);
+    setenv("PATH", saved_path, 1);
+    int st = 0;
+    bool exited = false;
+    while (!file_exists(pidfile)) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            exited = true;
+            break;
+        }
+        struct timespec ms10 = {0, 10 * 1000 * 1000};
+        nanosleep(&ms10, NULL);
+    }
+    ck_assert_msg(!exited, "run B ended (status %#x) before making a PDF; see %s", st, log);
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    char *pid_text = read_text(pidfile);
+    long pandoc_pid = strtol(pid_text, NULL, 10);
+    ck_assert(pandoc_pid > 1);
+    kill((pid_t)pandoc_pid, SIGKILL);
+    free(pid_text);
+    size_t hit = n_students;
+    for (size_t i = 0; i < n_students; i++) {
+        char *json = student_file(out, totals[i].student, "results.json");
+        if (changed_since(&before[i], json)) {
+            ck_assert_msg(hit == n_students, "two students re-graded before the kill");
+            hit = i;
+        }
+        free(json);
+    }
+    ck_assert_msg(hit < n_students, "run B replaced no results before its PDF");
+    const char *who = totals[hit].student;
+    char *stamp = student_file(out, who, ".graded");
+    ck_assert_msg(!file_exists(stamp),
+                  "%s: run A's stamp still certifies results run B replaced (%s)", who, stamp);
+    free(stamp);
+
+    /* C: A's options again, with a pandoc that fails and in Spanish: the student whose
+     * results B replaced is graded again, the others are not, and the PDF failure is said. */
+    write_script(pandoc, "#!/bin/sh\necho 'pandoc: fake failure' >&2\nexit 43\n");
+    setenv("PATH", path_env, 1);
+    const char *argv_c[] = {e2e_bin(), "grade",       LAB, "--submissions", CLASS, "--roster",
+                            ROSTER,    "--out",       out, "--timeout",     "5",   "--lang",
+                            "es",      "--no-timing", NULL};
+    int status = e2e_run(argv_c, log);
+    setenv("PATH", saved_path, 1);
+    char *text = read_text(log);
+    ck_assert_msg(status == 0, "run C exited %d:\n%.1500s", status, text);
+    char *want = xstrfmt("1 to grade (%zu unchanged since last time)", n_students - 1);
+    ck_assert_msg(strstr(text, want), "expected '%s' in:\n%.1500s", want, text);
+    free(want);
+    want = xstrfmt("%s: no PDF: ", who);
+    ck_assert_msg(strstr(text, want), "expected '%s' in:\n%.1500s", want, text);
+    free(want);
+    ck_assert_msg(strstr(text, ", 1 without a PDF"), "closing line without the count:\n%.1500s",
+                  text);
+    free(text);
+    char *md = student_file(out, who, "report.md");
+    text = read_text(md);
+    ck_assert_msg(strstr(text, "Resumen de la nota"), "--lang es: %s is not Spanish:\n%.1500s", md,
+                  text);
+    free(text);
+    free(md);
+    check_student(out, &totals[hit]);
+
+    /* Merge against the submissions as they are now: s02 changed since it was graded, s14
+     * left the class. */
+    char *class2 = xstrfmt("%s/class", dir);
+    char *cmd = xstrfmt("cp -r '%s' '%s' && rm -r '%s/s14' && echo '/* v2 */' >> '%s/s02/saxpy.c'",
+                        CLASS, class2, class2, class2);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+    const char *argv_m[] = {e2e_bin(), "merge",    LAB,    "--out",    out, "--submissions",
+                            class2,    "--roster", ROSTER, "--no-pdf", NULL};
+    ck_assert_int_eq(e2e_run(argv_m, log), 1);
+    text = read_text(log);
+    ck_assert_msg(strstr(text, "not yet graded (changed since graded):\n  s02 ("),
+                  "merge:\n%.1500s", text);
+    ck_assert_msg(strstr(text, "not among the submissions):\n  s14 ("), "merge:\n%.1500s", text);
+    ck_assert_msg(strstr(text, "1 student not graded yet"), "merge:\n%.1500s", text);
+    free(text);
+    char *gb = xstrfmt("%s/lab99/gradebook.csv", out);
+    text = read_text(gb);
+    ck_assert_msg(!strstr(text, "\r\ns02,") && !strstr(text, "\r\ns14,") &&
+                      strstr(text, "\r\ns03,"),
+                  "gradebook with stale or departed students:\n%.1500s", text);
+    free(text);
+    free(gb);
+    free(class2);
+    free(saved_path);
+    free(path_env);
+    free(pandoc);
+    free(pidfile);
+    free(log);
+    free(bin);
+    free(out);
+    free(dir);
+}
+END_TEST
+
+/* ---- 9. several workers (--gpus 2; a CPU lab needs no GPU): SIGTERM, then resume ---- */
+
+/* Is pid a live process running the grader binary? (Zombies have no exe.) */
+static bool runs_grader(long pid)
+{
+    char want[PATH_MAX], exe[PATH_MAX];
+    char *link = xstrfmt("/proc/%ld/exe", pid);
+    ssize_t len = readlink(link, exe, sizeof(exe) - 1);
+    free(link);
+    if (len <= 0 || !realpath(e2e_bin(), want))
+        return false;
+    exe[len] = '\0';
+    return !strcmp(exe, want);
+}
+
+/* The grader's worker processes: its children that run the grader binary. */
+static int grader_workers(pid_t parent, long *pids, int max)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL && n < max) {
+        long pid, ppid;
+        char *stat_path, *end;
+        struct strbuf sb = STRBUF_INIT;
+        pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        stat_path = xstrfmt("/proc/%ld/stat", pid);
+        /* "pid (comm) state ppid ...": comm may hold spaces, so start after its ')'. */
+        if (read_file(stat_path, &sb, NULL) == 0) {
+            const char *close = strrchr(strbuf_str(&sb), ')');
+            char state;
+            if (close && sscanf(close + 1, " %c %ld", &state, &ppid) == 2 && ppid == parent &&
+                runs_grader(pid))
+                pids[n++] = pid;
+        }
+        strbuf_release(&sb);
+        free(stat_path);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static int surviving(const long *pids, int n)
+{
+    int alive = 0;
+    for (int i = 0; i < n; i++)
+        alive += runs_grader(pids[i]);
+    return alive;
+}
+
+START_TEST(test_gpu_workers_sigterm_resume)
+{
+    const char *main_dir = graded_class();
+    char *out = xstrfmt("%s/gpus", tmp_root);
+    char *log1 = xstrfmt("%s/gpus.log", tmp_root), *log2 = xstrfmt("%s/gpus-resume.log", tmp_root);
+    /* --timeout 30: s07 (an endless loop) keeps its worker busy for 30 s, so a worker
+     * left running after the grader's end would still be there when looked for. */
+    const char *argv[] = {e2e_bin(), "grade", LAB, "--submissions", CLASS,       "--roster",
+                          ROSTER,    "--out", out, "--no-pdf",      "--timeout", "30",
+                          "--gpus",  "2",     NULL};
+    ck_assert_msg(main_status == 0, "the first grade failed");
+    pid_t pid = spawn(argv, log1);
+    int st = 0;
+    bool exited = false;
+    while (!any_graded(out)) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            exited = true;
+            break;
+        }
+        struct timespec ms10 = {0, 10 * 1000 * 1000};
+        nanosleep(&ms10, NULL);
+    }
+    ck_assert_msg(!exited, "the grader ended (status %#x) before any student was graded; see %s",
+                  st, log1);
+    long workers[8];
+    int n_workers = grader_workers(pid, workers, 8);
+    ck_assert_msg(n_workers == 2, "%d worker processes, expected 2", n_workers);
+    ck_assert_int_eq(kill(pid, SIGTERM), 0);
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "wait status %#x; see %s", st, log1);
+    /* Generous (20 s): the workers get the signal at once; they need only stop their runs. */
+    for (int i = 0; i < 400 && surviving(workers, n_workers) > 0; i++) {
+        struct timespec ms50 = {0, 50 * 1000 * 1000};
+        nanosleep(&ms50, NULL);
+    }
+    ck_assert_msg(surviving(workers, n_workers) == 0, "%d worker processes outlived the grader",
+                  surviving(workers, n_workers));
+
+    ck_assert_msg(e2e_run(argv, log2) == 0, "the resumed run failed; see %s", log2);
+    char *text = read_text(log2);
+    /* Off a terminal, a line per student as the workers finish them. */
+    ck_assert_msg(strstr(text, "graded 1/") && strstr(text, "(failing so far: "),
+                  "no per-student lines in:\n%.1500s", text);
+    free(text);
+    char *a_path = xstrfmt("%s/lab99/gradebook.csv", main_dir);
+    char *b_path = xstrfmt("%s/lab99/gradebook.csv", out);
+    char *a = read_text(a_path), *b = read_text(b_path);
+    ck_assert_msg(!strcmp(a, b),
+                  "resumed --gpus 2 gradebook differs from a single run's:\n%.1000s\n---\n%.1000s",
+                  b, a);
+    for (size_t i = 0; i < n_students; i++)
+        check_student(out, &totals[i]);
+    free(a);
+    free(b);
+    free(a_path);
+    free(b_path);
+    free(out);
+    free(log1);
+    free(log2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("batch");
@@ -772,6 +1148,9 @@ int main(void)
     tcase_add_test(tc, test_shards_merge);
     tcase_add_test(tc, test_evil_zip_refused);
     tcase_add_test(tc, test_evil_zip_exit_status);
+    tcase_add_test(tc, test_report_rerender_student_view);
+    tcase_add_test(tc, test_crash_window_pdf_lang_merge);
+    tcase_add_test(tc, test_gpu_workers_sigterm_resume);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -286,16 +286,6 @@ static const char *gradescope_student =
     "      \"visibility\": \"visible\"\n"
     "    },\n"
     "    {\n"
-    "      \"name\": \"matmul / cpu / secret\",\n"
-    "      \"number\": \"1.1.3\",\n"
-    "      \"score\": 0,\n"
-    "      \"max_score\": 1,\n"
-    "      \"status\": \"failed\",\n"
-    "      \"output\": \"1 of 16 values differ\",\n"
-    "      \"tags\": [\"matmul\", \"cpu\", \"WA\"],\n"
-    "      \"visibility\": \"after_published\"\n"
-    "    },\n"
-    "    {\n"
     "      \"name\": \"matmul / gpu / small\",\n"
     "      \"number\": \"1.2.1\",\n"
     "      \"score\": 0,\n"
@@ -315,8 +305,18 @@ static const char *gradescope_student =
     "      \"visibility\": \"visible\"\n"
     "    },\n"
     "    {\n"
-    "      \"name\": \"matmul / performance\",\n"
+    "      \"name\": \"matmul / hidden cases\",\n"
     "      \"number\": \"1.3\",\n"
+    "      \"score\": 0,\n"
+    "      \"max_score\": 1,\n"
+    "      \"status\": \"failed\",\n"
+    "      \"output\": \"0 of 1 hidden case passed. 1 failed.\",\n"
+    "      \"tags\": [\"matmul\", \"hidden\"],\n"
+    "      \"visibility\": \"visible\"\n"
+    "    },\n"
+    "    {\n"
+    "      \"name\": \"matmul / performance\",\n"
+    "      \"number\": \"1.4\",\n"
     "      \"score\": 1.5,\n"
     "      \"max_score\": 2,\n"
     "      \"status\": \"failed\",\n"
@@ -342,18 +342,34 @@ START_TEST(test_gradescope_student_view)
     const struct json_value *tests = json_get(doc, "tests");
     ck_assert_ptr_nonnull(tests);
     ck_assert_uint_eq(tests->n, 6);
-    ck_assert_str_eq(json_get_string(json_at(tests, 2), "visibility"), "after_published");
-    ck_assert_ptr_null(json_get(json_at(tests, 3), "status"));
-    ck_assert(json_get_number(json_at(tests, 3), "score", -1) == 0);
+    ck_assert_ptr_null(json_get(json_at(tests, 2), "status"));
+    ck_assert(json_get_number(json_at(tests, 2), "score", -1) == 0);
+    ck_assert_str_eq(json_get_string(json_at(tests, 4), "name"), "matmul / hidden cases");
     ck_assert_str_eq(json_get_string(json_at(tests, 5), "name"), "matmul / performance");
     json_value_free(doc);
+    /* Nothing of the hidden case but its count: no name, message or detail. */
+    ck_assert_ptr_null(strstr(sb.buf, "secret"));
+    ck_assert_ptr_null(strstr(sb.buf, "1 of 16"));
+    ck_assert_ptr_null(strstr(sb.buf, "9 vs 7"));
 
-    /* The instructor's view shows the hidden case's detail, and no after_published. */
+    /* The instructor's view shows the hidden case by name, with its detail. */
     strbuf_reset(&sb);
     export_gradescope_text(r, false, &sb);
+    ck_assert_ptr_nonnull(strstr(sb.buf, "\"name\": \"matmul / cpu / secret\""));
     ck_assert_ptr_nonnull(
         strstr(sb.buf, "\"output\": \"1 of 16 values differ\\n\\nat [2, 2]: 9 vs 7\""));
-    ck_assert_ptr_null(strstr(sb.buf, "after_published"));
+    ck_assert_ptr_null(strstr(sb.buf, "hidden cases"));
+    ck_assert_ptr_nonnull(strstr(sb.buf, "\"number\": \"1.3\""));
+
+    /* A lab with show_hidden: students see hidden cases in full, as the instructor does. */
+    struct strbuf full = STRBUF_INIT;
+    r->show_hidden = true;
+    strbuf_reset(&sb);
+    export_gradescope_text(r, true, &sb);
+    export_gradescope_text(r, false, &full);
+    ck_assert_str_eq(sb.buf, full.buf);
+    r->show_hidden = false;
+    strbuf_release(&full);
 
     char *dir = tmp_dir();
     char *path = path_join(dir, "results.json");
@@ -426,17 +442,39 @@ static const char *junit_student =
     "  </testsuite>\n"
     "</testsuites>\n";
 
+/* The student view: the hidden case "secret" is one count-only testcase. */
+static const char *junit_veiled_suite =
+    "  <testsuite name=\"lab6.matmul\" tests=\"5\" failures=\"2\" errors=\"1\" skipped=\"1\" "
+    "time=\"1.000\">\n";
+static const char *junit_veiled_case =
+    "    <testcase classname=\"lab6.matmul\" name=\"hidden cases\" time=\"0.125\">\n"
+    "      <failure type=\"hidden\" message=\"0 of 1 hidden case passed. 1 failed.\"/>\n"
+    "    </testcase>\n"
+    "  </testsuite>\n";
+
 START_TEST(test_junit)
 {
     struct results *r = make_student();
     struct strbuf sb = STRBUF_INIT;
-    export_junit_text(r, &sb);
+    export_junit_text(r, false, &sb);
     ck_assert_str_eq(sb.buf, junit_student);
+
+    strbuf_reset(&sb);
+    export_junit_text(r, true, &sb);
+    ck_assert_msg(strstr(sb.buf, junit_veiled_suite) && strstr(sb.buf, junit_veiled_case),
+                  "student view:\n%s", sb.buf);
+    ck_assert_ptr_null(strstr(sb.buf, "secret"));
+    ck_assert_ptr_null(strstr(sb.buf, "9 vs 7"));
+    r->show_hidden = true;
+    strbuf_reset(&sb);
+    export_junit_text(r, true, &sb);
+    ck_assert_str_eq(sb.buf, junit_student);
+    r->show_hidden = false;
 
     char *dir = tmp_dir();
     char *path = path_join(dir, "junit.xml");
     struct strbuf file = STRBUF_INIT;
-    ck_assert_int_eq(export_junit(r, path, NULL), 0);
+    ck_assert_int_eq(export_junit(r, false, path, NULL), 0);
     ck_assert_int_eq(read_file(path, &file, NULL), 0);
     ck_assert_str_eq(file.buf, junit_student);
     char *xmllint = find_program("xmllint");
@@ -469,7 +507,7 @@ START_TEST(test_junit_escaping)
     free(c->sizes);
     c->sizes = NULL;
     struct strbuf sb = STRBUF_INIT;
-    export_junit_text(r, &sb);
+    export_junit_text(r, false, &sb);
     ck_assert_str_eq(sb.buf,
                      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                      "<testsuites name=\"labgrader\" tests=\"1\" failures=\"1\" errors=\"0\" "

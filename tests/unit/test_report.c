@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -129,7 +130,7 @@ static void fixture(struct results *r, const char *lang)
     r->grader_version = xstrdup("0.1.0");
     r->date = xstrdup("2026-11-22T14:03:00+01:00");
     r->mode = xstrdup("check");
-    r->isolation = xstrdup("bubblewrap");
+    r->isolation = xstrdup("bwrap"); /* what sandbox.h's isolation_name() writes */
     r->timing_mode = xstrdup("warm");
     r->full = true;
     r->hidden = true;
@@ -404,14 +405,32 @@ START_TEST(test_report_content)
                                      "11019 MiB)"));
     ck_assert_ptr_nonnull(strstr(md, "\\-O2 \\-march\\=native \\-fopenmp"));
     /* Case table rows, comparison rows with the transfer overhead, break-even. */
-    ck_assert_ptr_nonnull(strstr(md, "| c3 | n\\=10000000 | correcto | 0.4000 | 0.008000 | 5.000 | "
-                                     "17.50x | 1.12x |"));
+    ck_assert_ptr_nonnull(strstr(md, "| c3 | n\\=10000000 | correcto | 1 / 1 | 0.4000 | 0.008000 | "
+                                     "5.000 | 17.50x | 1.12x |"));
+    /* Points per case, next to the verdict. */
+    ck_assert_ptr_nonnull(strstr(md, "| m1 | n\\=256 | correcto | 2 / 2 |"));
+    ck_assert_ptr_nonnull(strstr(md, "| m2 | n\\=1000 | valores incorrectos | 0 / 3 |"));
+    /* The grader writes "bwrap" (sandbox.h's isolation_name()). */
+    ck_assert_ptr_nonnull(strstr(md, "aislamiento bubblewrap\n"));
     ck_assert_ptr_nonnull(strstr(md, "| **CPU baseline** | 7.000 | 1.00x (baseline) |"));
     ck_assert_ptr_nonnull(strstr(md, "| GPU \\(CUDA\\) con transferencia | 5.000 | **1.40x más "
                                      "rápido** | 1.04x | 4.600 ms (12.50x más lento) |"));
     ck_assert_ptr_nonnull(strstr(md, "| GPU \\(CUDA\\) con transferencia | 0.3000 | 0.17x (6.00x "
                                      "más lento) |"));
-    ck_assert_ptr_nonnull(strstr(md, "punto de equilibrio con la CPU en n ≈ 4710000"));
+    ck_assert_ptr_nonnull(strstr(md,
+                                 "- GPU \\(CUDA\\) con transferencia: punto de equilibrio con la "
+                                 "CPU en n ≈ 4710000\n"));
+    /* Without transfers too: 5x to 17.5x faster, so no crossing. */
+    ck_assert_ptr_nonnull(strstr(md, "- GPU \\(CUDA\\) sin transferencia: más rápida que la CPU en "
+                                     "todos los tamaños medidos"));
+    /* The hand-in table: no 2x with transfers (0.17x, 0.5x, 1.4x), 5x without at once. */
+    ck_assert_ptr_nonnull(strstr(md,
+                                 "| saxpy | GPU \\(CUDA\\) con transferencia | ninguno hasta n = "
+                                 "10000000 | 0.50x |"));
+    ck_assert_ptr_nonnull(strstr(md, "| saxpy | GPU \\(CUDA\\) sin transferencia | n = 100000 (c1: "
+                                     "5.00x) | 12.00x |"));
+    /* matmul has a baseline at one size only: not in the table. */
+    ck_assert_ptr_null(strstr(md, "| matmul | GPU con memoria compartida"));
     /* The wrong answer: message, detail in a code block, findings, what cost points. */
     ck_assert_ptr_nonnull(strstr(md, "```\nNot equal to tolerance rtol=1e-05, atol=1e-08 (output "
                                      "C, call 1)\n"));
@@ -654,6 +673,217 @@ START_TEST(test_template_errors_are_failures)
 }
 END_TEST
 
+/* The part of md from `from` to the next exercise heading (caller frees). */
+static char *section(const char *md, const char *from)
+{
+    const char *p = strstr(md, from);
+    ck_assert_msg(p != NULL, "no '%s' in the report", from);
+    const char *end = strstr(p + strlen(from), "\n## ");
+    return end ? xstrndup(p, (size_t)(end - p)) : xstrdup(p);
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/*
+ * Lab 3's shapes on top of the fixed submission: the element-wise add (a CPU
+ * baseline over five sizes, a GPU variant on host pointers, one on device pointers
+ * timed with and without transfers), the host-to-device copy (pageable and pinned
+ * host memory, per argument), and variants whose memory differs in other ways.
+ */
+static void lab3_fixture(struct results *r)
+{
+    fixture(r, "es");
+    free(r->isolation);
+    r->isolation = xstrdup("supervisor");
+
+    struct exercise_result *ex = add_exercise(r, "add", "Suma elemento a elemento");
+    static const char *const ids[] = {"n100", "n1K", "n10K", "n100K", "n1M"};
+    static const char *const sizes[] = {"n=100", "n=1000", "n=10000", "n=100000", "n=1000000"};
+    static const double base[] = {0.0001, 0.001, 0.01, 0.1, 1.0},
+                        host_t[] = {0.05, 0.05, 0.06, 0.08, 0.3},
+                        dev_t[] = {0.004, 0.004, 0.004, 0.005, 0.02},
+                        dev_tt[] = {0.04, 0.045, 0.06, 0.09, 0.45};
+    struct variant_result *cpu = add_variant(ex, "cpu", "CPU bucle", "add_cpu", "cpu", "host");
+    struct variant_result *gpu =
+        add_variant(ex, "gpu", "GPU punteros de host", "add_gpu", "gpu", "host");
+    struct variant_result *dev =
+        add_variant(ex, "gpu_dev", "GPU punteros de dispositivo", "add_gpu_dev", "gpu", "device");
+    cpu = &ex->variants[0]; /* add_variant moves the array */
+    gpu = &ex->variants[1];
+    for (int i = 0; i < 5; i++) {
+        set_times(add_case(cpu, ids[i], sizes[i], V_PASS, 1), base[i] * 1.1, base[i], base[i]);
+        set_times(add_case(gpu, ids[i], sizes[i], V_PASS, 1), host_t[i], host_t[i], base[i]);
+        /* n10K is a wrong answer: 2.5x without transfers, but no result. */
+        struct case_result *cr =
+            add_case(dev, ids[i], sizes[i], i == 2 ? V_WRONG : V_PASS, i == 2 ? 0 : 1);
+        set_times(cr, dev_t[i], dev_t[i], base[i]);
+        set_transfer(cr, dev_tt[i], dev_tt[i]);
+    }
+
+    /* The copy: the variants differ only in where the host buffer lives. */
+    ex = add_exercise(r, "h2d", "Copia CPU a GPU");
+    struct variant_result *pg =
+        add_variant(ex, "pageable", "Paginable", "copy_h2d", "gpu", "dst=device, src=host");
+    struct variant_result *pn =
+        add_variant(ex, "pinned", "Fijada", "copy_h2d_pinned", "gpu", "dst=device,src=pinned");
+    pg = &ex->variants[0];
+    static const double pg_t[] = {0.02, 0.1}, pn_t[] = {0.01, 0.04};
+    static const char *const copy_ids[] = {"4KB", "1MB"};
+    static const char *const copy_sizes[] = {"n=1024", "n=262144"};
+    for (int i = 0; i < 2; i++) {
+        struct case_result *a = add_case(pg, copy_ids[i], copy_sizes[i], V_PASS, 1);
+        struct case_result *b = add_case(pn, copy_ids[i], copy_sizes[i], V_PASS, 1);
+        set_times(a, pg_t[i], pg_t[i], 0);
+        set_times(b, pn_t[i], pn_t[i], 0);
+        /* The grader's round trip: no "with transfers" of the same call. */
+        set_transfer(a, pg_t[i] * 3, pg_t[i] * 3);
+        set_transfer(b, pn_t[i] * 3, pn_t[i] * 3);
+        a->gbps = 4.0 * 1024 * (i ? 256 : 1) / (pg_t[i] * 1e6);
+        b->gbps = 4.0 * 1024 * (i ? 256 : 1) / (pn_t[i] * 1e6);
+    }
+
+    /* One kind for every argument: host against pinned is a pair, device is not. */
+    ex = add_exercise(r, "kinds", "Clases de memoria");
+    struct variant_result *k1 = add_variant(ex, "k_host", "Kind host", "k1", "gpu", "host");
+    struct variant_result *k2 = add_variant(ex, "k_pinned", "Kind pinned", "k2", "gpu", "pinned");
+    struct variant_result *k3 = add_variant(ex, "k_dev", "Kind device", "k3", "gpu", "device");
+    k1 = &ex->variants[0];
+    k2 = &ex->variants[1];
+    set_times(add_case(k1, "k", "n=10", V_PASS, 1), 0.3, 0.3, 0);
+    set_times(add_case(k2, "k", "n=10", V_PASS, 1), 0.1, 0.1, 0);
+    set_times(add_case(k3, "k", "n=10", V_PASS, 1), 0.2, 0.2, 0);
+
+    /* Opposite directions, and pinned against device: never a pair. */
+    ex = add_exercise(r, "mixed", "Direcciones opuestas");
+    struct variant_result *m1 =
+        add_variant(ex, "to_dev", "Hacia la GPU", "m1", "gpu", "dst=device, src=host");
+    struct variant_result *m2 =
+        add_variant(ex, "to_host", "Hacia la CPU", "m2", "gpu", "dst=pinned, src=device");
+    m1 = &ex->variants[0];
+    set_times(add_case(m1, "m", "n=10", V_PASS, 1), 0.3, 0.3, 0);
+    set_times(add_case(m2, "m", "n=10", V_PASS, 1), 0.1, 0.1, 0);
+}
+
+START_TEST(test_lab3_tables)
+{
+    struct results r;
+    lab3_fixture(&r);
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, NULL, true, &md);
+
+    /* The hand-in table: per GPU method, the first size above 2x over passing cases, and
+     * the speedup at n = 1000000. */
+    ck_assert_ptr_nonnull(strstr(md, "| Ejercicio | Método | Tamaño mínimo con speedup > 2x | "
+                                     "Speedup con 1000000 elementos |"));
+    ck_assert_ptr_nonnull(strstr(md, "| add | GPU punteros de host | n = 1000000 (n1M: 3.33x) | "
+                                     "3.33x |"));
+    ck_assert_ptr_nonnull(strstr(md, "| add | GPU punteros de dispositivo con transferencia | n = "
+                                     "1000000 (n1M: 2.22x) | 2.22x |"));
+    /* n10K (2.5x) failed, so the first is n100K. */
+    ck_assert_ptr_nonnull(strstr(md, "| add | GPU punteros de dispositivo sin transferencia | n = "
+                                     "100000 (n100K: 20.00x) | 50.00x |"));
+    ck_assert_ptr_nonnull(strstr(md, "| saxpy | GPU \\(CUDA\\) con transferencia | ninguno hasta n "
+                                     "= 10000000 | 0.50x |"));
+    /* No baseline, or no GPU: no row. */
+    char *table = section(md, "## Tabla de la entrega");
+    ck_assert_int_eq(count_of(table, "\n| saxpy |"), 2);
+    ck_assert_int_eq(count_of(table, "\n| add |"), 3);
+    ck_assert_ptr_null(strstr(table, "| h2d |"));
+    ck_assert_ptr_null(strstr(table, "| add | CPU bucle"));
+    free(table);
+    /* Break-even of the device variant with and without its transfers. */
+    char *add = section(md, "## Ejercicio add:");
+    ck_assert_ptr_nonnull(strstr(add, "- GPU punteros de dispositivo con transferencia: punto de "
+                                      "equilibrio con la CPU en n ≈"));
+    ck_assert_ptr_nonnull(strstr(add, "- GPU punteros de dispositivo sin transferencia: punto de "
+                                      "equilibrio con la CPU en n ≈"));
+    ck_assert_ptr_nonnull(strstr(add, "- GPU punteros de host: punto de equilibrio"));
+    /* Its comparison rows still have the transfer overhead. */
+    ck_assert_ptr_nonnull(strstr(add, "0.4300 ms (22.50x más lento)"));
+    ck_assert_ptr_null(strstr(add, "Memoria fijada"));
+    free(add);
+
+    /* The copy: the pinned factor per case, and no with/without factor. */
+    char *h2d = section(md, "## Ejercicio h2d:");
+    ck_assert_ptr_nonnull(strstr(h2d, "### Memoria fijada (pinned) frente a paginable"));
+    ck_assert_ptr_nonnull(strstr(h2d, "Paginable frente a Fijada:"));
+    ck_assert_ptr_nonnull(
+        strstr(h2d, "| 4KB | n\\=1024 | 0.02000 | 0.01000 | 0.2 | 0.4 | 2.00x |"));
+    ck_assert_ptr_nonnull(
+        strstr(h2d, "| 1MB | n\\=262144 | 0.1000 | 0.04000 | 10.5 | 26.2 | 2.50x |"));
+    ck_assert_ptr_nonnull(strstr(h2d, "| Paginable con transferencia | 0.06000 |"));
+    ck_assert_ptr_null(strstr(h2d, "más lento)"));
+    ck_assert_ptr_null(strstr(h2d, " ms ("));
+    free(h2d);
+    char *kinds = section(md, "## Ejercicio kinds:");
+    ck_assert_int_eq(count_of(kinds, "frente a Kind"), 1);
+    ck_assert_ptr_nonnull(strstr(kinds, "Kind host frente a Kind pinned:"));
+    ck_assert_ptr_nonnull(strstr(kinds, "| k | n\\=10 | 0.3000 | 0.1000 | – | – | 3.00x |"));
+    free(kinds);
+    char *mixed = section(md, "## Ejercicio mixed:");
+    ck_assert_ptr_null(strstr(mixed, "Memoria fijada"));
+    free(mixed);
+    ck_assert_ptr_nonnull(strstr(md, "aislamiento supervisor\n"));
+    free(md);
+
+    /* English: the same tables in its words. */
+    render_md(&r, dir, "en", true, &md);
+    ck_assert_ptr_nonnull(strstr(md, "## Hand-in table: GPU speedup over the CPU baseline"));
+    ck_assert_ptr_nonnull(strstr(md, "| add | GPU punteros de dispositivo without transfer | n = "
+                                     "100000 (n100K: 20.00x) | 50.00x |"));
+    ck_assert_ptr_nonnull(strstr(md, "| saxpy | GPU \\(CUDA\\) with transfer | none up to n = "
+                                     "10000000 | 0.50x |"));
+    ck_assert_ptr_nonnull(strstr(md, "### Pinned versus pageable host memory"));
+    ck_assert_ptr_nonnull(strstr(md, "- GPU \\(CUDA\\) without transfer: faster than the CPU"));
+    ck_assert_ptr_nonnull(strstr(md, "isolation supervisor\n"));
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+/* A failing gnuplot: the report says so in its own language, with gnuplot's words. */
+START_TEST(test_plot_failure_language)
+{
+    struct results r;
+    fixture(&r, "es");
+    char *dir = make_tmpdir(), *bin = path_join(dir, "bin"), *md;
+    ck_assert_int_eq(mkdir_p(bin, NULL), 0);
+    char *fake = path_join(bin, "gnuplot");
+    const char *script = "#!/bin/sh\necho 'line 3: boom' >&2\nexit 1\n";
+    ck_assert_int_eq(write_file_atomic(fake, script, strlen(script), NULL), 0);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    char *old_path = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    char *path = xstrfmt("%s:%s", bin, old_path);
+    setenv("PATH", path, 1);
+    char *out = path_join(dir, "out");
+    render_md(&r, out, NULL, true, &md);
+    ck_assert_ptr_nonnull(strstr(md, "*Gráfica no disponible: gnuplot ha fallado \\("));
+    ck_assert_ptr_nonnull(strstr(md, "boom"));
+    ck_assert_ptr_null(strstr(md, "gnuplot failed"));
+    free(md);
+    render_md(&r, out, "en", true, &md);
+    ck_assert_ptr_nonnull(strstr(md, "*Plot not available: gnuplot failed \\("));
+    free(md);
+    setenv("PATH", old_path, 1);
+    free(old_path);
+    free(path);
+    free(out);
+    free(fake);
+    free(bin);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
 /* Five students: different scores, failures and speedups. */
 static void class_fixture(struct results rs[5])
 {
@@ -844,6 +1074,8 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_pdf_es);
     tcase_add_test(tc, test_pdf_injection_literal);
     tcase_add_test(tc, test_summary);
+    tcase_add_test(tc, test_lab3_tables);
+    tcase_add_test(tc, test_plot_failure_language);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,77 @@
+/*
+ * batch's unit-testable parts: which GPU each worker of `grader grade --gpus N`
+ * grades on (batch_worker_device), from the CUDA_VISIBLE_DEVICES Slurm sets.
+ */
+#include "batch.h"
+#include "util.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+static void expect_device(int w, const char *want)
+{
+    char *dev = batch_worker_device(w);
+    ck_assert_msg(!strcmp(dev, want), "worker %d: '%s', expected '%s'", w, dev, want);
+    free(dev);
+}
+
+START_TEST(test_device_unset)
+{
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    expect_device(0, "0");
+    expect_device(1, "1");
+    expect_device(7, "7");
+}
+END_TEST
+
+/* Slurm without device cgroups: the granted GPUs' own indices, in order. */
+START_TEST(test_device_slurm_indices)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "2,3", 1);
+    expect_device(0, "2");
+    expect_device(1, "3");
+    /* More workers than granted GPUs: past the list, the plain index. */
+    expect_device(2, "2");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+END_TEST
+
+START_TEST(test_device_uuids)
+{
+    setenv("CUDA_VISIBLE_DEVICES",
+           "GPU-6d9a4b2e-1c3f-4e5a-9b7c-0a1b2c3d4e5f,GPU-0f1e2d3c-4b5a-6978-8a9b-cdef01234567", 1);
+    expect_device(0, "GPU-6d9a4b2e-1c3f-4e5a-9b7c-0a1b2c3d4e5f");
+    expect_device(1, "GPU-0f1e2d3c-4b5a-6978-8a9b-cdef01234567");
+    setenv("CUDA_VISIBLE_DEVICES", "MIG-4f8e1a2b-0000-1111-2222-333344445555", 1);
+    expect_device(0, "MIG-4f8e1a2b-0000-1111-2222-333344445555");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+END_TEST
+
+/* An empty CUDA_VISIBLE_DEVICES (no GPU granted) is not a device name. */
+START_TEST(test_device_empty)
+{
+    setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    expect_device(0, "0");
+    setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+    expect_device(0, "1");
+    expect_device(1, "1");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("batch_unit");
+    TCase *tc = tcase_create("worker_device");
+    tcase_add_test(tc, test_device_unset);
+    tcase_add_test(tc, test_device_slurm_indices);
+    tcase_add_test(tc, test_device_uuids);
+    tcase_add_test(tc, test_device_empty);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
