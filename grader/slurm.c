@@ -293,6 +293,12 @@ static void write_merge_script(const struct slurm_opts *o, const char *slurm_dir
     }
     if (pdf_flag(o))
         add_word(sb, pdf_flag(o));
+    /* The summary in the language of the students' reports. */
+    for (const char *const *a = o->extra_args; a && a[0] && a[1]; a++)
+        if (!strcmp(a[0], "--lang")) {
+            strbuf_addstr(sb, " --lang");
+            add_word(sb, a[1]);
+        }
     strbuf_addstr(sb, "\nstatus=$?\n"
                       "echo \"== merge finished with exit status $status at $(date '+%F %T')\"\n"
                       "exit \"$status\"\n");
@@ -501,10 +507,10 @@ static void slurm_usage(FILE *f)
           "  --dry-run             write and print the scripts, submit nothing\n"
           "  --sbatch PROG         the sbatch program (default: sbatch from PATH)\n"
           "\n"
-          "grade options passed to every shard: --only EXERCISE, --timeout SECONDS,\n"
+          "grade options passed to every shard: --only EXERCISE, --timeout SECONDS, --lang es|en,\n"
           "  --isolation MODE, --jobs N, --force, --no-slow, --no-hidden, --no-timing,\n"
           "  --pdf, --no-pdf, --keep\n"
-          "passed to the merge: --canvas-assignment ID (and --pdf, --no-pdf)\n",
+          "passed to the merge: --canvas-assignment ID (and --pdf, --no-pdf, --lang)\n",
           f);
 }
 
@@ -535,7 +541,8 @@ static bool parse_count(const char *s, int lo, int hi, int *out)
 /* Returns 0, or an exit status (usage). */
 static int parse_cli(int argc, char **argv, struct slurm_cli *c)
 {
-    static const char *const pass_value[] = {"--only", "--timeout", "--isolation", "--jobs", NULL};
+    static const char *const pass_value[] = {"--only", "--timeout", "--isolation",
+                                             "--jobs", "--lang",    NULL};
     static const char *const pass_flag[] = {"--force", "--no-slow", "--no-hidden", "--no-timing",
                                             "--pdf",   "--no-pdf",  "--keep",      NULL};
     static const char *const own_value[] = {"--submissions",
@@ -623,7 +630,8 @@ static int parse_cli(int argc, char **argv, struct slurm_cli *c)
             if ((!strcmp(a, "--timeout") && (!parse_double(v, &d) || d <= 0)) ||
                 (!strcmp(a, "--jobs") && !parse_count(v, 1, 1024, &jobs)) ||
                 (!strcmp(a, "--isolation") && strcmp(v, "auto") && strcmp(v, "bwrap") &&
-                 strcmp(v, "supervisor"))) {
+                 strcmp(v, "supervisor")) ||
+                (!strcmp(a, "--lang") && strcmp(v, "es") && strcmp(v, "en"))) {
                 fprintf(stderr, "grader slurm: %s '%s' is not valid (see grader --help)\n", a, v);
                 return SLURM_EXIT_USAGE;
             }

@@ -147,7 +147,7 @@ END_TEST
  * reaches the merge too, and so does the Canvas assignment (the merge's alone). */
 START_TEST(test_cpu_scratch_scripts_exact)
 {
-    static const char *const extra[] = {"--pdf", "--no-timing", NULL};
+    static const char *const extra[] = {"--pdf", "--no-timing", "--lang", "es", NULL};
     static const char want_grade[] =
         "#!/bin/bash\n"
         "# Written by `grader slurm`: grades lab99 in 1 shard, one job array task each.\n"
@@ -173,7 +173,7 @@ START_TEST(test_cpu_scratch_scripts_exact)
         "echo \"== shard $shard/1 of lab99: job ${SLURM_JOB_ID:-?} on $(hostname) at $(date "
         "'+%F %T')\"\n"
         "'/g' grade '/l' --submissions '/s' --roster '/r.csv' --out '/o' --shard \"$shard/1\" "
-        "--no-merge --pdf --no-timing\n"
+        "--no-merge --pdf --no-timing --lang es\n"
         "status=$?\n"
         "echo \"== shard $shard/1 finished with exit status $status at $(date '+%F %T')\"\n"
         "exit \"$status\"\n";
@@ -194,8 +194,9 @@ START_TEST(test_cpu_scratch_scripts_exact)
     o.canvas_assignment = "12 34";
     ck_assert_msg(slurm_write_scripts(&o, &g, &m, &err) == 0, "%s", err.msg);
     ck_assert_str_eq(strbuf_str(&g), want_grade);
-    ck_assert_msg(strstr(strbuf_str(&m), "\n'/g' merge '/l' --submissions '/s' --roster "
-                                         "'/r.csv' --out '/o' --canvas-assignment '12 34' --pdf\n"),
+    ck_assert_msg(strstr(strbuf_str(&m),
+                         "\n'/g' merge '/l' --submissions '/s' --roster "
+                         "'/r.csv' --out '/o' --canvas-assignment '12 34' --pdf --lang es\n"),
                   "%s", strbuf_str(&m));
     ck_assert_msg(!strstr(strbuf_str(&m), "--time") && !strstr(strbuf_str(&m), "--gres"), "%s",
                   strbuf_str(&m));
