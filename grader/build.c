@@ -85,8 +85,9 @@ void toolchain_release(struct toolchain *tc)
     toolchain_init(tc);
 }
 
-/* First line (or last, for nvcc) of `prog --version`, run under the supervisor. */
-static char *tool_version(const char *prog, bool last_line)
+/* The line of `prog --version` (run under the supervisor) that contains `prefer` (nvcc's
+ * "Cuda compilation tools, release 13.0, V13.0.88"), else its first line. */
+static char *tool_version(const char *prog, const char *prefer)
 {
     const char *argv[] = {prog, "--version", NULL};
     struct sandbox_opts o;
@@ -99,21 +100,8 @@ static char *tool_version(const char *prog, bool last_line)
     o.workdir = "/tmp";
     o.wall_limit_s = 30;
     o.isolation = ISOLATION_SUPERVISOR;
-    if (sandbox_run(&o, &r, &err) == 0 && r.status == SB_EXITED && r.exit_code == 0 && r.output) {
-        char *text = r.output, *line = text, *pick = NULL;
-        while (line && *line) {
-            char *nl = strchr(line, '\n');
-            size_t len = nl ? (size_t)(nl - line) : strlen(line);
-            if (len > 0) {
-                free(pick);
-                pick = xstrndup(line, len);
-                if (!last_line)
-                    break;
-            }
-            line = nl ? nl + 1 : NULL;
-        }
-        res = pick;
-    }
+    if (sandbox_run(&o, &r, &err) == 0 && r.status == SB_EXITED && r.exit_code == 0 && r.output)
+        res = text_pick_line(r.output, prefer);
     sandbox_result_release(&r);
     return res;
 }
@@ -263,7 +251,7 @@ int toolchain_detect(struct toolchain *tc, const char *harness_dir, const char *
     if (!tc->cc)
         return error_set(err, "no C compiler found (CC, cc, gcc): install gcc with "
                               "'sudo apt-get install build-essential'");
-    tc->cc_version = tool_version(tc->cc, false);
+    tc->cc_version = tool_version(tc->cc, NULL);
     /* Real paths: the sandbox binds exactly these folders, and a symlink's target would
      * stay outside. */
     tc->harness_dir = realpath(harness_dir, NULL);
@@ -297,7 +285,7 @@ int toolchain_detect(struct toolchain *tc, const char *harness_dir, const char *
         tc->no_cuda_reason = xstrdup("no CUDA toolkit: nvcc not found in $CUDA_HOME/bin, "
                                      "/usr/local/cuda/bin or PATH");
     } else {
-        tc->nvcc_version = tool_version(tc->nvcc, true);
+        tc->nvcc_version = tool_version(tc->nvcc, "release");
         probe = path_join(harness_dir, "harness_gpu.o");
         if (!file_exists(probe))
             tc->no_cuda_reason = xstrdup("labgrader was built without CUDA (harness_gpu.o "
@@ -523,6 +511,19 @@ static int run_tool(struct build_ctx *b, struct argv_list *cmd, struct strbuf *l
     o.file_limit_bytes = 512LL << 20;
     o.output_cap = 256 * 1024;
     o.isolation = b->tc->isolation;
+    /* The compile is untrusted too (template and macro bombs): half the machine's memory
+     * and a few hundred tasks (nvcc runs cicc, ptxas, fatbinary) where cgroups are
+     * delegated; the wall and CPU limits hold everywhere. */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        o.memory_limit_bytes = (long long)pages * page / 2;
+    o.max_processes = 512;
+    /* Without delegated cgroups nothing else stops a macro bomb (exponential #define
+     * doubling): cc1 grows by hundreds of MiB a second. Compilers never start CUDA, so
+     * the address-space limit the runs cannot have is safe here. */
+    o.address_space_bytes = o.memory_limit_bytes > 0 && o.memory_limit_bytes / 2 < (4LL << 30)
+                                ? o.memory_limit_bytes / 2
+                                : 4LL << 30;
     *ok = false;
     if (sandbox_run(&o, &r, err) != 0) {
         error_prefix(err, "cannot run %s: ", cmd->v[0]);

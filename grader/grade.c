@@ -335,11 +335,7 @@ static const char *phase_words(const char *phase)
 
 static char *output_excerpt(const struct run_outcome *o)
 {
-    if (!o->sb.output || !o->sb.output_len)
-        return NULL;
-    size_t n = o->sb.output_len > 4000 ? 4000 : o->sb.output_len;
-    return xstrfmt("program output%s:\n%.*s", o->sb.output_len > n ? " (first 4000 bytes)" : "",
-                   (int)n, o->sb.output);
+    return sandbox_output_excerpt(&o->sb, 4000);
 }
 
 /* Turn a run's fate into a verdict; true when it ran to completion. */
@@ -701,9 +697,18 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
                 return -1;
             }
             struct error aerr;
-            if (read_file(ap, &act, &aerr) != 0 || act.len != bytes) {
-                cr->verdict = V_GRADER;
-                cr->message = xstrfmt("the harness did not write output %s", a->name);
+            error_init(&aerr);
+            /* The harness wrote this file before it reported the call done, and only the
+             * run's own processes could touch it since: missing, short, a link or anything
+             * but a plain file of the exact size is the submission's doing, never the
+             * grader's. Read without following links or blocking (grader/util.h). */
+            int arc = read_run_file(ap, bytes, true, &act, &aerr);
+            if (arc != 0) {
+                cr->verdict = V_CHEAT;
+                cr->message = xstrfmt("the harness's results were tampered with: output %s of "
+                                      "call %d (out_%s_%d.bin) %s after the harness wrote it",
+                                      a->name, k + 1, a->name, k,
+                                      arc == RUN_FILE_MISSING ? "was deleted" : aerr.msg);
                 free(ap);
                 free(ep);
                 strbuf_release(&act);
@@ -771,6 +776,23 @@ static double eval_work(const char *expr, const struct case_spec *c)
 static void limit_findings(struct grading *g, const struct exercise_spec *ex,
                            const struct variant_spec *v, const struct case_spec *c,
                            struct case_result *cr);
+
+/* results' record of what held the student's runs: the weakest run counts. */
+static void note_run_limits(struct results *r, const struct sandbox_result *sb)
+{
+    if (!r->cgroup) {
+        r->cgroup = xstrdup(sb->cgroup_used ? "v2" : "none");
+        r->memory_limit_enforced = sb->memory_limit_enforced;
+        r->pids_limit_enforced = sb->pids_limit_enforced;
+        return;
+    }
+    if (!sb->cgroup_used && strcmp(r->cgroup, "none") != 0) {
+        free(r->cgroup);
+        r->cgroup = xstrdup("none");
+    }
+    r->memory_limit_enforced = r->memory_limit_enforced && sb->memory_limit_enforced;
+    r->pids_limit_enforced = r->pids_limit_enforced && sb->pids_limit_enforced;
+}
 
 static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t vi, size_t ci,
                       struct build_result *br, struct case_result *cr, struct error *err)
@@ -858,12 +880,30 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         free(expected);
         return -1;
     }
+    note_run_limits(g->r, &o.sb);
     cr->wall_s = o.sb.wall_s;
     cr->cpu_s = o.sb.cpu_s;
     cr->peak_rss_kb = o.sb.peak_rss_kb;
-    if (o.error_kind && !strcmp(o.error_kind, "nogpu")) {
-        case_skip(cr, g->env->grade_mode ? V_GRADER : V_SKIPPED,
-                  o.error_msg ? o.error_msg : "no GPU");
+    bool nogpu = o.error_kind && !strcmp(o.error_kind, "nogpu");
+    if (!o.tampered && nogpu && v->target != TARGET_GPU) {
+        /* Only a GPU variant's harness looks for a GPU: the line is forged. */
+        o.tampered = xstrdup("result.txt reports 'no GPU' for a CPU variant, whose harness "
+                             "never looks for one");
+    }
+    if (o.tampered) {
+        /* Nothing the run reported can be trusted: before any other verdict, which would
+         * rest on what the student's process wrote. */
+        cr->verdict = V_CHEAT;
+        cr->message = xstrfmt("the harness's results were tampered with: %s", o.tampered);
+    } else if (nogpu) {
+        /* The harness reports this only before the first call (runner_parse_result), but
+         * the grader's own probe found a GPU (else the variant was skipped above): a
+         * machine fault, or a forgery by code that runs before main (a constructor).
+         * Either way never a silent skip: the grader's fault, reported as such. */
+        char *m = xstrfmt("the harness found no usable GPU although the grader's probe did: %s",
+                          o.error_msg ? o.error_msg : "no GPU");
+        case_skip(cr, V_GRADER, m);
+        free(m);
     } else if (o.error_kind && !strcmp(o.error_kind, "setup")) {
         case_skip(cr, V_GRADER, o.error_msg ? o.error_msg : "harness setup failed");
     } else {
@@ -893,11 +933,6 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
                 free(tmp.findings);
                 ran = false;
             }
-        }
-        if (ran && o.tampered) {
-            cr->verdict = V_CHEAT;
-            cr->message = xstrfmt("the harness's results were tampered with: %s", o.tampered);
-            ran = false;
         }
         if (ran && o.timed_mismatch) {
             cr->verdict = V_CHEAT;
@@ -1079,7 +1114,20 @@ static int grade_exercise(struct grading *g, const struct exercise_spec *ex,
         vr->title = xstrdup(v->title ? v->title : v->id);
         vr->function = xstrdup(v->student.function);
         vr->target = xstrdup(target_name(v->target));
-        vr->memory = xstrdup(mem_space_name(v->memory));
+        if (v->n_mem > 0) {
+            /* Per argument ("dst=device, src=pinned"), so the report can tell apart two
+             * variants that differ only in where some arguments live (pinned vs pageable). */
+            struct strbuf mem = STRBUF_INIT;
+            for (size_t ai = 0; ai < ex->n_args; ai++) {
+                if (ex->args[ai].kind == ARG_SCALAR)
+                    continue;
+                strbuf_addf(&mem, "%s%s=%s", mem.len ? ", " : "", ex->args[ai].name,
+                            mem_space_name(variant_arg_memory(v, ex, ai)));
+            }
+            vr->memory = strbuf_detach(&mem);
+        } else {
+            vr->memory = xstrdup(mem_space_name(v->memory));
+        }
         build_result_init(&br);
         if (build_variant(&g->student_build, ex, v, &br, err) != 0) {
             build_result_release(&br);

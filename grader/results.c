@@ -86,7 +86,7 @@ void results_release(struct results *r)
     char **strs[] = {&r->lab_id,         &r->lab_title,    &r->course,     &r->lang,
                      &r->student_id,     &r->student_name, &r->submission, &r->submission_hash,
                      &r->grader_version, &r->date,         &r->mode,       &r->isolation,
-                     &r->timing_mode};
+                     &r->timing_mode,    &r->cgroup};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
         free(*strs[i]);
     machine_release(&r->machine);
@@ -322,6 +322,9 @@ void results_to_json(const struct results *r, struct strbuf *out)
     put_str(&w, "mode", r->mode);
     put_str(&w, "isolation", r->isolation);
     put_str(&w, "timing_mode", r->timing_mode);
+    put_str(&w, "cgroup", r->cgroup);
+    put_bool(&w, "memory_limit_enforced", r->memory_limit_enforced);
+    put_bool(&w, "pids_limit_enforced", r->pids_limit_enforced);
     put_bool(&w, "full", r->full);
     put_bool(&w, "hidden", r->hidden);
     put_bool(&w, "show_hidden", r->show_hidden);
@@ -559,6 +562,9 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->mode = dup_str(root, "mode");
     r->isolation = dup_str(root, "isolation");
     r->timing_mode = dup_str(root, "timing_mode");
+    r->cgroup = dup_str(root, "cgroup");
+    r->memory_limit_enforced = json_get_bool(root, "memory_limit_enforced", false);
+    r->pids_limit_enforced = json_get_bool(root, "pids_limit_enforced", false);
     r->full = json_get_bool(root, "full", false);
     r->hidden = json_get_bool(root, "hidden", false);
     r->show_hidden = json_get_bool(root, "show_hidden", false);

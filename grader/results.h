@@ -130,10 +130,17 @@ struct results {
     char *grader_version;
     char *date;
     char *mode;        /* "check" (student) or "grade" (instructor) */
-    char *isolation;   /* "bubblewrap", "supervisor" */
+    char *isolation;   /* "bwrap", "supervisor" */
     char *timing_mode; /* "warm" or "cold-l2" */
-    bool full;         /* slow cases included */
-    bool hidden;       /* hidden cases included */
+    /* What the student programs' runs were held to beyond the isolation level (JSON fields
+     * "cgroup", "memory_limit_enforced", "pids_limit_enforced"): cgroup is "v2" when every
+     * run had its own cgroup v2, "none" when some did not, NULL when no student program ran
+     * (or results older than these fields); a limit counts as enforced only when every run
+     * had it. */
+    char *cgroup;
+    bool memory_limit_enforced, pids_limit_enforced;
+    bool full;   /* slow cases included */
+    bool hidden; /* hidden cases included */
     bool show_hidden;
     struct machine_info machine;
     struct exercise_result *exercises;

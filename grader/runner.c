@@ -152,9 +152,14 @@ static void parse_samples(struct run_outcome *o, const char *series, const char 
 }
 
 /* result.txt comes from a process that also ran student code: parse defensively. */
-static void parse_result(struct run_outcome *o, const char *text)
+void runner_parse_result(struct run_outcome *o, const char *text)
 {
     const char *line = text;
+    /* Once the harness wrote "phase check 0", the student's code has run, and could have
+     * appended any line: the harness's own "error" lines that blame the machine (setup,
+     * nogpu) are only written before that. "cuda" errors come after calls and are charged
+     * to the submission anyway. */
+    bool student_ran = false;
     while (line && *line) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -172,6 +177,8 @@ static void parse_result(struct run_outcome *o, const char *text)
         } else if (!strcmp(l, "phase")) {
             free(o->phase);
             o->phase = xstrndup(rest, 100);
+            if (strcmp(rest, "setup") != 0)
+                student_ran = true;
         } else if (!strcmp(l, "check")) {
             long k;
             char word[16] = "";
@@ -185,10 +192,23 @@ static void parse_result(struct run_outcome *o, const char *text)
                 add_modified(o, name);
         } else if (!strcmp(l, "error")) {
             char *sp2 = strchr(rest, ' ');
-            free(o->error_kind);
-            free(o->error_msg);
-            o->error_kind = sp2 ? xstrndup(rest, (size_t)(sp2 - rest)) : xstrdup(rest);
-            o->error_msg = xstrndup(sp2 ? sp2 + 1 : "", 1000);
+            char *kind = sp2 ? xstrndup(rest, (size_t)(sp2 - rest)) : xstrdup(rest);
+            if (o->error_kind) {
+                /* The harness exits right after its error line: a second one is forged. */
+                if (!o->tampered)
+                    o->tampered = xstrdup("result.txt holds two harness error lines");
+                free(kind);
+            } else if (student_ran && strcmp(kind, "cuda") != 0) {
+                if (!o->tampered)
+                    o->tampered = xstrfmt("result.txt holds a harness error line ('%.40s') "
+                                          "written after the student's code ran",
+                                          kind);
+                free(kind);
+            } else {
+                o->error_kind = kind;
+                free(o->error_msg);
+                o->error_msg = xstrndup(sp2 ? sp2 + 1 : "", 1000);
+            }
         } else if (!strcmp(l, "samples")) {
             char *sp2 = strchr(rest, ' ');
             if (sp2) {
@@ -220,6 +240,16 @@ static void parse_result(struct run_outcome *o, const char *text)
     }
 }
 
+double runner_cpu_limit(double timeout_s, long online_cpus)
+{
+    /* Threads (OpenBLAS starts one per core) legitimately use more CPU time than wall
+     * time, but never more than every core for the whole wall limit; the rlimit is a
+     * backstop for the processes the wall-clock kill might miss, not a tighter bound. */
+    if (timeout_s <= 0)
+        return 0;
+    return timeout_s * (double)(online_cpus > 0 ? online_cpus : 1);
+}
+
 int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *err)
 {
     struct strbuf job = STRBUF_INIT, res = STRBUF_INIT;
@@ -243,7 +273,7 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
     opts.ro_paths = ro;
     opts.env = (const char *const *)s->tc->env;
     opts.wall_limit_s = s->timeout_s;
-    opts.cpu_limit_s = 0; /* threads (OpenBLAS) make CPU time exceed wall time legitimately */
+    opts.cpu_limit_s = runner_cpu_limit(s->timeout_s, sysconf(_SC_NPROCESSORS_ONLN));
     opts.file_limit_bytes = 4LL << 30;
     opts.output_cap = 64 * 1024;
     opts.gpu = s->v->target == TARGET_GPU;
@@ -268,8 +298,19 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
         goto out;
     }
     error_init(&rerr);
-    if (read_file(res_path, &res, &rerr) == 0)
-        parse_result(o, strbuf_str(&res));
+    /* The run's processes controlled result.txt: a link, a FIFO or a huge file there is
+     * tampering, and must neither block nor exhaust the grader. Missing: the process
+     * never got as far as creating it, and the verdict says how it ended. */
+    switch (read_run_file(res_path, RUNNER_RESULT_MAX, false, &res, &rerr)) {
+    case 0:
+        runner_parse_result(o, strbuf_str(&res));
+        break;
+    case RUN_FILE_MISSING:
+        break;
+    default:
+        o->tampered = xstrfmt("result.txt %s", rerr.msg);
+        break;
+    }
     /* Samples are taken inside the process: together they cannot outlast it. */
     for (int i = 0; i < SERIES_COUNT && !o->tampered; i += 2) {
         double sum = 0;

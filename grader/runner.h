@@ -66,8 +66,18 @@ void run_outcome_release(struct run_outcome *o);
 
 /* The job file's text. Without timing lines when `for_key` (the expected-output cache key). */
 int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, struct error *err);
+/* Bytes of result.txt the grader reads: a larger one is tampering (CH). */
+#define RUNNER_RESULT_MAX (16u << 20)
+
 /* Run it. -1 only when the grader could not run it at all (err set). */
 int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *err);
+/* Fill o from result.txt's text. Lines the harness could not have written (a second
+ * 'status ok' or sample series, 'harness' not first, an 'error' other than 'cuda' after
+ * the first call into student code) set o->tampered instead. */
+void runner_parse_result(struct run_outcome *o, const char *text);
+/* RLIMIT_CPU of a student run: the wall-clock limit on every online CPU. 0 (none) when
+ * there is no wall-clock limit. */
+double runner_cpu_limit(double timeout_s, long online_cpus);
 /* Seeds of a case's checked calls: deterministic, distinct per call. */
 void runner_seeds(const struct lab *lab, const struct exercise_spec *ex, const struct case_spec *c,
                   int checks, uint64_t *seeds);

@@ -136,6 +136,19 @@ static const char *signal_what(int sig)
     return NULL;
 }
 
+char *sandbox_output_excerpt(const struct sandbox_result *r, size_t max)
+{
+    if (!r->output || !r->output_len)
+        return NULL;
+    size_t n = r->output_len > max ? max : r->output_len;
+    char first[64] = "", cut[64] = "";
+    if (r->output_len > n)
+        snprintf(first, sizeof(first), " (first %zu bytes)", n);
+    if (r->output_truncated)
+        snprintf(cut, sizeof(cut), " (output truncated at %zu KiB)", (r->output_len + 1023) / 1024);
+    return xstrfmt("program output%s%s:\n%.*s", first, cut, (int)n, r->output);
+}
+
 void sandbox_describe(const struct sandbox_result *r, char *buf, size_t size)
 {
     if (!buf || size == 0)
@@ -580,7 +593,7 @@ void sandbox_kill_running(void)
 struct cgroup {
     char *dir; /* NULL: no cgroup for this run */
     int kill_fd;
-    bool memory_limited;
+    bool memory_limited, pids_limited;
 };
 
 static unsigned cgroup_counter;
@@ -760,6 +773,7 @@ static void cgroup_create(const struct sandbox_opts *o, struct cgroup *cg)
     cg->dir = NULL;
     cg->kill_fd = -1;
     cg->memory_limited = false;
+    cg->pids_limited = false;
 
     const char *env = getenv("LABGRADER_CGROUP");
     if (env && (!strcmp(env, "off") || !strcmp(env, "none") || !strcmp(env, "0")))
@@ -808,9 +822,8 @@ static void cgroup_create(const struct sandbox_opts *o, struct cgroup *cg)
     if (o->max_processes > 0) {
         char *max = path_join(dir, "pids.max");
         char *val = xstrfmt("%d", o->max_processes);
-        if (write_text_file(max, val) != 0) {
-            /* controller not delegated: not enforced */
-        }
+        /* Fails where the controller is not delegated: not enforced, and recorded so. */
+        cg->pids_limited = write_text_file(max, val) == 0;
         free(max);
         free(val);
     }
@@ -1043,8 +1056,9 @@ struct child_plan {
     char *const *envp;
     const char *workdir;
     pid_t parent;
-    int go_fd, report_fd, out_fd, null_fd, json_fd;
-    struct rlimit cpu, fsize, nofile, core;
+    int go_fd, go_write_fd, report_fd, out_fd, null_fd, json_fd;
+    struct rlimit cpu, fsize, nofile, core, as;
+    bool has_as_limit;
     bool has_cpu_limit;
 };
 
@@ -1063,6 +1077,14 @@ static int move_high(int fd)
 
 __attribute__((noreturn)) static void child_run(const struct child_plan *p)
 {
+    /* Arm the parent-death signal before waiting for the go-ahead, and drop our copy of the
+     * go pipe's write end: otherwise a grader that dies before writing it leaves this child
+     * blocked in read() forever, holding its own write end open. */
+    close(p->go_write_fd);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        child_fail(p->report_fd, STAGE_PDEATHSIG, errno);
+    if (getppid() != p->parent)
+        _exit(127); /* the grader died before PDEATHSIG was armed */
     char go;
     ssize_t n;
     do
@@ -1098,13 +1120,10 @@ __attribute__((noreturn)) static void child_run(const struct child_plan *p)
 
     if (setsid() < 0)
         child_fail(report, STAGE_SETSID, errno);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-        child_fail(report, STAGE_PDEATHSIG, errno);
-    if (getppid() != p->parent)
-        _exit(127); /* the grader died before PDEATHSIG was armed */
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         child_fail(report, STAGE_NO_NEW_PRIVS, errno);
     if (setrlimit(RLIMIT_CORE, &p->core) != 0 || setrlimit(RLIMIT_NOFILE, &p->nofile) != 0 ||
+        (p->has_as_limit && setrlimit(RLIMIT_AS, &p->as) != 0) ||
         setrlimit(RLIMIT_FSIZE, &p->fsize) != 0 ||
         (p->has_cpu_limit && setrlimit(RLIMIT_CPU, &p->cpu) != 0))
         child_fail(report, STAGE_RLIMIT, errno);
@@ -1320,7 +1339,7 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     char *resolved = NULL, *bwrap = NULL;
     int out_pipe[2] = {-1, -1}, report_pipe[2] = {-1, -1}, go_pipe[2] = {-1, -1};
     int json_pipe[2] = {-1, -1}, null_fd = -1, pidfd = -1, slot = -1;
-    struct cgroup cg = {NULL, -1, false};
+    struct cgroup cg = {NULL, -1, false, false};
     struct capture cap = {STRBUF_INIT, o->output_cap ? o->output_cap : DEFAULT_OUTPUT_CAP, false};
     pid_t pid = -1;
 
@@ -1384,6 +1403,16 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     plan.fsize.rlim_cur = plan.fsize.rlim_max = (rlim_t)fsize;
     plan.nofile.rlim_cur = plan.nofile.rlim_max = CHILD_NOFILE;
     plan.core.rlim_cur = plan.core.rlim_max = 0;
+    if (o->address_space_bytes > 0) {
+        /* Never ask for more than an inherited hard limit allows: setrlimit would fail. */
+        struct rlimit inherited;
+        rlim_t want = (rlim_t)o->address_space_bytes;
+        if (getrlimit(RLIMIT_AS, &inherited) == 0 && inherited.rlim_max != RLIM_INFINITY &&
+            inherited.rlim_max < want)
+            want = inherited.rlim_max;
+        plan.has_as_limit = true;
+        plan.as.rlim_cur = plan.as.rlim_max = want;
+    }
     if (o->cpu_limit_s > 0) {
         double secs = ceil(o->cpu_limit_s);
         plan.has_cpu_limit = true;
@@ -1417,6 +1446,7 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     if (json_pipe[0] >= 0)
         fcntl(json_pipe[0], F_SETFL, fcntl(json_pipe[0], F_GETFL) | O_NONBLOCK);
     plan.go_fd = go_pipe[0];
+    plan.go_write_fd = go_pipe[1];
     plan.report_fd = report_pipe[1];
     plan.out_fd = out_pipe[1];
     plan.null_fd = null_fd;
@@ -1445,6 +1475,9 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
         /* Not permitted after all: fall back to the process-tree sweep alone. */
         cgroup_destroy(&cg);
     }
+    r->cgroup_used = cg.dir != NULL;
+    r->memory_limit_enforced = cg.dir && cg.memory_limited;
+    r->pids_limit_enforced = cg.dir && cg.pids_limited;
     slot = running_register(pid, cg.kill_fd);
 
     ssize_t n;

@@ -40,9 +40,12 @@ struct sandbox_opts {
     long long file_limit_bytes;   /* RLIMIT_FSIZE; 0: default 1 GiB */
     long long memory_limit_bytes; /* cgroup memory.max where delegated; 0: none */
     int max_processes;            /* cgroup pids.max where delegated; 0: none */
-    size_t output_cap;            /* bytes kept of the output; 0: 64 KiB */
-    bool gpu;                     /* expose /dev/nvidia* */
-    bool network;                 /* keep the network (never for student code) */
+    /* RLIMIT_AS; 0: none. Only for programs that never start CUDA (compilers): CUDA
+     * reserves ~12 GiB of address space at start-up. Holds where cgroups are not delegated. */
+    long long address_space_bytes;
+    size_t output_cap; /* bytes kept of the output; 0: 64 KiB */
+    bool gpu;          /* expose /dev/nvidia* */
+    bool network;      /* keep the network (never for student code) */
     enum isolation isolation;
 };
 
@@ -64,8 +67,11 @@ struct sandbox_result {
     long peak_rss_kb;
     char *output;
     size_t output_len;
-    bool output_truncated;
+    bool output_truncated; /* more than output_len bytes were written: the rest was dropped */
     enum isolation isolation_used;
+    /* The run's cgroup v2 (cgroup_used), and the limits it enforced: false where the
+     * parent is not delegated or lacks the controller, whatever the options asked. */
+    bool cgroup_used, memory_limit_enforced, pids_limit_enforced;
     char setup_error[512];
 };
 
@@ -81,6 +87,9 @@ int sandbox_run(const struct sandbox_opts *o, struct sandbox_result *r, struct e
 enum isolation sandbox_available(void);
 /* A one-line human description of the result ("killed by SIGSEGV (segmentation fault)"). */
 void sandbox_describe(const struct sandbox_result *r, char *buf, size_t size);
+/* The start of the captured output (at most max bytes) as a report detail, saying when it was
+ * cut here or truncated at the capture cap; NULL when there was no output. Caller frees. */
+char *sandbox_output_excerpt(const struct sandbox_result *r, size_t max);
 /* "SIGSEGV" for 11; "SIG?" for signals outside the usual set. */
 const char *signal_name(int sig);
 

@@ -124,6 +124,119 @@ int read_file(const char *path, struct strbuf *out, struct error *err)
     return 0;
 }
 
+static const char *file_type_name(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "a named pipe";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return "not a regular file";
+}
+
+int read_run_file(const char *path, size_t max_bytes, bool exact, struct strbuf *out,
+                  struct error *err)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT) {
+            error_set_at(err, path, 0, 0, "missing");
+            return RUN_FILE_MISSING;
+        }
+        if (e == ELOOP)
+            error_set_at(err, path, 0, 0, "is a symbolic link");
+        else
+            error_set_at(err, path, 0, 0, "cannot open: %s", strerror(e));
+        return RUN_FILE_REFUSED;
+    }
+    struct stat st;
+    const char *why = NULL;
+    char whybuf[128];
+    if (fstat(fd, &st) != 0) {
+        snprintf(whybuf, sizeof(whybuf), "cannot stat: %s", strerror(errno));
+        why = whybuf;
+    } else if (!S_ISREG(st.st_mode)) {
+        why = file_type_name(st.st_mode);
+        snprintf(whybuf, sizeof(whybuf), "is %s, not a regular file", why);
+        why = whybuf;
+    } else if (st.st_nlink != 1) {
+        /* A hard link to a file the run could see (another run's outputs, a cache). */
+        snprintf(whybuf, sizeof(whybuf), "has %ld hard links", (long)st.st_nlink);
+        why = whybuf;
+    } else if ((unsigned long long)st.st_size > max_bytes ||
+               (exact && (unsigned long long)st.st_size != max_bytes)) {
+        snprintf(whybuf, sizeof(whybuf), "is %lld bytes, %s %zu", (long long)st.st_size,
+                 exact ? "expected" : "more than the limit of", max_bytes);
+        why = whybuf;
+    }
+    if (why) {
+        close(fd);
+        error_set_at(err, path, 0, 0, "%s", why);
+        return RUN_FILE_REFUSED;
+    }
+    size_t start = out->len, got = 0;
+    char buf[65536];
+    /* One byte more than allowed: the file may have grown since fstat. */
+    while (got <= max_bytes) {
+        size_t want = max_bytes + 1 - got < sizeof(buf) ? max_bytes + 1 - got : sizeof(buf);
+        ssize_t n = read(fd, buf, want);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            error_set_at(err, path, 0, 0, "cannot read: %s", strerror(e));
+            return RUN_FILE_REFUSED;
+        }
+        if (n == 0)
+            break;
+        strbuf_add(out, buf, (size_t)n);
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got > max_bytes || (exact && got != max_bytes)) {
+        strbuf_setlen(out, start);
+        error_set_at(err, path, 0, 0, "changed size while being read (%zu bytes)", got);
+        return RUN_FILE_REFUSED;
+    }
+    if (!out->buf)
+        strbuf_grow(out, 0);
+    return 0;
+}
+
+char *text_pick_line(const char *text, const char *needle)
+{
+    const char *first = NULL;
+    size_t first_len = 0;
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' '))
+            len--;
+        if (len > 0) {
+            if (!first) {
+                first = line;
+                first_len = len;
+            }
+            if (!needle)
+                break;
+            char *l = xstrndup(line, len);
+            bool hit = strstr(l, needle) != NULL;
+            free(l);
+            if (hit)
+                return xstrndup(line, len);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return first ? xstrndup(first, first_len) : NULL;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, struct error *err)
 {
     char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());

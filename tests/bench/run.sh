@@ -19,6 +19,12 @@ calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 # Progress on stderr, so a run cut off by a time limit still says how far it got.
 note() { echo "bench: $* ($(date +%T))" >&2; }
 row() { rows+=("$(printf '%-44s %14s %18s %10s' "$1" "$2" "$3" "$4")"); }
+table() {
+    printf '%-44s %14s %18s %10s\n' "measure" "value" "peer / limit" "ratio"
+    printf '%s\n' "${rows[@]}"
+}
+# Cut off by a time limit: still print what was measured.
+trap 'echo "bench: stopped early; the rows measured so far:" >&2; table; exit 143' TERM INT
 
 gpu=no
 if build/harness/gpuprobe >/dev/null 2>&1; then gpu=yes; fi
@@ -113,5 +119,4 @@ else
     row "accuracy vs event loop" "skipped" "no GPU here" ""
 fi
 
-printf '%-44s %14s %18s %10s\n' "measure" "value" "peer / limit" "ratio"
-printf '%s\n' "${rows[@]}"
+table

@@ -10,48 +10,11 @@
  * protects.
  *
  * Threats that only namespaces contain (files, network, other processes) are skipped, with
- * the reason printed, when the grader reports isolation "supervisor".
+ * a "SKIPPED: reason" line, when the grader reports isolation "supervisor"; memory_hog is
+ * skipped the same way where the grader records no enforced memory limit (results.json's
+ * memory_limit_enforced: a delegated cgroup v2 with the memory controller).
  */
 #include "../hostile/hostile.h"
-
-/*
- * Threats the grader does not handle yet: each test is written with the correct
- * expectation and kept out of the default run until the grader is fixed (the lead enables
- * them by setting the switch to 1). What goes wrong is in the comment of each switch.
- */
-
-/* memory_hog: the grader's memory limit (memory.max, 3/4 of RAM by default) is enforced only
- * under a delegated cgroup v2 parent; elsewhere nothing stops the allocation. The submission
- * has a safety net (below 2 GiB of MemAvailable it stops and sleeps: TO), but the test still
- * runs only where it is asked for: set to 1, and run with LABGRADER_CGROUP naming a delegated
- * cgroup whose cgroup.controllers lists memory (checked at run time; the test grades with
- * --memory-limit 1G). Not run on the CI machine, which has no cgroup v2 memory controller. */
-#ifndef HOSTILE_MEMORY_LIMIT
-#define HOSTILE_MEMORY_LIMIT 0
-#endif
-
-/* delete_outputs: the grader reads the outputs from the run's working folder, which the
- * student's process controls. When they are missing, compare_outputs() (grader/grade.c)
- * reports "the harness did not write output" as XX, a grader fault never charged to the
- * student, although the student's exit handler deleted them. Observed: XX, exit 3. */
-#ifndef HOSTILE_DELETE_OUTPUTS
-#define HOSTILE_DELETE_OUTPUTS 0
-#endif
-
-/* symlink_outputs: compare_outputs() reads out_<arg>_<k>.bin with read_file() (grader/util.c),
- * which follows symbolic links outside the sandbox: links to the cached expected outputs
- * compare the expected values with themselves. Observed: OK for a function that writes
- * zeros. */
-#ifndef HOSTILE_SYMLINK_OUTPUTS
-#define HOSTILE_SYMLINK_OUTPUTS 0
-#endif
-
-/* fifo_result: runner_run() (grader/runner.c) opens result.txt with read_file(), which
- * blocks forever on a named pipe: the grader hangs and never goes on with the next student.
- * Observed: the grader still running at the 65 s bound (killed by the test). */
-#ifndef HOSTILE_FIFO_RESULT
-#define HOSTILE_FIFO_RESULT 0
-#endif
 
 static struct hostile_suite suite;
 
@@ -132,10 +95,41 @@ static void check_include_bomb(const struct hostile_suite *s, const struct hosti
     ck_assert_msg(strstr(log, "nested depth"), "build log: %.2000s", log);
 }
 
+static void check_macro_bomb(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    /* Stopped by a limit, not by an error in the code. */
+    const char *log = hostile_build_log(run, "grade2", "cpu");
+    ck_assert_msg(strstr(log, "out of memory") || strstr(log, "memory exhausted") ||
+                      strstr(log, "timed out") || strstr(log, "memory limit") ||
+                      strstr(log, "CPU time"),
+                  "build log: %.2000s", log);
+}
+
+static void check_forged_error(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    message_has(run, "grade2", "cpu", "after the student's code ran");
+}
+
+static void check_delete_outputs(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    message_has(run, "grade2", "cpu", "was deleted");
+}
+
+static void check_fifo_result(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    message_has(run, "grade2", "cpu", "named pipe");
+}
+
 static void check_template_bomb(const struct hostile_suite *s, const struct hostile_run *run)
 {
-    if (!s->nvcc)
+    if (!s->nvcc) {
+        printf("hostile template_bomb: SKIPPED build-log check: no CUDA toolkit\n");
         return;
+    }
     const char *log = hostile_build_log(run, "grade2", "gpu_dev");
     ck_assert_msg(strstr(log, "Bomb"), "build log: %.2000s", log);
 }
@@ -169,7 +163,7 @@ static void check_symlink_outputs(const struct hostile_suite *s, const struct ho
 {
     /* The attack needs the cache's real path: without it the test proves nothing. */
     ck_assert_msg(s->expected_grade2 != NULL, "no cached expected outputs found for grade2");
-    (void)run;
+    message_has(run, "grade2", "cpu", "symbolic link");
 }
 
 #define THREAT(name, bwrap, timing, timeout, check)                                                \
@@ -197,31 +191,21 @@ THREAT(include_forbidden, true, false, 5, check_include_forbidden)
 THREAT(exit_zero, false, false, 5, check_exit_zero)
 THREAT(ignore_sigterm, false, false, 5, check_timeout)
 THREAT(modify_inputs, false, false, 5, check_modify_inputs)
-THREAT(delete_outputs, false, false, 5, NULL)
-THREAT(symlink_outputs, true, false, 5, check_symlink_outputs)
-THREAT(fifo_result, false, false, 5, NULL)
-
-/* A delegated cgroup v2 parent with the memory controller: the only place the grader's
- * memory limit is enforced. */
-static bool memory_limit_enforced(void)
-{
-    const char *parent = getenv("LABGRADER_CGROUP");
-    if (!parent || !*parent)
-        return false;
-    char *path = xstrfmt("%s/cgroup.controllers", parent);
-    struct strbuf sb = STRBUF_INIT;
-    bool ok = read_file(path, &sb, NULL) == 0 && strstr(strbuf_str(&sb), "memory") != NULL;
-    strbuf_release(&sb);
-    free(path);
-    return ok;
-}
+THREAT(delete_outputs, false, false, 5, check_delete_outputs)
+THREAT(symlink_outputs, false, false, 5, check_symlink_outputs)
+THREAT(fifo_result, false, false, 5, check_fifo_result)
+THREAT(forged_error, false, false, 5, check_forged_error)
+THREAT(macro_bomb, false, false, 5, check_macro_bomb)
 
 START_TEST(test_memory_hog)
 {
     static const struct hostile_threat t = {"memory_hog", false, false, 20, "1G", NULL};
-    if (!memory_limit_enforced()) {
-        printf("hostile memory_hog: SKIPPED: the grader enforces memory limits only under a "
-               "delegated cgroup (LABGRADER_CGROUP, with the memory controller)\n");
+    /* What the grader itself recorded for the preflight grading (results.json). */
+    if (suite.ready && !suite.memory_limited) {
+        printf("hostile memory_hog: SKIPPED: the grader recorded memory_limit_enforced false: "
+               "memory.max holds only under a delegated cgroup v2 with the memory controller "
+               "(LABGRADER_CGROUP)\n");
+        fflush(stdout);
         return;
     }
     hostile_run_threat(&suite, &t);
@@ -251,26 +235,12 @@ int main(void)
     tcase_add_test(tc, test_exit_zero);
     tcase_add_test(tc, test_ignore_sigterm);
     tcase_add_test(tc, test_modify_inputs);
-#if HOSTILE_MEMORY_LIMIT
     tcase_add_test(tc, test_memory_hog);
-#else
-    (void)test_memory_hog;
-#endif
-#if HOSTILE_DELETE_OUTPUTS
     tcase_add_test(tc, test_delete_outputs);
-#else
-    (void)test_delete_outputs;
-#endif
-#if HOSTILE_SYMLINK_OUTPUTS
     tcase_add_test(tc, test_symlink_outputs);
-#else
-    (void)test_symlink_outputs;
-#endif
-#if HOSTILE_FIFO_RESULT
     tcase_add_test(tc, test_fifo_result);
-#else
-    (void)test_fifo_result;
-#endif
+    tcase_add_test(tc, test_forged_error);
+    tcase_add_test(tc, test_macro_bomb);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -60,6 +60,9 @@ static void fixture(struct results *r)
     r->mode = xstrdup("grade");
     r->isolation = xstrdup("bubblewrap");
     r->timing_mode = xstrdup("cold-l2");
+    r->cgroup = xstrdup("v2");
+    r->memory_limit_enforced = true;
+    r->pids_limit_enforced = false;
     r->full = true;
     r->hidden = true;
     r->show_hidden = false;
@@ -341,13 +344,35 @@ START_TEST(test_json_shape)
     error_init(&err);
     ck_assert_msg(json_parse(json, strlen(json), &root, &err) == 0, "%d:%d: %s", err.line, err.col,
                   err.msg);
-    static const char *const top[] = {
-        "format",         "lab_id",     "lab_number",   "lab_title",  "course",
-        "lang",           "student_id", "student_name", "submission", "submission_hash",
-        "grader_version", "date",       "mode",         "isolation",  "timing_mode",
-        "full",           "hidden",     "show_hidden",  "machine",    "score",
-        "max_score",      "n_pass",     "n_fail",       "n_skipped",  "n_grader_errors",
-        "exercises"};
+    static const char *const top[] = {"format",
+                                      "lab_id",
+                                      "lab_number",
+                                      "lab_title",
+                                      "course",
+                                      "lang",
+                                      "student_id",
+                                      "student_name",
+                                      "submission",
+                                      "submission_hash",
+                                      "grader_version",
+                                      "date",
+                                      "mode",
+                                      "isolation",
+                                      "timing_mode",
+                                      "cgroup",
+                                      "memory_limit_enforced",
+                                      "pids_limit_enforced",
+                                      "full",
+                                      "hidden",
+                                      "show_hidden",
+                                      "machine",
+                                      "score",
+                                      "max_score",
+                                      "n_pass",
+                                      "n_fail",
+                                      "n_skipped",
+                                      "n_grader_errors",
+                                      "exercises"};
     ck_assert_uint_eq(root->n, sizeof(top) / sizeof(top[0]));
     for (size_t i = 0; i < root->n; i++)
         ck_assert_str_eq(root->keys[i], top[i]);
@@ -418,6 +443,9 @@ START_TEST(test_round_trip_identical)
     ck_assert_str_eq(back.lab_title, r.lab_title);
     ck_assert_int_eq(back.lab_number, 6);
     ck_assert(back.full && back.hidden && !back.show_hidden);
+    /* What held the runs (grader/sandbox.h), for the report's isolation section. */
+    ck_assert_str_eq(back.cgroup, "v2");
+    ck_assert(back.memory_limit_enforced && !back.pids_limit_enforced);
     ck_assert_ptr_null(back.machine.gpu_name);
     ck_assert_ptr_null(back.machine.driver_version);
     ck_assert_int_eq(back.machine.cpu_threads, 192);
@@ -585,6 +613,9 @@ START_TEST(test_defaults_and_unknown_fields)
     ck_assert_ptr_null(r.machine.hostname);
     ck_assert_int_eq(r.lab_number, 0);
     ck_assert(!r.full);
+    /* Results from before the limits were recorded: unknown, never "enforced". */
+    ck_assert_ptr_null(r.cgroup);
+    ck_assert(!r.memory_limit_enforced && !r.pids_limit_enforced);
     ck_assert(r.score == 0);
     ck_assert_uint_eq(r.n_exercises, 0);
     ck_assert_ptr_null(r.exercises);

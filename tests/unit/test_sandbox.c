@@ -4,6 +4,7 @@
  * isolation level run once per level (loop index 0: supervisor, 1: bwrap); the bwrap
  * pass is skipped with a message where bwrap does not work.
  */
+#include "runner.h"
 #include "sandbox.h"
 #include "strbuf.h"
 #include "util.h"
@@ -357,6 +358,76 @@ START_TEST(test_output_cap)
     for (size_t k = 0; k < r.output_len; k++)
         ck_assert_int_eq(r.output[k], k % 2 ? '\n' : 'y');
     ck_assert_msg(r.wall_s < 10, "wall %.2f s", r.wall_s);
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/* The detail a report shows says when the run's output was cut at the capture cap. */
+START_TEST(test_output_excerpt_marks_truncation)
+{
+    enum isolation iso = level(_i);
+    SKIP_IF_NO_BWRAP(iso);
+    struct sandbox_opts o;
+    opts_for(&o, iso, NULL);
+    o.output_cap = 8 * 1024;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_sh(iso, "yes | head -c 100000", &o, &r), 0);
+    ck_assert(r.output_truncated);
+    char *text = sandbox_output_excerpt(&r, 4000);
+    ck_assert_msg(strstr(text, "(first 4000 bytes) (output truncated at 8 KiB):\ny\ny"), "%.200s",
+                  text);
+    free(text);
+    sandbox_result_release(&r);
+    ck_assert_int_eq(run_sh(iso, "echo short", &o, &r), 0);
+    ck_assert(!r.output_truncated);
+    text = sandbox_output_excerpt(&r, 4000);
+    ck_assert_str_eq(text, "program output:\nshort\n");
+    free(text);
+    sandbox_result_release(&r);
+    ck_assert_int_eq(run_sh(iso, "true", &o, &r), 0);
+    ck_assert_ptr_null(sandbox_output_excerpt(&r, 4000));
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/* Without a cgroup the limits asked for are not enforced, and the result says so (results.json
+ * records it: grader/grade.c). */
+START_TEST(test_limits_recorded_without_cgroup)
+{
+    enum isolation iso = level(_i);
+    SKIP_IF_NO_BWRAP(iso);
+    setenv("LABGRADER_CGROUP", "off", 1);
+    struct sandbox_opts o;
+    opts_for(&o, iso, NULL);
+    o.memory_limit_bytes = 64LL << 20;
+    o.max_processes = 20;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_sh(iso, "true", &o, &r), 0);
+    ck_assert_int_eq(r.status, SB_EXITED);
+    ck_assert(!r.cgroup_used && !r.memory_limit_enforced && !r.pids_limit_enforced);
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/* RLIMIT_AS, for compilers only: an allocation beyond it fails inside the command. */
+START_TEST(test_address_space_limit)
+{
+    enum isolation iso = level(_i);
+    SKIP_IF_NO_BWRAP(iso);
+    struct sandbox_opts o;
+    opts_for(&o, iso, NULL);
+    struct sandbox_result r;
+    /* tail keeps the whole newline-free input in memory. */
+    const char *script =
+        "head -c 300000000 /dev/zero | tail -n 1 | wc -c; "
+        "exit $(( $(head -c 300000000 /dev/zero | tail -n 1 | wc -c) != 300000000 ))";
+    ck_assert_int_eq(run_sh(iso, script, &o, &r), 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "no limit: %s", r.output);
+    sandbox_result_release(&r);
+    o.address_space_bytes = 200LL << 20;
+    ck_assert_int_eq(run_sh(iso, script, &o, &r), 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 1, "status %d exit %d: %s", r.status,
+                  r.exit_code, r.output);
     sandbox_result_release(&r);
 }
 END_TEST
@@ -962,6 +1033,7 @@ START_TEST(test_fork_bomb_limited_by_pids)
     ck_assert_msg(strstr(r.output, "fork") || strstr(r.output, "Resource temporarily"), "%s",
                   r.output);
     ck_assert_int_eq(count_own_children(), 0);
+    ck_assert(r.cgroup_used && r.pids_limit_enforced);
     sandbox_result_release(&r);
 }
 END_TEST
@@ -981,6 +1053,7 @@ START_TEST(test_memory_limit)
     struct sandbox_result r;
     ck_assert_int_eq(run_sh(iso, "head -c 300000000 /dev/zero | tail -n 1 | wc -c", &o, &r), 0);
     ck_assert_msg(r.status == SB_MEMORY_LIMIT, "status %d: %s", r.status, r.output);
+    ck_assert(r.cgroup_used && r.memory_limit_enforced);
     char text[200];
     sandbox_describe(&r, text, sizeof(text));
     ck_assert_str_eq(text, "memory limit exceeded");
@@ -1109,6 +1182,60 @@ START_TEST(test_describe_and_names)
 }
 END_TEST
 
+/* runner: what the grader makes of a student run (grader/runner.h). */
+
+START_TEST(test_runner_cpu_limit)
+{
+    /* Every core for the whole wall limit: OpenBLAS threads fit, a runaway does not. */
+    ck_assert(runner_cpu_limit(5, 16) == 80);
+    ck_assert(runner_cpu_limit(5, 1) == 5);
+    ck_assert(runner_cpu_limit(5, -1) == 5);
+    ck_assert(runner_cpu_limit(0, 16) == 0);
+}
+END_TEST
+
+static void parse(struct run_outcome *o, const char *text)
+{
+    run_outcome_init(o);
+    runner_parse_result(o, text);
+}
+
+START_TEST(test_runner_error_lines)
+{
+    struct run_outcome o;
+    /* The harness's own: before the first call, trusted. */
+    parse(&o, "harness 1\nphase setup\nerror nogpu no CUDA-capable device\n");
+    ck_assert_str_eq(o.error_kind, "nogpu");
+    ck_assert_ptr_null(o.tampered);
+    run_outcome_release(&o);
+    parse(&o, "harness 1\nphase setup\nerror setup cannot allocate x\n");
+    ck_assert_str_eq(o.error_kind, "setup");
+    ck_assert_ptr_null(o.tampered);
+    run_outcome_release(&o);
+    /* A CUDA error after a call is the submission's, and stays so. */
+    parse(&o, "harness 1\nphase setup\nphase check 0\nerror cuda illegal address\n");
+    ck_assert_str_eq(o.error_kind, "cuda");
+    ck_assert_ptr_null(o.tampered);
+    run_outcome_release(&o);
+    /* Appended after the student's code ran (an exit handler): forged. */
+    parse(&o, "harness 1\nphase setup\nphase check 0\ncheck 0 done\nphase check 1\n"
+              "check 1 done\nstatus ok\nerror nogpu no CUDA-capable device\n");
+    ck_assert_ptr_null(o.error_kind);
+    ck_assert_msg(o.tampered && strstr(o.tampered, "after the student's code ran"), "%s",
+                  o.tampered ? o.tampered : "(not tampered)");
+    run_outcome_release(&o);
+    parse(&o, "harness 1\nphase setup\nphase check 0\nerror setup x\n");
+    ck_assert_ptr_null(o.error_kind);
+    ck_assert_ptr_nonnull(o.tampered);
+    run_outcome_release(&o);
+    /* The harness exits after its error line: a second one is forged. */
+    parse(&o, "harness 1\nphase setup\nerror cuda a\nerror nogpu b\n");
+    ck_assert_str_eq(o.error_kind, "cuda");
+    ck_assert_ptr_nonnull(o.tampered);
+    run_outcome_release(&o);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
     Suite *s = suite_create("sandbox");
@@ -1124,6 +1251,9 @@ static Suite *sandbox_suite(void)
     tcase_add_loop_test(tc, test_exit_kills_background_processes, 0, 4);
     tcase_add_loop_test(tc, test_output_cap, 0, 2);
     tcase_add_loop_test(tc, test_output_complete_below_cap_and_default_cap, 0, 2);
+    tcase_add_loop_test(tc, test_output_excerpt_marks_truncation, 0, 2);
+    tcase_add_loop_test(tc, test_limits_recorded_without_cgroup, 0, 2);
+    tcase_add_loop_test(tc, test_address_space_limit, 0, 2);
     tcase_add_loop_test(tc, test_file_size_limit, 0, 2);
     tcase_add_loop_test(tc, test_cpu_limit, 0, 2);
     tcase_add_loop_test(tc, test_clean_environment, 0, 2);
@@ -1141,6 +1271,8 @@ static Suite *sandbox_suite(void)
     tcase_add_test(tc, test_available_and_auto);
     tcase_add_test(tc, test_bwrap_missing);
     tcase_add_test(tc, test_describe_and_names);
+    tcase_add_test(tc, test_runner_cpu_limit);
+    tcase_add_test(tc, test_runner_error_lines);
     suite_add_tcase(s, tc);
     return s;
 }

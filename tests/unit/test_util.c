@@ -3,8 +3,10 @@
 #include "util.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 START_TEST(test_sha256_vectors)
@@ -64,6 +66,96 @@ START_TEST(test_atomic_write_and_read)
 }
 END_TEST
 
+/* Files a sandboxed run left behind: whatever the run made of them, read_run_file neither
+ * follows, nor blocks, nor reads more than its cap. */
+START_TEST(test_read_run_file)
+{
+    char dir[] = "/tmp/lg-util-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *reg = path_join(dir, "result.txt"), *p = NULL;
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    error_init(&err);
+    ck_assert_int_eq(write_file_atomic(reg, "harness 1\n", 10, NULL), 0);
+    ck_assert_int_eq(read_run_file(reg, 16, false, &sb, &err), 0);
+    ck_assert_str_eq(sb.buf, "harness 1\n");
+    strbuf_reset(&sb);
+    /* Exact sizes: a short or long output is refused, not padded or cut. */
+    ck_assert_int_eq(read_run_file(reg, 10, true, &sb, &err), 0);
+    strbuf_reset(&sb);
+    ck_assert_int_eq(read_run_file(reg, 11, true, &sb, &err), RUN_FILE_REFUSED);
+    ck_assert_msg(strstr(err.msg, "10 bytes, expected 11"), "%s", err.msg);
+    ck_assert_int_eq(read_run_file(reg, 9, false, &sb, &err), RUN_FILE_REFUSED);
+    ck_assert_uint_eq(sb.len, 0);
+    /* Missing is told apart from refused. */
+    p = path_join(dir, "none");
+    ck_assert_int_eq(read_run_file(p, 16, false, &sb, &err), RUN_FILE_MISSING);
+    free(p);
+    /* A named pipe nobody writes: refused at once (plain open() would block forever). */
+    p = path_join(dir, "fifo");
+    ck_assert_int_eq(mkfifo(p, 0644), 0);
+    ck_assert_int_eq(read_run_file(p, 16, false, &sb, &err), RUN_FILE_REFUSED);
+    ck_assert_msg(strstr(err.msg, "named pipe"), "%s", err.msg);
+    free(p);
+    /* A link to /dev/zero (endless) or to a real file (someone else's outputs). */
+    p = path_join(dir, "zero");
+    ck_assert_int_eq(symlink("/dev/zero", p), 0);
+    ck_assert_int_eq(read_run_file(p, 16u << 20, false, &sb, &err), RUN_FILE_REFUSED);
+    ck_assert_msg(strstr(err.msg, "symbolic link"), "%s", err.msg);
+    free(p);
+    p = path_join(dir, "link");
+    ck_assert_int_eq(symlink(reg, p), 0);
+    ck_assert_int_eq(read_run_file(p, 16, false, &sb, &err), RUN_FILE_REFUSED);
+    free(p);
+    p = path_join(dir, "hard");
+    ck_assert_int_eq(link(reg, p), 0);
+    ck_assert_int_eq(read_run_file(p, 16, false, &sb, &err), RUN_FILE_REFUSED);
+    ck_assert_msg(strstr(err.msg, "hard links"), "%s", err.msg);
+    ck_assert_int_eq(unlink(p), 0);
+    free(p);
+    /* A sparse 4 GiB file costs no disk, and must cost the grader nothing either. */
+    p = path_join(dir, "sparse");
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, 4LL << 30), 0);
+    close(fd);
+    double t0 = now_seconds();
+    ck_assert_int_eq(read_run_file(p, 16u << 20, false, &sb, &err), RUN_FILE_REFUSED);
+    ck_assert_msg(strstr(err.msg, "4294967296 bytes"), "%s", err.msg);
+    ck_assert_msg(now_seconds() - t0 < 5, "took %.1f s: read the file?", now_seconds() - t0);
+    ck_assert_uint_eq(sb.len, 0);
+    free(p);
+    /* A directory. */
+    ck_assert_int_eq(read_run_file(dir, 16, false, &sb, &err), RUN_FILE_REFUSED);
+    ck_assert_msg(strstr(err.msg, "directory"), "%s", err.msg);
+    ck_assert_int_eq(remove_tree(dir, NULL), 0);
+    strbuf_release(&sb);
+    free(reg);
+}
+END_TEST
+
+/* nvcc's --version ends with its build line; the version is on the "release" line. */
+START_TEST(test_text_pick_line)
+{
+    const char *nvcc = "nvcc: NVIDIA (R) Cuda compiler driver\n"
+                       "Copyright (c) 2005-2025 NVIDIA Corporation\n"
+                       "Built on Wed_Aug_20_01:58:59_PM_PDT_2025\n"
+                       "Cuda compilation tools, release 13.0, V13.0.88\n"
+                       "Build cuda_13.0.r13.0/compiler.36424714_0\n";
+    char *v = text_pick_line(nvcc, "release");
+    ck_assert_str_eq(v, "Cuda compilation tools, release 13.0, V13.0.88");
+    free(v);
+    v = text_pick_line("\n  \ngcc (Debian 14.2.0-19) 14.2.0\r\nCopyright\n", NULL);
+    ck_assert_str_eq(v, "gcc (Debian 14.2.0-19) 14.2.0");
+    free(v);
+    v = text_pick_line("first\nsecond\n", "release");
+    ck_assert_str_eq(v, "first");
+    free(v);
+    ck_assert_ptr_null(text_pick_line("\n\n", "release"));
+    ck_assert_ptr_null(text_pick_line("", NULL));
+}
+END_TEST
+
 START_TEST(test_paths_and_strbuf)
 {
     char *p = path_join("a/", "b");
@@ -93,6 +185,8 @@ int main(void)
     tcase_add_test(tc, test_parse_numbers);
     tcase_add_test(tc, test_atomic_write_and_read);
     tcase_add_test(tc, test_paths_and_strbuf);
+    tcase_add_test(tc, test_read_run_file);
+    tcase_add_test(tc, test_text_pick_line);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
