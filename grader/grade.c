@@ -956,6 +956,15 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
                 add_finding(cr, xstrfmt("GPU SM clock varied from %d to %d MHz while timing "
                                         "(throttling or power management): times may be noisy",
                                         o.clock_min_mhz, o.clock_max_mhz));
+            if (o.blocking < 0)
+                add_finding(
+                    cr, xstrdup(o.blocking_off && !strcmp(o.blocking_off, "synchronizes")
+                                    ? "the function waits for the GPU inside the call (a device "
+                                      "synchronize, a synchronous cudaMemcpy or cudaFree), so it "
+                                      "could not be timed behind the blocking kernel: its GPU time "
+                                      "includes the host's launch overhead"
+                                    : "the blocking kernel could not be set up: GPU times include "
+                                      "the host's launch overhead"));
         }
     }
     if (!rt) {
@@ -1269,6 +1278,9 @@ int grade_submission(struct grade_env *env, const struct lab *lab, const struct 
             free(r->timing_mode);
             r->timing_mode = xstrdup("cold-l2 for some exercises");
         }
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        if (lab->exercises[e].timing.blocking)
+            r->timing_blocking = true;
     r->full = o->full;
     r->hidden = o->hidden;
     r->show_hidden = lab->show_hidden;

@@ -1422,6 +1422,7 @@ static void set_header(struct tpl_value *m, const struct results *r)
     tpl_set_str(m, "timing_mode", r->timing_mode);
     tpl_set_bool(m, "timing_warm", r->timing_mode && !strcmp(r->timing_mode, "warm"));
     tpl_set_bool(m, "timing_cold", r->timing_mode && !strcmp(r->timing_mode, "cold-l2"));
+    tpl_set_bool(m, "timing_blocking", r->timing_blocking);
     tpl_set_bool(m, "full", r->full);
     tpl_set_bool(m, "hidden_included", r->hidden);
     tpl_set_bool(m, "show_hidden", r->show_hidden);

@@ -322,6 +322,7 @@ void results_to_json(const struct results *r, struct strbuf *out)
     put_str(&w, "mode", r->mode);
     put_str(&w, "isolation", r->isolation);
     put_str(&w, "timing_mode", r->timing_mode);
+    put_bool(&w, "timing_blocking", r->timing_blocking);
     put_str(&w, "cgroup", r->cgroup);
     put_bool(&w, "memory_limit_enforced", r->memory_limit_enforced);
     put_bool(&w, "pids_limit_enforced", r->pids_limit_enforced);
@@ -562,6 +563,7 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->mode = dup_str(root, "mode");
     r->isolation = dup_str(root, "isolation");
     r->timing_mode = dup_str(root, "timing_mode");
+    r->timing_blocking = json_get_bool(root, "timing_blocking", false);
     r->cgroup = dup_str(root, "cgroup");
     r->memory_limit_enforced = json_get_bool(root, "memory_limit_enforced", false);
     r->pids_limit_enforced = json_get_bool(root, "pids_limit_enforced", false);

@@ -129,9 +129,10 @@ struct results {
     char *submission_hash; /* sha256 over the submission's files */
     char *grader_version;
     char *date;
-    char *mode;        /* "check" (student) or "grade" (instructor) */
-    char *isolation;   /* "bwrap", "supervisor" */
-    char *timing_mode; /* "warm" or "cold-l2" */
+    char *mode;           /* "check" (student) or "grade" (instructor) */
+    char *isolation;      /* "bwrap", "supervisor" */
+    char *timing_mode;    /* "warm" or "cold-l2" */
+    bool timing_blocking; /* some exercise's GPU calls are timed behind a blocking kernel */
     /* What the student programs' runs were held to beyond the isolation level (JSON fields
      * "cgroup", "memory_limit_enforced", "pids_limit_enforced"): cgroup is "v2" when every
      * run had its own cgroup v2, "none" when some did not, NULL when no student program ran

@@ -23,6 +23,7 @@ void run_outcome_release(struct run_outcome *o)
     free(o->error_msg);
     free(o->timed_mismatch);
     free(o->tampered);
+    free(o->blocking_off);
     for (size_t i = 0; i < o->n_modified; i++)
         free(o->modified[i]);
     free(o->modified);
@@ -94,6 +95,7 @@ int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, 
     strbuf_addf(out, "warmup %d\nmin_samples %d\nmax_samples %d\ntarget_rse %.6g\nbudget %.6g\n",
                 s->timing.warmup, s->timing.min_samples, s->timing.max_samples,
                 s->timing.target_rse, s->timing.budget_s);
+    strbuf_addf(out, "blocking %d\n", s->timing.blocking ? 1 : 0);
     strbuf_addf(out, "flush_l2 %d\ntransfer 1\ntransfer_from %s\nverify_timed %d\n",
                 s->timing.flush_l2 ? 1 : 0, space_word(v->transfer_from), 1);
     for (size_t i = 0; i < ex->n_args; i++) {
@@ -224,6 +226,15 @@ void runner_parse_result(struct run_outcome *o, const char *text)
                 o->timed_mismatch = xstrfmt("timed call %d left %ld element%s of '%s' wrong or "
                                             "unwritten (the checked calls were right)",
                                             k + 1, bad, bad == 1 ? "" : "s", name);
+            }
+        } else if (!strcmp(l, "blocking")) {
+            /* "on", or "off <why>"; once off it stays off. */
+            if (!strcmp(rest, "on")) {
+                if (o->blocking == 0)
+                    o->blocking = 1;
+            } else if (!strncmp(rest, "off ", 4) && !o->blocking_off) {
+                o->blocking = -1;
+                o->blocking_off = xstrndup(rest + 4, 40);
             }
         } else if (!strcmp(l, "clock")) {
             char label[32];

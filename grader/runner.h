@@ -57,6 +57,10 @@ struct run_outcome {
     double *samples[SERIES_COUNT];
     size_t n_samples[SERIES_COUNT];
     int clock_min_mhz, clock_max_mhz;
+    /* Timing behind the blocking kernel: 1 on, 0 not asked for, -1 asked for but dropped
+     * (blocking_off says why: "synchronizes" or "setup"). */
+    int blocking;
+    char *blocking_off;
     char *timed_mismatch; /* a timed call's outputs disagreed with the checked calls */
     char *tampered;       /* result.txt shows signs of being written by the student */
 };

@@ -36,8 +36,9 @@ static const char *const init_keys[] = {"dist",  "low",  "high",  "mean", "std",
                                         "start", "step", "value", NULL};
 static const char *const tolerance_keys[] = {"rtol", "atol", "equal_nan", NULL};
 static const char *const work_keys[] = {"flops", "bytes", NULL};
-static const char *const timing_keys[] = {"warmup", "min_samples", "max_samples", "target_rse",
-                                          "budget", "flush_l2",    "checks",      NULL};
+static const char *const timing_keys[] = {"warmup",     "min_samples", "max_samples",
+                                          "target_rse", "budget",      "flush_l2",
+                                          "blocking",   "checks",      NULL};
 static const char *const perf_keys[] = {"points", "full_at", "zero_at", "variant", NULL};
 static const char *const variant_keys[] = {"id",      "title",     "target", "function",
                                            "sources", "libs",      "memory", "transfer_from",
@@ -1129,6 +1130,8 @@ static int parse_timing(struct loader *ld, const yaml_node_t *m, struct timing_s
     if ((n = map_get(ld, m, "budget")) && get_number_min(ld, n, "'budget'", 0, true, &t->budget_s))
         return -1;
     if ((n = map_get(ld, m, "flush_l2")) && get_bool(ld, n, "'flush_l2'", &t->flush_l2))
+        return -1;
+    if ((n = map_get(ld, m, "blocking")) && get_bool(ld, n, "'blocking'", &t->blocking))
         return -1;
     if ((n = map_get(ld, m, "checks")) && get_int_range(ld, n, "'checks'", 1, 8, &t->checks))
         return -1;

@@ -108,6 +108,7 @@ struct timing_spec {
     double target_rse; /* stop sampling once the relative standard error is this low */
     double budget_s;   /* time budget for sampling, per run */
     bool flush_l2;     /* cold-cache GPU timing */
+    bool blocking;     /* GPU calls timed behind a blocking kernel: launch overhead excluded */
     int checks;        /* checked calls per run, each with fresh inputs */
 };
 

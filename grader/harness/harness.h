@@ -48,8 +48,20 @@ int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *e
 int lg_gpu_sync(char *err, size_t errsize);
 /* Events around a region on the legacy default stream. */
 void lg_gpu_event_start(void);
-/* Records the stop event, synchronizes, returns the elapsed milliseconds (<0 on error). */
+/* Records the stop event, releases an armed blocking kernel, synchronizes, returns the
+ * elapsed milliseconds (<0 on error). */
 double lg_gpu_event_stop(void);
+/*
+ * The blocking kernel (nvbench's method): lg_gpu_block_arm() queues a one-thread kernel
+ * that spins on the default stream until lg_gpu_event_stop() releases it (or timeout_ms
+ * passes), so the start event, the call's kernels and the stop event reach the GPU back
+ * to back and the events measure the GPU's work alone, not the host's launch overhead.
+ * 0 when armed, -1 when the kernel could not be set up (timing goes on without it).
+ * lg_gpu_block_timed_out(), after the synchronize: the call waited on the blocked stream
+ * (it synchronizes inside), so the sample is worthless and blocking must stop.
+ */
+int lg_gpu_block_arm(double timeout_ms);
+int lg_gpu_block_timed_out(void);
 /* Evict L2 by writing a buffer twice its size (cold-cache timing). */
 void lg_gpu_flush_l2(void);
 /* Current SM clock in MHz (0 when unknown), for throttling detection. */

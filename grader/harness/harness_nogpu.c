@@ -52,6 +52,17 @@ double lg_gpu_event_stop(void)
     return -1;
 }
 
+int lg_gpu_block_arm(double timeout_ms)
+{
+    (void)timeout_ms;
+    return -1;
+}
+
+int lg_gpu_block_timed_out(void)
+{
+    return 0;
+}
+
 void lg_gpu_flush_l2(void) {}
 
 int lg_gpu_sm_clock_mhz(void)

@@ -62,6 +62,7 @@ static void fixture(struct results *r)
     r->timing_mode = xstrdup("cold-l2");
     r->cgroup = xstrdup("v2");
     r->memory_limit_enforced = true;
+    r->timing_blocking = true;
     r->pids_limit_enforced = false;
     r->full = true;
     r->hidden = true;
@@ -359,6 +360,7 @@ START_TEST(test_json_shape)
                                       "mode",
                                       "isolation",
                                       "timing_mode",
+                                      "timing_blocking",
                                       "cgroup",
                                       "memory_limit_enforced",
                                       "pids_limit_enforced",
@@ -446,6 +448,7 @@ START_TEST(test_round_trip_identical)
     /* What held the runs (grader/sandbox.h), for the report's isolation section. */
     ck_assert_str_eq(back.cgroup, "v2");
     ck_assert(back.memory_limit_enforced && !back.pids_limit_enforced);
+    ck_assert(back.timing_blocking);
     ck_assert_ptr_null(back.machine.gpu_name);
     ck_assert_ptr_null(back.machine.driver_version);
     ck_assert_int_eq(back.machine.cpu_threads, 192);

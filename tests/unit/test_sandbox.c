@@ -1236,6 +1236,25 @@ START_TEST(test_runner_error_lines)
 }
 END_TEST
 
+START_TEST(test_runner_blocking_lines)
+{
+    struct run_outcome o;
+    parse(&o, "harness 1\nphase setup\nstatus ok\n");
+    ck_assert_int_eq(o.blocking, 0); /* not asked for */
+    run_outcome_release(&o);
+    parse(&o, "harness 1\nphase warmup call\nblocking on\nphase time call\n");
+    ck_assert_int_eq(o.blocking, 1);
+    ck_assert_ptr_null(o.blocking_off);
+    run_outcome_release(&o);
+    /* Dropped during the samples: off wins over an earlier on, with the first reason. */
+    parse(&o, "harness 1\nblocking on\nblocking off synchronizes\nblocking off setup\n"
+              "blocking on\n");
+    ck_assert_int_eq(o.blocking, -1);
+    ck_assert_str_eq(o.blocking_off, "synchronizes");
+    run_outcome_release(&o);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
     Suite *s = suite_create("sandbox");
@@ -1273,6 +1292,7 @@ static Suite *sandbox_suite(void)
     tcase_add_test(tc, test_describe_and_names);
     tcase_add_test(tc, test_runner_cpu_limit);
     tcase_add_test(tc, test_runner_error_lines);
+    tcase_add_test(tc, test_runner_blocking_lines);
     suite_add_tcase(s, tc);
     return s;
 }

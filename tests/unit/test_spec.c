@@ -326,6 +326,7 @@ START_TEST(test_good_min_defaults)
     ck_assert_int_eq(ex->timing.max_samples, 50);
     ck_assert(ex->timing.target_rse == 0.01 && ex->timing.budget_s == 2);
     ck_assert(!ex->timing.flush_l2);
+    ck_assert(!ex->timing.blocking); /* default */
     ck_assert_int_eq(ex->timing.checks, 2);
     ck_assert(!ex->has_perf && !ex->tol.has_rtol && !ex->tol.has_atol);
     ck_assert_ptr_null(ex->baseline);
@@ -383,6 +384,7 @@ START_TEST(test_good_full)
     ck_assert_int_eq(ex->timing.min_samples, 3);
     ck_assert_int_eq(ex->timing.max_samples, 3);
     ck_assert(ex->timing.flush_l2);
+    ck_assert(ex->timing.blocking);
     ck_assert_int_eq(ex->timing.checks, 8);
     ck_assert(ex->has_perf);
     ck_assert(ex->perf.points == 1 && ex->perf.full_at == 1.5 && ex->perf.zero_at == 4);
