@@ -1000,6 +1000,45 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
  * the calibration. A time below the memory-bandwidth floor, on data too large for the
  * caches to explain, cannot be real: the timing was tampered with.
  */
+double calibration_bus_gbs(const struct calibration *c, const struct exercise_spec *ex,
+                           const struct variant_spec *v, const char **what, double *peak_gbs)
+{
+    bool in_host = false, in_dev = false, out_host = false, out_dev = false, pageable = false;
+    *what = NULL;
+    *peak_gbs = 0;
+    if (!c->valid || v->target != TARGET_GPU)
+        return 0;
+    for (size_t i = 0; i < ex->n_args; i++) {
+        const struct arg_spec *a = &ex->args[i];
+        if (a->kind == ARG_SCALAR)
+            continue;
+        enum mem_space m = variant_arg_memory(v, ex, i);
+        bool host = m != MEM_DEVICE;
+        pageable = pageable || m == MEM_HOST;
+        if (a->kind != ARG_OUT)
+            *(host ? &in_host : &in_dev) = true;
+        if (a->kind != ARG_IN)
+            *(host ? &out_host : &out_dev) = true;
+    }
+    double gbs;
+    if (in_host && !in_dev && out_dev && !out_host) {
+        gbs = pageable ? c->h2d_pageable_gbs : c->h2d_pinned_gbs;
+        *peak_gbs = c->h2d_pinned_gbs;
+        *what = pageable ? "pageable host-to-device" : "pinned host-to-device";
+    } else if (in_dev && !in_host && out_host && !out_dev) {
+        gbs = pageable ? c->d2h_pageable_gbs : c->d2h_pinned_gbs;
+        *peak_gbs = c->d2h_pinned_gbs;
+        *what = pageable ? "pageable device-to-host" : "pinned device-to-host";
+    } else {
+        return 0;
+    }
+    if (gbs <= 0) {
+        *what = NULL;
+        *peak_gbs = 0;
+    }
+    return gbs > 0 ? gbs : 0;
+}
+
 static void limit_findings(struct grading *g, const struct exercise_spec *ex,
                            const struct variant_spec *v, const struct case_spec *c,
                            struct case_result *cr)
@@ -1011,6 +1050,29 @@ static void limit_findings(struct grading *g, const struct exercise_spec *ex,
     bool gpu = v->target == TARGET_GPU;
     if (!cal->valid || secs <= 0)
         return;
+    /* A copy between host and device (lab 3's transfers): the bus is the limit. Its floor is
+     * the pinned rate whatever the host memory: pageable copies of some sizes beat the
+     * pageable rate measured at 256 MB, none beats the DMA engines. */
+    const char *bus = NULL;
+    double bus_peak = 0;
+    double bus_bw = gpu && !device ? calibration_bus_gbs(cal, ex, v, &bus, &bus_peak) : 0;
+    if (bytes > 0 && bus_bw > 0) {
+        double floor_s = bytes / (bus_peak * 1e9);
+        add_finding(cr,
+                    xstrfmt("transfer: %.1f GB/s, %.0f%% of this machine's measured %s "
+                            "bandwidth (%.1f GB/s)",
+                            bytes / secs / 1e9, 100 * bytes / (bus_bw * 1e9) / secs, bus, bus_bw));
+        if (secs < 0.5 * floor_s) {
+            cr->verdict = V_CHEAT;
+            free(cr->message);
+            cr->message = xstrfmt("impossible time: %.4f ms moves %.0f MB between host and "
+                                  "device, which takes at least %.4f ms at the measured "
+                                  "pinned bandwidth",
+                                  cr->time.median_ms, bytes / 1e6, floor_s * 1e3);
+            cr->points = 0;
+        }
+        return;
+    }
     double bw = device ? cal->gpu_copy_gbs : gpu ? 0 : cal->cpu_bw_gbs;
     if (bytes > 0 && bw > 0) {
         double floor_s = bytes / (bw * 1e9);

@@ -72,6 +72,16 @@ void grade_opts_init(struct grade_opts *o);
 void grade_calibrate(struct grade_env *env, FILE *log);
 /* "GPU copy 3000 GB/s, ..." for reports; caller frees. */
 char *calibration_summary(const struct calibration *c);
+/*
+ * The bus a GPU variant's call crosses: inputs all on the host and outputs all on the device
+ * (host-to-device), or the reverse. Returns that transfer's measured bandwidth in GB/s from
+ * the kind of host memory involved (pinned only when every host argument is pinned), with
+ * *what naming it ("pinned host-to-device"), and in *peak_gbs the fastest the bus went
+ * (pinned, same direction): the physical floor for "impossible" times. 0 when the call is
+ * not such a copy or the calibration lacks the figure.
+ */
+double calibration_bus_gbs(const struct calibration *c, const struct exercise_spec *ex,
+                           const struct variant_spec *v, const char **what, double *peak_gbs);
 
 /* Grade one submission into r (initialised by the caller). -1 only when grading could not
  * happen at all (err set); every per-exercise problem becomes a verdict instead. */

@@ -1,0 +1,106 @@
+/* grade.c's pure helpers: the limits a case's time is set against. */
+#include "grade.h"
+#include "spec.h"
+#include "util.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+#define LAB3 "labs/lab3/lab.yaml"
+
+static struct lab lab3;
+
+static void setup(void)
+{
+    struct error err;
+    error_init(&err);
+    lab_init(&lab3);
+    ck_assert_msg(spec_load(&lab3, LAB3, NULL, &err) == 0, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+    lab_release(&lab3);
+}
+
+static struct calibration measured(void)
+{
+    struct calibration c = {0};
+    c.valid = true;
+    c.gpu_copy_gbs = 3000;
+    c.h2d_pinned_gbs = 55;
+    c.h2d_pageable_gbs = 8;
+    c.d2h_pinned_gbs = 50;
+    c.d2h_pageable_gbs = 7;
+    return c;
+}
+
+static double bus(const struct calibration *c, const char *ex_id, const char *var_id,
+                  const char **what, double *peak)
+{
+    const struct exercise_spec *ex = lab_exercise(&lab3, ex_id);
+    ck_assert_ptr_nonnull(ex);
+    const struct variant_spec *v = exercise_variant(ex, var_id);
+    ck_assert_ptr_nonnull(v);
+    return calibration_bus_gbs(c, ex, v, what, peak);
+}
+
+START_TEST(test_bus_copies)
+{
+    struct calibration c = measured();
+    const char *what;
+    double peak;
+    ck_assert(bus(&c, "h2d", "pageable", &what, &peak) == 8);
+    ck_assert_str_eq(what, "pageable host-to-device");
+    ck_assert(peak == 55);
+    ck_assert(bus(&c, "h2d", "pinned", &what, &peak) == 55);
+    ck_assert_str_eq(what, "pinned host-to-device");
+    ck_assert(bus(&c, "d2h", "pageable", &what, &peak) == 7);
+    ck_assert_str_eq(what, "pageable device-to-host");
+    ck_assert(peak == 50);
+    ck_assert(bus(&c, "d2h", "pinned", &what, &peak) == 50);
+    ck_assert_str_eq(what, "pinned device-to-host");
+}
+END_TEST
+
+START_TEST(test_bus_not_a_copy)
+{
+    struct calibration c = measured();
+    const char *what = "x";
+    double peak = 1;
+    /* Host pointers in and out (the function copies both ways itself), device pointers only,
+     * and the CPU: none is a one-way copy over the bus. */
+    ck_assert(bus(&c, "add", "gpu", &what, &peak) == 0);
+    ck_assert_ptr_null(what);
+    ck_assert(peak == 0);
+    ck_assert(bus(&c, "add", "gpu_dev", &what, &peak) == 0);
+    ck_assert(bus(&c, "add", "cpu", &what, &peak) == 0);
+    /* Unknown figures or no calibration at all: nothing to compare with. */
+    c.h2d_pageable_gbs = 0;
+    ck_assert(bus(&c, "h2d", "pageable", &what, &peak) == 0);
+    ck_assert_ptr_null(what);
+    c = measured();
+    c.valid = false;
+    ck_assert(bus(&c, "h2d", "pinned", &what, &peak) == 0);
+}
+END_TEST
+
+static Suite *grade_suite(void)
+{
+    Suite *s = suite_create("grade");
+    TCase *tc = tcase_create("limits");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_bus_copies);
+    tcase_add_test(tc, test_bus_not_a_copy);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(grade_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
