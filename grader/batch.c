@@ -2,6 +2,7 @@
 
 #include "collect.h"
 #include "export.h"
+#include "messages.h"
 #include "report.h"
 #include "results.h"
 #include "util.h"
@@ -421,8 +422,8 @@ static void run_workers(struct grade_env *env, const struct lab *lab, const stru
     free(pids);
 }
 
-int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
-                struct batch_summary *s, struct error *err)
+static int batch_grade_class(struct grade_env *env, const struct lab *lab,
+                             const struct batch_opts *o, struct batch_summary *s, struct error *err)
 {
     struct submission_set set;
     struct collect_limits lim;
@@ -529,6 +530,26 @@ done:
         remove_tree(unpack, NULL);
     free(unpack);
     free(out);
+    return rc;
+}
+
+int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
+                struct batch_summary *s, struct error *err)
+{
+    /* Every student's messages in the report's language: one catalog for the class. */
+    struct messages msgs;
+    struct error merr;
+    struct batch_opts local = *o;
+    messages_init(&msgs);
+    error_init(&merr);
+    if (messages_load_lang(&msgs, o->templates_dir, o->lang ? o->lang : lab->lang, &merr) != 0) {
+        char buf[2600];
+        error_format(&merr, buf, sizeof(buf));
+        fprintf(stderr, "grader: warning: %s; the grader's messages stay in English\n", buf);
+    }
+    local.grade.messages = &msgs;
+    int rc = batch_grade_class(env, lab, &local, s, err);
+    messages_release(&msgs);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 #include "build.h"
 
 #include "driver.h"
+#include "messages.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -607,7 +608,8 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     char *abs_src = path_join(b->dir, src_path);
     if (!file_exists(b->reference ? source : abs_src)) {
         o->status = BUILD_MISSING_FUNCTION;
-        o->message = xstrfmt("source file '%s' is missing from the submission", source);
+        o->message = xstrfmt(
+            messages_get(b->messages, "source file '%s' is missing from the submission"), source);
         o->log = xstrdup(o->message);
         free(src_path);
         free(abs_src);
@@ -662,7 +664,7 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     o->log = strbuf_detach(&log);
     if (!ok) {
         o->status = BUILD_COMPILE_ERROR;
-        o->message = xstrfmt("%s does not compile", source);
+        o->message = xstrfmt(messages_get(b->messages, "%s does not compile"), source);
     }
     return o;
 }
@@ -858,11 +860,14 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
         if (!ok) {
             if (link_log_misses(strbuf_str(&log), impl->function)) {
                 r->status = BUILD_MISSING_FUNCTION;
-                r->message = xstrfmt("function '%s' is not defined in %s", impl->function,
-                                     impl->n_sources == 1 ? impl->sources[0] : "the sources");
+                r->message = xstrfmt(
+                    messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
+                    impl->n_sources == 1 ? impl->sources[0]
+                                         : messages_get(b->messages, "the sources"));
             } else {
                 r->status = BUILD_COMPILE_ERROR;
-                r->message = xstrfmt("linking %s failed", impl->function);
+                r->message =
+                    xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
             }
         } else {
             r->runner = path_join(b->dir, runner_rel);

@@ -72,12 +72,15 @@ void build_result_release(struct build_result *r);
 
 struct build_obj;
 
+struct messages;
+
 struct build_ctx {
     const struct toolchain *tc;
     const struct lab *lab;
     bool reference;
-    char *src_dir; /* submission folder (student builds) */
-    char *dir;     /* build folder */
+    char *src_dir;                   /* submission folder (student builds) */
+    char *dir;                       /* build folder */
+    const struct messages *messages; /* the student's language (messages.h); NULL: English */
     struct build_obj *objs;
     size_t n_objs, alloc_objs;
 };

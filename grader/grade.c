@@ -2,6 +2,7 @@
 
 #include "compare.h"
 #include "expr.h"
+#include "messages.h"
 #include "runner.h"
 #include "stats.h"
 #include "util.h"
@@ -229,15 +230,15 @@ static bool case_listed(const char *list, const char *id)
 static bool case_selected(const struct grading *g, const struct case_spec *c, const char **why)
 {
     if (g->o->cases && !case_listed(g->o->cases, c->id)) {
-        *why = "not selected (--case)";
+        *why = messages_get(g->o->messages, "not selected (--case)");
         return false;
     }
     if (c->hidden && !g->o->hidden) {
-        *why = "hidden case: run only when the instructor grades";
+        *why = messages_get(g->o->messages, "hidden case: run only when the instructor grades");
         return false;
     }
     if (c->slow && !g->o->full) {
-        *why = "slow case: run with --full (make check ARGS=--full)";
+        *why = messages_get(g->o->messages, "slow case: run with --full (make check ARGS=--full)");
         return false;
     }
     return true;
@@ -287,8 +288,8 @@ static char *fresh_dir(struct grading *g, const char *name, struct error *err)
 }
 
 /* Timings of one series, in ms: events on the GPU unless they disagree with the host clock. */
-static void series_timing(const struct run_outcome *o, bool gpu, bool transfer, struct timing *t,
-                          struct case_result *cr)
+static void series_timing(const struct messages *msgs, const struct run_outcome *o, bool gpu,
+                          bool transfer, struct timing *t, struct case_result *cr)
 {
     enum sample_series host = transfer ? SERIES_XFER_HOST : SERIES_CALL_HOST;
     enum sample_series ev = transfer ? SERIES_XFER_EVENT : SERIES_CALL_EVENT;
@@ -302,11 +303,14 @@ static void series_timing(const struct run_outcome *o, bool gpu, bool transfer, 
          * events by more than timer noise. Much longer means work escaped the events. */
         if (me > 0 && mh > me * 1.25 + 0.05) {
             if (cr)
-                add_finding(cr, xstrfmt("%s: CUDA events measured %.3f ms but the host clock "
-                                        "around a device synchronize %.3f ms: work outside the "
-                                        "default stream or left running; the host-clock time "
-                                        "counts",
-                                        transfer ? "with transfer" : "call", me, mh));
+                add_finding(cr, xstrfmt(messages_get(msgs, "%s: CUDA events measured %.3f ms but "
+                                                           "the host clock around a device "
+                                                           "synchronize %.3f ms: work outside the "
+                                                           "default stream or left running; the "
+                                                           "host-clock time counts"),
+                                        transfer ? messages_get(msgs, "with transfer")
+                                                 : messages_get(msgs, "call"),
+                                        me, mh));
             stats_timing(o->samples[host], o->n_samples[host], t);
         } else if (me > 0) {
             stats_timing(o->samples[ev], o->n_samples[ev], t);
@@ -318,18 +322,18 @@ static void series_timing(const struct run_outcome *o, bool gpu, bool transfer, 
     stats_timing(o->samples[host], o->n_samples[host], t);
 }
 
-static const char *phase_words(const char *phase)
+static const char *phase_words(const struct messages *msgs, const char *phase)
 {
     if (!phase)
-        return "before the first call";
+        return messages_get(msgs, "before the first call");
     if (!strncmp(phase, "check", 5))
-        return "during a checked call";
+        return messages_get(msgs, "during a checked call");
     if (!strncmp(phase, "warmup", 6))
-        return "during warm-up";
+        return messages_get(msgs, "during warm-up");
     if (!strncmp(phase, "time", 4))
-        return "while timing";
+        return messages_get(msgs, "while timing");
     if (!strcmp(phase, "setup"))
-        return "while setting up";
+        return messages_get(msgs, "while setting up");
     return phase;
 }
 
@@ -339,37 +343,41 @@ static char *output_excerpt(const struct run_outcome *o)
 }
 
 /* Turn a run's fate into a verdict; true when it ran to completion. */
-static bool run_verdict(const struct run_outcome *o, struct case_result *cr, const char *fn,
-                        double timeout_s)
+static bool run_verdict(const struct messages *msgs, const struct run_outcome *o,
+                        struct case_result *cr, const char *fn, double timeout_s)
 {
     char desc[512];
     switch (o->sb.status) {
     case SB_SETUP_FAILED:
-        case_skip(cr, V_GRADER, "the sandbox could not start the program");
+        case_skip(cr, V_GRADER, messages_get(msgs, "the sandbox could not start the program"));
         return false;
     case SB_TIMEOUT:
         cr->verdict = V_TIMEOUT;
-        cr->message = xstrfmt("timed out after %.1f s (wall clock) %s of %s; the whole process "
-                              "group was killed",
-                              timeout_s, phase_words(o->phase), fn);
+        cr->message = xstrfmt(messages_get(msgs, "timed out after %.1f s (wall clock) %s of %s; "
+                                                 "the whole process group was killed"),
+                              timeout_s, phase_words(msgs, o->phase), fn);
         return false;
     case SB_CPU_LIMIT:
         cr->verdict = V_TIMEOUT;
-        cr->message = xstrfmt("CPU time limit exceeded %s of %s", phase_words(o->phase), fn);
+        cr->message = xstrfmt(messages_get(msgs, "CPU time limit exceeded %s of %s"),
+                              phase_words(msgs, o->phase), fn);
         return false;
     case SB_SIGNALED:
         sandbox_describe(&o->sb, desc, sizeof(desc));
         cr->verdict = V_CRASH;
-        cr->message = xstrfmt("%s %s of %s", desc, phase_words(o->phase), fn);
+        cr->message =
+            xstrfmt(messages_get(msgs, "%s %s of %s"), desc, phase_words(msgs, o->phase), fn);
         cr->detail = output_excerpt(o);
         return false;
     case SB_FILE_LIMIT:
         cr->verdict = V_OUTPUT;
-        cr->message = xstrfmt("file size limit exceeded %s of %s", phase_words(o->phase), fn);
+        cr->message = xstrfmt(messages_get(msgs, "file size limit exceeded %s of %s"),
+                              phase_words(msgs, o->phase), fn);
         return false;
     case SB_MEMORY_LIMIT:
         cr->verdict = V_MEMORY;
-        cr->message = xstrfmt("memory limit exceeded %s of %s", phase_words(o->phase), fn);
+        cr->message = xstrfmt(messages_get(msgs, "memory limit exceeded %s of %s"),
+                              phase_words(msgs, o->phase), fn);
         return false;
     case SB_EXITED:
         break;
@@ -383,12 +391,12 @@ static bool run_verdict(const struct run_outcome *o, struct case_result *cr, con
     if (o->sb.exit_code != 0 || !o->finished) {
         cr->verdict = V_EXIT;
         if (o->sb.exit_code == 0)
-            cr->message = xstrfmt("the program exited (status 0) %s of %s: the function must "
-                                  "return, not call exit()",
-                                  phase_words(o->phase), fn);
+            cr->message = xstrfmt(messages_get(msgs, "the program exited (status 0) %s of %s: the "
+                                                     "function must return, not call exit()"),
+                                  phase_words(msgs, o->phase), fn);
         else
-            cr->message = xstrfmt("exited with status %d %s of %s", o->sb.exit_code,
-                                  phase_words(o->phase), fn);
+            cr->message = xstrfmt(messages_get(msgs, "exited with status %d %s of %s"),
+                                  o->sb.exit_code, phase_words(msgs, o->phase), fn);
         cr->detail = output_excerpt(o);
         return false;
     }
@@ -518,8 +526,8 @@ static struct ref_timing *reference_timing(struct grading *g, const struct exerc
         return NULL;
     }
     if (o.finished) {
-        series_timing(&o, v->target == TARGET_GPU, false, &rt->call, NULL);
-        series_timing(&o, v->target == TARGET_GPU, true, &rt->transfer, NULL);
+        series_timing(NULL, &o, v->target == TARGET_GPU, false, &rt->call, NULL);
+        series_timing(NULL, &o, v->target == TARGET_GPU, true, &rt->transfer, NULL);
         rt->ok = true;
     } else {
         char d[512];
@@ -705,10 +713,13 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
             int arc = read_run_file(ap, bytes, true, &act, &aerr);
             if (arc != 0) {
                 cr->verdict = V_CHEAT;
-                cr->message = xstrfmt("the harness's results were tampered with: output %s of "
-                                      "call %d (out_%s_%d.bin) %s after the harness wrote it",
-                                      a->name, k + 1, a->name, k,
-                                      arc == RUN_FILE_MISSING ? "was deleted" : aerr.msg);
+                cr->message = xstrfmt(
+                    messages_get(g->o->messages, "the harness's results were tampered with: "
+                                                 "output %s of call %d (out_%s_%d.bin) %s after "
+                                                 "the harness wrote it"),
+                    a->name, k + 1, a->name, k,
+                    arc == RUN_FILE_MISSING ? messages_get(g->o->messages, "was deleted")
+                                            : aerr.msg);
                 free(ap);
                 free(ep);
                 strbuf_release(&act);
@@ -734,16 +745,20 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
             cr->verdict = V_WRONG;
             bool first_nan = m.n_first > 0 && isnan(m.first[0].actual);
             bool all_nan = first_nan && m.max_abs == 0 && m.max_rel == 0;
-            const char *again = k > 0 ? " on the second call with fresh inputs" : "";
+            const struct messages *msgs = g->o->messages;
+            const char *again =
+                k > 0 ? messages_get(msgs, " on the second call with fresh inputs") : "";
             if (all_nan && lg_dtype_is_float(a->dtype))
-                cr->message = xstrfmt("%s: %ld of %ld elements were never written (still NaN, "
-                                      "the value the grader fills outputs with)%s",
+                cr->message = xstrfmt(messages_get(msgs, "%s: %ld of %ld elements were never "
+                                                         "written (still NaN, the value the "
+                                                         "grader fills outputs with)%s"),
                                       a->name, m.n_mismatch, m.n_total, again);
             else
-                cr->message = xstrfmt("%s: %ld of %ld elements differ (max abs diff %.3g, max "
-                                      "rel diff %.3g)%s%s",
-                                      a->name, m.n_mismatch, m.n_total, m.max_abs, m.max_rel, again,
-                                      first_nan ? "; some are NaN: never written?" : "");
+                cr->message =
+                    xstrfmt(messages_get(msgs, "%s: %ld of %ld elements differ (max abs diff "
+                                               "%.3g, max rel diff %.3g)%s%s"),
+                            a->name, m.n_mismatch, m.n_total, m.max_abs, m.max_rel, again,
+                            first_nan ? messages_get(msgs, "; some are NaN: never written?") : "");
             struct strbuf d = STRBUF_INIT;
             strbuf_addf(&d, "Not equal to tolerance rtol=%g, atol=%g (output %s, call %d)\n",
                         tol.rtol, tol.atol, a->name, k + 1);
@@ -752,9 +767,10 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
             cr->mismatches = xrealloc(cr->mismatches, (cr->n_mismatches + 1) * sizeof(m));
             cr->mismatches[cr->n_mismatches++] = m;
             if (k > 0)
-                add_finding(cr, xstrdup("correct on the first call but wrong on a later call with "
-                                        "fresh inputs: results cached between calls, or stale "
-                                        "memory returned?"));
+                add_finding(cr, xstrdup(messages_get(msgs, "correct on the first call but wrong "
+                                                           "on a later call with fresh inputs: "
+                                                           "results cached between calls, or "
+                                                           "stale memory returned?")));
             return 0;
         }
     }
@@ -816,11 +832,13 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
     switch (br->status) {
     case BUILD_COMPILE_ERROR:
         cr->verdict = V_COMPILE;
-        cr->message = xstrdup(br->message ? br->message : "does not compile");
+        cr->message =
+            xstrdup(br->message ? br->message : messages_get(g->o->messages, "does not compile"));
         return 0;
     case BUILD_MISSING_FUNCTION:
         cr->verdict = V_MISSING;
-        cr->message = xstrdup(br->message ? br->message : "function missing");
+        cr->message =
+            xstrdup(br->message ? br->message : messages_get(g->o->messages, "function missing"));
         return 0;
     case BUILD_NO_TOOLCHAIN:
         case_skip(cr, g->env->grade_mode ? V_GRADER : V_SKIPPED,
@@ -894,7 +912,9 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         /* Nothing the run reported can be trusted: before any other verdict, which would
          * rest on what the student's process wrote. */
         cr->verdict = V_CHEAT;
-        cr->message = xstrfmt("the harness's results were tampered with: %s", o.tampered);
+        cr->message =
+            xstrfmt(messages_get(g->o->messages, "the harness's results were tampered with: %s"),
+                    o.tampered);
     } else if (nogpu) {
         /* The harness reports this only before the first call (runner_parse_result), but
          * the grader's own probe found a GPU (else the variant was skipped above): a
@@ -909,7 +929,7 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
     } else {
         /* Outputs of completed checked calls are compared even when a later phase failed:
          * the verdict names the first problem in the order a student would meet them. */
-        bool ran = run_verdict(&o, cr, v->student.function, s.timeout_s);
+        bool ran = run_verdict(g->o->messages, &o, cr, v->student.function, s.timeout_s);
         if (ran || o.checks_done > 0) {
             struct case_result tmp;
             memset(&tmp, 0, sizeof(tmp));
@@ -937,34 +957,43 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         if (ran && o.timed_mismatch) {
             cr->verdict = V_CHEAT;
             cr->message =
-                xstrfmt("%s: does the function behave differently when timed?", o.timed_mismatch);
+                xstrfmt(messages_get(g->o->messages,
+                                     "%s: does the function behave differently when timed?"),
+                        o.timed_mismatch);
             ran = false;
         }
         if (ran && o.n_modified > 0) {
             cr->verdict = V_WRONG;
-            cr->message = xstrfmt("changed its input '%s' (inputs are read-only)", o.modified[0]);
+            cr->message = xstrfmt(
+                messages_get(g->o->messages, "changed its input '%s' (inputs are read-only)"),
+                o.modified[0]);
             ran = false;
         }
         if (ran) {
             cr->verdict = V_PASS;
-            cr->message = xstrdup("passed");
+            cr->message = xstrdup(messages_get(g->o->messages, "passed"));
             cr->points = cr->max_points;
             bool gpu = v->target == TARGET_GPU;
-            series_timing(&o, gpu, false, &cr->time, cr);
-            series_timing(&o, gpu, true, &cr->time_transfer, cr);
+            series_timing(g->o->messages, &o, gpu, false, &cr->time, cr);
+            series_timing(g->o->messages, &o, gpu, true, &cr->time_transfer, cr);
             if (o.clock_max_mhz > 0 && o.clock_min_mhz < 0.9 * o.clock_max_mhz)
-                add_finding(cr, xstrfmt("GPU SM clock varied from %d to %d MHz while timing "
-                                        "(throttling or power management): times may be noisy",
+                add_finding(cr, xstrfmt(messages_get(g->o->messages,
+                                                     "GPU SM clock varied from %d to %d MHz while "
+                                                     "timing (throttling or power management): "
+                                                     "times may be noisy"),
                                         o.clock_min_mhz, o.clock_max_mhz));
             if (o.blocking < 0)
                 add_finding(
                     cr, xstrdup(o.blocking_off && !strcmp(o.blocking_off, "synchronizes")
-                                    ? "the function waits for the GPU inside the call (a device "
-                                      "synchronize, a synchronous cudaMemcpy or cudaFree), so it "
-                                      "could not be timed behind the blocking kernel: its GPU time "
-                                      "includes the host's launch overhead"
-                                    : "the blocking kernel could not be set up: GPU times include "
-                                      "the host's launch overhead"));
+                                    ? messages_get(g->o->messages,
+                                                   "the function waits for the GPU inside the call "
+                                                   "(a device synchronize, a synchronous "
+                                                   "cudaMemcpy or cudaFree), so it could not be "
+                                                   "timed behind the blocking kernel: its GPU time "
+                                                   "includes the host's launch overhead")
+                                    : messages_get(g->o->messages,
+                                                   "the blocking kernel could not be set up: GPU "
+                                                   "times include the host's launch overhead")));
         }
     }
     if (!rt) {
@@ -973,7 +1002,8 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         cr->ref_time = rt->call;
         cr->ref_time_transfer = rt->transfer;
     } else if (cr->verdict == V_PASS && rt->message) {
-        add_finding(cr, xstrfmt("reference not timed: %s", rt->message));
+        add_finding(cr,
+                    xstrfmt(messages_get(g->o->messages, "reference not timed: %s"), rt->message));
     }
     if (bt && bt->ok)
         cr->baseline_ms = bt->call.median_ms;
@@ -995,11 +1025,6 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
     return 0;
 }
 
-/*
- * Each time as a share of what this machine can do, from the spec's work formulas and
- * the calibration. A time below the memory-bandwidth floor, on data too large for the
- * caches to explain, cannot be real: the timing was tampered with.
- */
 double calibration_bus_gbs(const struct calibration *c, const struct exercise_spec *ex,
                            const struct variant_spec *v, const char **what, double *peak_gbs)
 {
@@ -1039,11 +1064,17 @@ double calibration_bus_gbs(const struct calibration *c, const struct exercise_sp
     return gbs > 0 ? gbs : 0;
 }
 
+/*
+ * Each time as a share of what this machine can do, from the spec's work formulas and
+ * the calibration. A time below the memory-bandwidth floor, on data too large for the
+ * caches to explain, cannot be real: the timing was tampered with.
+ */
 static void limit_findings(struct grading *g, const struct exercise_spec *ex,
                            const struct variant_spec *v, const struct case_spec *c,
                            struct case_result *cr)
 {
     const struct calibration *cal = &g->env->cal;
+    const struct messages *msgs = g->o->messages;
     double bytes = eval_work(ex->bytes, c), flops = eval_work(ex->flops, c);
     double secs = cr->time.median_ms / 1e3;
     bool device = v->target == TARGET_GPU && v->memory == MEM_DEVICE;
@@ -1058,16 +1089,17 @@ static void limit_findings(struct grading *g, const struct exercise_spec *ex,
     double bus_bw = gpu && !device ? calibration_bus_gbs(cal, ex, v, &bus, &bus_peak) : 0;
     if (bytes > 0 && bus_bw > 0) {
         double floor_s = bytes / (bus_peak * 1e9);
-        add_finding(cr,
-                    xstrfmt("transfer: %.1f GB/s, %.0f%% of this machine's measured %s "
-                            "bandwidth (%.1f GB/s)",
-                            bytes / secs / 1e9, 100 * bytes / (bus_bw * 1e9) / secs, bus, bus_bw));
+        add_finding(cr, xstrfmt(messages_get(msgs, "transfer: %.1f GB/s, %.0f%% of this machine's "
+                                                   "measured %s bandwidth (%.1f GB/s)"),
+                                bytes / secs / 1e9, 100 * bytes / (bus_bw * 1e9) / secs,
+                                messages_get(msgs, bus), bus_bw));
         if (secs < 0.5 * floor_s) {
             cr->verdict = V_CHEAT;
             free(cr->message);
-            cr->message = xstrfmt("impossible time: %.4f ms moves %.0f MB between host and "
-                                  "device, which takes at least %.4f ms at the measured "
-                                  "pinned bandwidth",
+            cr->message = xstrfmt(messages_get(msgs, "impossible time: %.4f ms moves %.0f MB "
+                                                     "between host and device, which takes at "
+                                                     "least %.4f ms at the measured pinned "
+                                                     "bandwidth"),
                                   cr->time.median_ms, bytes / 1e6, floor_s * 1e3);
             cr->points = 0;
         }
@@ -1078,14 +1110,15 @@ static void limit_findings(struct grading *g, const struct exercise_spec *ex,
         double floor_s = bytes / (bw * 1e9);
         double cache = device ? (double)(cal->gpu_l2_bytes > 0 ? cal->gpu_l2_bytes : 50e6)
                               : 256e6; /* last-level caches of large CPUs */
-        add_finding(cr, xstrfmt("memory traffic: %.0f%% of this machine's measured %s "
-                                "bandwidth (%.0f GB/s)",
+        add_finding(cr, xstrfmt(messages_get(msgs, "memory traffic: %.0f%% of this machine's "
+                                                   "measured %s bandwidth (%.0f GB/s)"),
                                 100 * floor_s / secs, device ? "GPU" : "CPU", bw));
         if (secs < 0.5 * floor_s && bytes > 4 * cache) {
             cr->verdict = V_CHEAT;
             free(cr->message);
-            cr->message = xstrfmt("impossible time: %.4f ms moves %.0f MB, which takes at least "
-                                  "%.4f ms at the measured bandwidth",
+            cr->message = xstrfmt(messages_get(msgs, "impossible time: %.4f ms moves %.0f MB, "
+                                                     "which takes at least %.4f ms at the "
+                                                     "measured bandwidth"),
                                   cr->time.median_ms, bytes / 1e6, floor_s * 1e3);
             cr->points = 0;
         }
@@ -1093,8 +1126,8 @@ static void limit_findings(struct grading *g, const struct exercise_spec *ex,
     double rate = device ? cal->gpu_sgemm_gflops : gpu ? 0 : cal->cpu_sgemm_gflops;
     if (flops > 0 && rate > 0 && flops / secs / 1e9 > 0.01 * rate)
         add_finding(cr,
-                    xstrfmt("arithmetic: %.0f%% of the measured %s SGEMM rate (%.0f "
-                            "GFLOP/s)",
+                    xstrfmt(messages_get(msgs, "arithmetic: %.0f%% of the measured %s SGEMM "
+                                               "rate (%.0f GFLOP/s)"),
                             100 * flops / secs / 1e9 / rate, device ? "cuBLAS" : "OpenBLAS", rate));
 }
 
@@ -1150,8 +1183,10 @@ static void score_performance(struct grading *g, const struct exercise_spec *ex,
             if (f > 0)
                 sum += f;
             if (f >= 0)
-                add_finding(cr, xstrfmt("performance: %.2fx the reference's time (best quartiles) "
-                                        "earns %.0f%% of the speed points",
+                add_finding(cr, xstrfmt(messages_get(g->o->messages,
+                                                     "performance: %.2fx the reference's time "
+                                                     "(best quartiles) earns %.0f%% of the speed "
+                                                     "points"),
                                         cr->time.q1_ms / cr->ref_time.q3_ms, f * 100));
         }
     }
@@ -1367,6 +1402,7 @@ int grade_submission(struct grade_env *env, const struct lab *lab, const struct 
         goto out;
     char *sdir = xstrfmt("%s/build", g.work);
     rc = build_ctx_init(&g.student_build, &env->tc, lab, false, abs, sdir, err);
+    g.student_build.messages = o->messages;
     free(sdir);
     if (rc != 0)
         goto out;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 struct ref_timing;
+struct messages;
 
 /* This machine's measured limits (build/harness/calibrate), 0 where unknown. */
 struct calibration {
@@ -58,6 +59,8 @@ struct grade_opts {
     bool reuse_build;         /* reuse a build folder left by an earlier build_only pass */
     bool reuse_ref_times;     /* time each reference once per env (batch) */
     FILE *progress;           /* one line per finished case, or NULL */
+    /* The grader's sentences in the report's language (messages.h); NULL: English. */
+    const struct messages *messages;
 };
 
 void grade_env_init(struct grade_env *env);

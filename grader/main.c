@@ -10,6 +10,7 @@
 #include "error.h"
 #include "grade.h"
 #include "kit.h"
+#include "messages.h"
 #include "report.h"
 #include "results.h"
 #include "sandbox.h"
@@ -130,7 +131,8 @@ static void usage(FILE *f)
         "  --out DIR          reports folder (default: reports)\n"
         "  --student ID       name of the report folder (default: the submission folder's)\n"
         "  --name NAME        the student's display name\n"
-        "  --lang es|en       report language (default: the lab's)\n"
+        "  --lang es|en       language of the report and of the grader's messages (default: the "
+        "lab's)\n"
         "  --pdf / --no-pdf   require a PDF / skip it (default: try, never fail for it)\n"
         "  --isolation MODE   auto, bwrap or supervisor (default: auto)\n"
         "  --memory-limit SIZE  per-run memory limit, e.g. 4G (default: 3/4 of RAM; enforced\n"
@@ -318,10 +320,12 @@ static int cmd_check(int argc, char **argv)
     struct home home;
     struct grade_env env;
     struct results r;
+    struct messages msgs;
     struct error err;
     int status;
 
     grade_opts_init(&o);
+    messages_init(&msgs);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -452,6 +456,12 @@ static int cmd_check(int argc, char **argv)
         goto out;
     }
     grade_calibrate(&env, quiet ? NULL : stderr);
+    if (messages_load_lang(&msgs, home.templates_dir, lang ? lang : lab.lang, &err) != 0) {
+        fprintf(stderr, "grader check: warning: ");
+        error_print(&err, stderr);
+        fprintf(stderr, "grader check: the grader's messages stay in English\n");
+    }
+    o.messages = &msgs;
     o.submission = submission;
     o.student_id = student;
     o.student_name = name;
@@ -490,6 +500,7 @@ out:
     results_release(&r);
     grade_env_release(&env);
     home_release(&home);
+    messages_release(&msgs);
     free(cache);
     free(work);
     free(default_sub);

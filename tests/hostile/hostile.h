@@ -361,6 +361,9 @@ static inline void hostile_grade(const struct hostile_suite *s, const char *subm
                           s->out,
                           "--student",
                           student,
+                          /* The checks below read the grader's English messages. */
+                          "--lang",
+                          "en",
                           timing ? "--quiet" : "--no-timing",
                           memory_limit ? "--memory-limit" : NULL,
                           memory_limit,
