@@ -346,7 +346,6 @@ static char *output_excerpt(const struct run_outcome *o)
 static bool run_verdict(const struct messages *msgs, const struct run_outcome *o,
                         struct case_result *cr, const char *fn, double timeout_s)
 {
-    char desc[512];
     switch (o->sb.status) {
     case SB_SETUP_FAILED:
         case_skip(cr, V_GRADER, messages_get(msgs, "the sandbox could not start the program"));
@@ -362,13 +361,20 @@ static bool run_verdict(const struct messages *msgs, const struct run_outcome *o
         cr->message = xstrfmt(messages_get(msgs, "CPU time limit exceeded %s of %s"),
                               phase_words(msgs, o->phase), fn);
         return false;
-    case SB_SIGNALED:
-        sandbox_describe(&o->sb, desc, sizeof(desc));
+    case SB_SIGNALED: {
+        /* The signal's meaning in the student's language: the commonest failure they meet. */
+        const char *what = signal_description(o->sb.term_signal);
         cr->verdict = V_CRASH;
-        cr->message =
-            xstrfmt(messages_get(msgs, "%s %s of %s"), desc, phase_words(msgs, o->phase), fn);
+        if (what)
+            cr->message = xstrfmt(messages_get(msgs, "killed by %s (%s) %s of %s"),
+                                  signal_name(o->sb.term_signal), messages_get(msgs, what),
+                                  phase_words(msgs, o->phase), fn);
+        else
+            cr->message = xstrfmt(messages_get(msgs, "killed by signal %d %s of %s"),
+                                  o->sb.term_signal, phase_words(msgs, o->phase), fn);
         cr->detail = output_excerpt(o);
         return false;
+    }
     case SB_FILE_LIMIT:
         cr->verdict = V_OUTPUT;
         cr->message = xstrfmt(messages_get(msgs, "file size limit exceeded %s of %s"),
@@ -562,8 +568,9 @@ static char *ensure_expected(struct grading *g, const struct exercise_spec *ex,
     }
     free(done);
     if (oracle->target == TARGET_GPU && !g->env->gpu.available) {
-        *why = xstrfmt("expected values come from a GPU reference: %s",
-                       g->env->gpu.reason ? g->env->gpu.reason : "no GPU");
+        *why =
+            xstrfmt(messages_get(g->o->messages, "expected values come from a GPU reference: %s"),
+                    g->env->gpu.reason ? g->env->gpu.reason : "no GPU");
         free(dir);
         return NULL;
     }
@@ -851,7 +858,9 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         break;
     }
     if (v->target == TARGET_GPU && !g->env->gpu.available) {
-        char *m = xstrdup(g->env->gpu.reason ? g->env->gpu.reason : "no usable GPU");
+        /* The reason itself is the probe's (and CUDA's) English; the frame is translated. */
+        char *m = xstrfmt(messages_get(g->o->messages, "GPU variant not run here: %s"),
+                          g->env->gpu.reason ? g->env->gpu.reason : "no usable GPU");
         case_skip(cr, g->env->grade_mode ? V_GRADER : V_SKIPPED, m);
         free(m);
         return 0;

@@ -128,7 +128,7 @@ const char *signal_name(int sig)
     return "SIG?";
 }
 
-static const char *signal_what(int sig)
+const char *signal_description(int sig)
 {
     for (size_t i = 0; i < sizeof(signal_table) / sizeof(signal_table[0]); i++)
         if (signal_table[i].sig == sig)
@@ -158,7 +158,7 @@ void sandbox_describe(const struct sandbox_result *r, char *buf, size_t size)
         snprintf(buf, size, "exited with status %d", r->exit_code);
         return;
     case SB_SIGNALED: {
-        const char *what = signal_what(r->term_signal);
+        const char *what = signal_description(r->term_signal);
         if (what)
             snprintf(buf, size, "killed by %s (%s)", signal_name(r->term_signal), what);
         else

@@ -92,6 +92,8 @@ void sandbox_describe(const struct sandbox_result *r, char *buf, size_t size);
 char *sandbox_output_excerpt(const struct sandbox_result *r, size_t max);
 /* "SIGSEGV" for 11; "SIG?" for signals outside the usual set. */
 const char *signal_name(int sig);
+/* What a signal means, in English ("segmentation fault"); NULL for one not in the table. */
+const char *signal_description(int sig);
 
 /* Kill every running sandboxed command: its process group, its cgroup where one is
  * used, and the descendants re-parented to the grader. Async-signal-safe: meant for the
