@@ -521,10 +521,10 @@ static int run_tool(struct build_ctx *b, struct argv_list *cmd, struct strbuf *l
     o.max_processes = 512;
     /* Without delegated cgroups nothing else stops a macro bomb (exponential #define
      * doubling): cc1 grows by hundreds of MiB a second. Compilers never start CUDA, so
-     * the address-space limit the runs cannot have is safe here. */
-    o.address_space_bytes = o.memory_limit_bytes > 0 && o.memory_limit_bytes / 2 < (4LL << 30)
-                                ? o.memory_limit_bytes / 2
-                                : 4LL << 30;
+     * the address-space limit the runs cannot have is safe here. Per process (cc1plus,
+     * cicc, ptxas each get it) and fixed: scaled down to a small laptop's memory it would
+     * refuse honest template-heavy CUDA (thrust, CUB), which needs a few GiB. */
+    o.address_space_bytes = 4LL << 30;
     *ok = false;
     if (sandbox_run(&o, &r, err) != 0) {
         error_prefix(err, "cannot run %s: ", cmd->v[0]);
