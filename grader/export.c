@@ -485,6 +485,15 @@ static void gs_hidden(struct strbuf *out, const struct exercise_result *e, size_
     free(number);
 }
 
+/* The finding that states a case's speed points: marked by the grader (in any language);
+ * results from before the mark have only the English sentence to go by. */
+static bool is_perf_finding(const struct case_result *c, size_t f)
+{
+    if (c->perf_finding)
+        return f + 1 == c->perf_finding;
+    return !strncmp(c->findings[f], "performance:", 12);
+}
+
 static void gs_performance(struct strbuf *out, const struct results *r, size_t ei,
                            bool student_view, bool first, size_t number_after)
 {
@@ -505,7 +514,7 @@ static void gs_performance(struct strbuf *out, const struct results *r, size_t e
             if (c->hidden && veils_hidden(r, student_view))
                 continue;
             for (size_t f = 0; f < c->n_findings; f++)
-                if (c->findings[f] && !strncmp(c->findings[f], "performance:", 12))
+                if (c->findings[f] && is_perf_finding(c, f))
                     strbuf_addf(&text, "\n%s / %s: %s", or_empty(v->variant_id),
                                 or_empty(c->case_id), c->findings[f]);
         }

@@ -1191,12 +1191,14 @@ static void score_performance(struct grading *g, const struct exercise_spec *ex,
             counted++;
             if (f > 0)
                 sum += f;
-            if (f >= 0)
+            if (f >= 0) {
                 add_finding(cr, xstrfmt(messages_get(g->o->messages,
                                                      "performance: %.2fx the reference's time "
                                                      "(best quartiles) earns %.0f%% of the speed "
                                                      "points"),
                                         cr->time.q1_ms / cr->ref_time.q3_ms, f * 100));
+                cr->perf_finding = cr->n_findings;
+            }
         }
     }
     if (counted == 0)

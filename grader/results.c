@@ -238,6 +238,7 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     for (size_t i = 0; i < c->n_findings; i++)
         json_writer_string(w, c->findings[i]);
     json_writer_end_array(w);
+    put_num(w, "perf_finding", (double)c->perf_finding);
     put_num(w, "wall_s", c->wall_s);
     put_num(w, "cpu_s", c->cpu_s);
     put_num(w, "peak_rss_kb", (double)c->peak_rss_kb);
@@ -471,6 +472,8 @@ static void read_case(const struct json_value *o, struct case_result *c)
         if (f->type == JSON_STRING)
             c->findings[c->n_findings++] = xstrdup(f->string);
     }
+    long pf = num_long(o, "perf_finding");
+    c->perf_finding = pf > 0 && (size_t)pf <= c->n_findings ? (size_t)pf : 0;
     c->wall_s = num(o, "wall_s");
     c->cpu_s = num(o, "cpu_s");
     c->peak_rss_kb = num_long(o, "peak_rss_kb");

@@ -76,6 +76,9 @@ struct case_result {
     size_t n_mismatches;
     char **findings; /* anti-cheating and measurement notes */
     size_t n_findings;
+    /* Which finding states the case's speed points (1-based; 0: none), so exports can pick
+     * it out whatever the language it was written in. */
+    size_t perf_finding;
     double wall_s, cpu_s;
     long peak_rss_kb;
 };

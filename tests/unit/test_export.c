@@ -386,6 +386,35 @@ START_TEST(test_gradescope_student_view)
 }
 END_TEST
 
+/* The speed-points sentence is found by the grader's mark, in whatever language it is. */
+START_TEST(test_gradescope_performance_in_any_language)
+{
+    struct results *r = make_student();
+    struct case_result *c = &r->exercises[0].variants[0].cases[0];
+    free(c->findings[0]);
+    c->findings[0] = xstrdup("performance: an unmarked sentence");
+    add_finding(c, "rendimiento: 0.90x el tiempo de la referencia (mejores cuartiles) da el "
+                   "100% de los puntos de velocidad");
+    c->perf_finding = 2;
+    struct strbuf sb = STRBUF_INIT;
+    export_gradescope_text(r, true, &sb);
+    ck_assert_msg(strstr(sb.buf, "Speed points: 1.5 of 2.\\ncpu / small: rendimiento: 0.90x"), "%s",
+                  sb.buf);
+    /* With the mark, no other sentence is taken for it, however it begins. */
+    ck_assert_ptr_null(strstr(sb.buf, "cpu / small: performance: an unmarked"));
+    /* Results from before the mark: only the English sentence's prefix to go by. */
+    c->perf_finding = 0;
+    free(c->findings[0]);
+    c->findings[0] = xstrdup("performance: legacy results without the mark");
+    strbuf_reset(&sb);
+    export_gradescope_text(r, true, &sb);
+    ck_assert_ptr_nonnull(strstr(sb.buf, "cpu / small: performance: legacy"));
+    ck_assert_ptr_null(strstr(sb.buf, "cpu / small: rendimiento"));
+    strbuf_release(&sb);
+    results_free(r);
+}
+END_TEST
+
 START_TEST(test_gradescope_empty)
 {
     struct results *r = new_results("x", "X");
@@ -548,6 +577,7 @@ int main(void)
     tcase_add_test(tc, test_gradebook_formula_prefixes_and_numbers);
     tcase_add_test(tc, test_canvas_csv);
     tcase_add_test(tc, test_gradescope_student_view);
+    tcase_add_test(tc, test_gradescope_performance_in_any_language);
     tcase_add_test(tc, test_gradescope_empty);
     tcase_add_test(tc, test_junit);
     tcase_add_test(tc, test_junit_escaping);
