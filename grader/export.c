@@ -345,6 +345,25 @@ static const char *case_message(const struct case_result *c)
     return c->message && *c->message ? c->message : verdict_name(c->verdict);
 }
 
+/* The end of one Gradescope test: its output, its tags, visible, and the closing brace. */
+static void gs_test_end(struct strbuf *out, const char *ind, const char *output,
+                        const char *const *tags, size_t n_tags)
+{
+    json_key(out, ind, "output", false);
+    json_string(out, output);
+    json_key(out, ind, "tags", false);
+    strbuf_addch(out, '[');
+    for (size_t i = 0; i < n_tags; i++) {
+        if (i)
+            strbuf_addstr(out, ", ");
+        json_string(out, tags[i]);
+    }
+    strbuf_addch(out, ']');
+    json_key(out, ind, "visibility", false);
+    json_string(out, "visible");
+    strbuf_addstr(out, "\n    }");
+}
+
 static void gs_case(struct strbuf *out, const struct results *r, size_t ei, size_t vi, size_t ci,
                     bool first)
 {
@@ -377,19 +396,8 @@ static void gs_case(struct strbuf *out, const struct results *r, size_t ei, size
         json_key(out, ind, "status", false);
         json_string(out, c->verdict == V_PASS ? "passed" : "failed");
     }
-    json_key(out, ind, "output", false);
-    json_string(out, strbuf_str(&text));
-    json_key(out, ind, "tags", false);
-    strbuf_addch(out, '[');
-    json_string(out, or_empty(e->exercise_id));
-    strbuf_addstr(out, ", ");
-    json_string(out, or_empty(v->target));
-    strbuf_addstr(out, ", ");
-    json_string(out, verdict_code(c->verdict));
-    strbuf_addch(out, ']');
-    json_key(out, ind, "visibility", false);
-    json_string(out, "visible");
-    strbuf_addstr(out, "\n    }");
+    const char *tags[] = {or_empty(e->exercise_id), or_empty(v->target), verdict_code(c->verdict)};
+    gs_test_end(out, ind, strbuf_str(&text), tags, 3);
     strbuf_release(&text);
     free(name);
     free(number);
@@ -469,17 +477,8 @@ static void gs_hidden(struct strbuf *out, const struct exercise_result *e, size_
         json_key(out, ind, "status", false);
         json_string(out, h->passed == h->total ? "passed" : "failed");
     }
-    json_key(out, ind, "output", false);
-    json_string(out, strbuf_str(&text));
-    json_key(out, ind, "tags", false);
-    strbuf_addch(out, '[');
-    json_string(out, or_empty(e->exercise_id));
-    strbuf_addstr(out, ", ");
-    json_string(out, "hidden");
-    strbuf_addch(out, ']');
-    json_key(out, ind, "visibility", false);
-    json_string(out, "visible");
-    strbuf_addstr(out, "\n    }");
+    const char *tags[] = {or_empty(e->exercise_id), "hidden"};
+    gs_test_end(out, ind, strbuf_str(&text), tags, 2);
     strbuf_release(&text);
     free(name);
     free(number);
@@ -530,17 +529,8 @@ static void gs_performance(struct strbuf *out, const struct results *r, size_t e
     json_number(out, e->perf_max_points);
     json_key(out, ind, "status", false);
     json_string(out, e->perf_points >= e->perf_max_points - 1e-9 ? "passed" : "failed");
-    json_key(out, ind, "output", false);
-    json_string(out, strbuf_str(&text));
-    json_key(out, ind, "tags", false);
-    strbuf_addch(out, '[');
-    json_string(out, or_empty(e->exercise_id));
-    strbuf_addstr(out, ", ");
-    json_string(out, "performance");
-    strbuf_addch(out, ']');
-    json_key(out, ind, "visibility", false);
-    json_string(out, "visible");
-    strbuf_addstr(out, "\n    }");
+    const char *tags[] = {or_empty(e->exercise_id), "performance"};
+    gs_test_end(out, ind, strbuf_str(&text), tags, 2);
     strbuf_release(&text);
     free(name);
     free(number);

@@ -770,6 +770,15 @@ static bool variant_is_gpu(const struct variant_result *vr)
     return vr->target && !strcmp(vr->target, "gpu");
 }
 
+/* Whether some case of a variant was timed with its transfers too (a device variant). */
+static bool has_transfer_times(const struct variant_result *vr)
+{
+    for (size_t c = 0; c < vr->n_cases; c++)
+        if (vr->cases[c].time_transfer.valid)
+            return true;
+    return false;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Comparison tables (Método | Tiempo | Speedup vs CPU | Speedup vs ref.)   */
 
@@ -1087,9 +1096,7 @@ static void add_plot(struct report_ctx *rc, const struct exercise_result *ex, st
         const struct variant_result *vr = &ex->variants[v];
         if (!variant_is_gpu(vr))
             continue;
-        bool both = false;
-        for (size_t c = 0; c < vr->n_cases; c++)
-            both |= vr->cases[c].time_transfer.valid;
+        bool both = has_transfer_times(vr);
         for (int pass = 0; pass < (both ? 2 : 1); pass++) {
             bool with_transfer = both && pass == 0;
             size_t m = 0;
@@ -1208,9 +1215,7 @@ static void add_speedup_rows(const struct report_ctx *rc, const struct exercise_
         const struct variant_result *vr = &ex->variants[v];
         if (!variant_is_gpu(vr))
             continue;
-        bool both = false;
-        for (size_t c = 0; c < vr->n_cases; c++)
-            both |= vr->cases[c].time_transfer.valid;
+        bool both = has_transfer_times(vr);
         for (int pass = 0; pass < (both ? 2 : 1); pass++) {
             bool with_transfer = both && pass == 0;
             const struct sized_case *first = NULL;
