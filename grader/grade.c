@@ -883,7 +883,8 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
             return -1;
         }
         const struct variant_spec *bv = ex->baseline ? exercise_variant(ex, ex->baseline) : NULL;
-        bt = bv && bv != v ? reference_timing(g, ex, bv, c, err) : rt;
+        /* No baseline declared: no "vs CPU" speedup (a copy's reference is no CPU time). */
+        bt = !bv ? NULL : bv != v ? reference_timing(g, ex, bv, c, err) : rt;
         if (bv && !bt) {
             free(expected);
             return -1;

@@ -478,6 +478,10 @@ static int verify_outputs(struct job *j, int sample)
         for (size_t k = 0; k < a->count; k++) {
             double got = lg_dtype_load(a->dtype, a->host, k);
             double want = lg_dtype_load(a->dtype, a->last_out, k);
+            /* got == want first: infinities of one sign agree (numpy's allclose), though
+             * their difference is NaN (an f16 output overflows to inf from large inputs). */
+            if (got == want)
+                continue;
             if (isnan(want) ? !isnan(got) : !(fabs(got - want) <= a->atol + a->rtol * fabs(want)))
                 bad++;
         }

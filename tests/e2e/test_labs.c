@@ -9,8 +9,9 @@
  * (the gpu column of EXPECTED). tests/gpu/test_labs_gpu.c includes this file with
  * LABS_REQUIRE_GPU set, which also fails when no GPU was seen.
  *
- * Small cases only (--case), correctness only (--no-timing): the suite takes well under two
- * minutes on two cores, most of it nvcc.
+ * Small cases only (--case); the solutions are timed too (timing must never change a
+ * verdict: the timed calls are checked against the checked ones), the rest is correctness
+ * only (--no-timing). The suite takes about two minutes on two cores, most of it nvcc.
  */
 #include "e2e.h"
 
@@ -33,7 +34,7 @@ static void setup(void)
 
 /* Grade a submission; returns the exit status and fills r (the caller releases it). */
 static int grade(const char *lab, const char *submission, const char *student, const char *only,
-                 const char *cases, struct results *r)
+                 const char *cases, bool timed, struct results *r)
 {
     char *labdir = xstrfmt("labs/%s", lab);
     char *log = xstrfmt("%s/%s-%s.log", out_dir, lab, student);
@@ -52,7 +53,8 @@ static int grade(const char *lab, const char *submission, const char *student, c
         argv[n++] = "--only";
         argv[n++] = only;
     }
-    argv[n++] = "--no-timing";
+    if (!timed)
+        argv[n++] = "--no-timing";
     argv[n++] = "--no-pdf";
     argv[n++] = "--quiet";
     argv[n++] = "--out";
@@ -105,13 +107,16 @@ static void load_lab(const char *lab, struct lab *spec)
     free(path);
 }
 
-/* The solution: every selected case of every variant passes, or (GPU variants on a machine
- * without one) is skipped with the reason. */
+/* The solution, timed: every selected case of every variant passes, or (GPU variants on a
+ * machine without one) is skipped with the reason. A "vs CPU" time exists exactly where the
+ * exercise names a CPU baseline (a copy's reference is no CPU time). */
 static void check_solution(const char *lab, const char *cases)
 {
     char *sub = xstrfmt("labs/%s/solution", lab);
     struct results r;
-    int status = grade(lab, sub, "solution", NULL, cases, &r);
+    struct lab spec;
+    int status = grade(lab, sub, "solution", NULL, cases, true, &r);
+    load_lab(lab, &spec);
     bool gpu = r.machine.gpu_name != NULL;
     size_t graded = 0, skipped_gpu = 0;
     ck_assert_msg(status == 0, "%s solution: exit %d", lab, status);
@@ -139,11 +144,20 @@ static void check_solution(const char *lab, const char *cases)
                 ck_assert_msg(cr->verdict == V_PASS, "%s solution %s/%s %s: %s (%s)", lab,
                               r.exercises[e].exercise_id, vr->variant_id, cr->case_id,
                               verdict_code(cr->verdict), cr->message ? cr->message : "");
+                ck_assert_msg(cr->time.valid, "%s solution %s/%s %s: not timed", lab,
+                              r.exercises[e].exercise_id, vr->variant_id, cr->case_id);
+                const struct exercise_spec *ex = lab_exercise(&spec, r.exercises[e].exercise_id);
+                ck_assert(ex != NULL);
+                ck_assert_msg((cr->baseline_ms > 0) == (ex->baseline != NULL),
+                              "%s solution %s/%s %s: baseline %g ms, spec baseline %s", lab,
+                              r.exercises[e].exercise_id, vr->variant_id, cr->case_id,
+                              cr->baseline_ms, ex->baseline ? ex->baseline : "none");
                 graded++;
             }
         }
     ck_assert_msg(graded > 0, "%s solution: no case graded", lab);
     ck_assert_msg(gpu || skipped_gpu > 0, "%s solution: no GPU variant seen", lab);
+    lab_release(&spec);
     results_release(&r);
     free(sub);
 }
@@ -156,7 +170,7 @@ static void check_skeleton(const char *lab, const char *cases)
     char *sub = xstrfmt("labs/%s/skeleton", lab);
     struct results r;
     struct lab spec;
-    int status = grade(lab, sub, "skeleton", NULL, cases, &r);
+    int status = grade(lab, sub, "skeleton", NULL, cases, false, &r);
     bool gpu = r.machine.gpu_name != NULL;
     size_t wrong = 0;
     load_lab(lab, &spec);
@@ -246,7 +260,7 @@ static void check_fixture(const char *lab, const char *fixture)
     ck_assert_msg(exercise != NULL, "tests/fixtures/%s/EXPECTED has no rows for %s", lab, fixture);
     char *sub = xstrfmt("tests/fixtures/%s/%s", lab, fixture);
     struct results r;
-    int status = grade(lab, sub, fixture, exercise, strbuf_str(&cases), &r);
+    int status = grade(lab, sub, fixture, exercise, strbuf_str(&cases), false, &r);
     bool gpu = r.machine.gpu_name != NULL, any_failure = false, unchecked = false;
     for (size_t i = 0; i < n; i++) {
         if (strcmp(rows[i].fixture, fixture))
