@@ -44,6 +44,10 @@ void lg_gpu_describe(char *buf, size_t size);
 void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize);
 void lg_gpu_free(void *p, int space);
 int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize);
+/* Queued on the default stream, no host wait: the repoisoning between timed calls, which
+ * must not leave the GPU idle (its clocks drop within a millisecond or two). 0 or -1. */
+int lg_gpu_memset_async(void *dev, int byte, size_t bytes);
+int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes);
 /* Synchronize the device and collect any pending or sticky error. */
 int lg_gpu_sync(char *err, size_t errsize);
 /* Events around a region on the legacy default stream. */

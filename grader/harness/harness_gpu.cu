@@ -122,6 +122,16 @@ extern "C" int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_devi
     return 0;
 }
 
+extern "C" int lg_gpu_memset_async(void *dev, int byte, size_t bytes)
+{
+    return cudaMemsetAsync(dev, byte, bytes, 0) == cudaSuccess ? 0 : -1;
+}
+
+extern "C" int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes)
+{
+    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0) == cudaSuccess ? 0 : -1;
+}
+
 extern "C" int lg_gpu_sync(char *err, size_t errsize)
 {
     cudaError_t e = cudaDeviceSynchronize();

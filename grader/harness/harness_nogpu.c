@@ -38,6 +38,22 @@ int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *e
     return -1;
 }
 
+int lg_gpu_memset_async(void *dev, int byte, size_t bytes)
+{
+    (void)dev;
+    (void)byte;
+    (void)bytes;
+    return -1;
+}
+
+int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes)
+{
+    (void)dst;
+    (void)src;
+    (void)bytes;
+    return -1;
+}
+
 int lg_gpu_sync(char *err, size_t errsize)
 {
     (void)err;
