@@ -966,10 +966,17 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         }
         if (ran && o.timed_mismatch) {
             cr->verdict = V_CHEAT;
-            cr->message =
-                xstrfmt(messages_get(g->o->messages,
-                                     "%s: does the function behave differently when timed?"),
-                        o.timed_mismatch);
+            cr->message = xstrfmt(
+                o.timed_mismatch_elements == 1
+                    ? messages_get(g->o->messages,
+                                   "timed call %d left %ld element of '%s' wrong or unwritten "
+                                   "(the checked calls were right): does the function behave "
+                                   "differently when timed?")
+                    : messages_get(g->o->messages,
+                                   "timed call %d left %ld elements of '%s' wrong or unwritten "
+                                   "(the checked calls were right): does the function behave "
+                                   "differently when timed?"),
+                o.timed_mismatch_call, o.timed_mismatch_elements, o.timed_mismatch);
             ran = false;
         }
         if (ran && o.n_modified > 0) {

@@ -223,9 +223,9 @@ void runner_parse_result(struct run_outcome *o, const char *text)
             char name[128];
             long bad;
             if (sscanf(rest, "%d %127s %ld", &k, name, &bad) == 3 && !o->timed_mismatch) {
-                o->timed_mismatch = xstrfmt("timed call %d left %ld element%s of '%s' wrong or "
-                                            "unwritten (the checked calls were right)",
-                                            k + 1, bad, bad == 1 ? "" : "s", name);
+                o->timed_mismatch = xstrdup(name);
+                o->timed_mismatch_call = k + 1;
+                o->timed_mismatch_elements = bad;
             }
         } else if (!strcmp(l, "blocking")) {
             /* "on", or "off <why>"; once off it stays off. */

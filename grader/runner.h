@@ -61,7 +61,11 @@ struct run_outcome {
      * (blocking_off says why: "synchronizes" or "setup"). */
     int blocking;
     char *blocking_off;
-    char *timed_mismatch; /* a timed call's outputs disagreed with the checked calls */
+    /* The output a timed call left wrong (the checked calls had it right), which call
+     * (1-based) and how many elements; NULL when the timed calls agreed. */
+    char *timed_mismatch;
+    int timed_mismatch_call;
+    long timed_mismatch_elements;
     char *tampered;       /* result.txt shows signs of being written by the student */
 };
 

@@ -2,7 +2,7 @@
  * Hostile submissions on the CPU: grade each submission of tests/hostile/ (one threat each:
  * crash, hang, fork bomb, huge output, huge file, writing or reading outside the sandbox,
  * network, leftover daemons, killing other processes, forged results, compile-time bombs,
- * forbidden includes, exit(0), ignored signals, modified inputs) with the real grader, and
+ * forbidden includes, exit(0), ignored signals, modified inputs, no work when timed) with the real grader, and
  * assert the exact verdicts, a sanity bound on the grading time, that grading goes on with
  * the other exercise and the next student, and that nothing outside the scratch folders
  * changed (tests/hostile/hostile.h says how). The GPU threats are in
@@ -166,6 +166,13 @@ static void check_symlink_outputs(const struct hostile_suite *s, const struct ho
     message_has(run, "grade2", "cpu", "symbolic link");
 }
 
+static void check_fast_when_timed(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    message_has(run, "grade2", "cpu", "elements of 'z' wrong or unwritten");
+    message_has(run, "grade2", "cpu", "behave differently when timed");
+}
+
 #define THREAT(name, bwrap, timing, timeout, check)                                                \
     START_TEST(test_##name)                                                                        \
     {                                                                                              \
@@ -196,6 +203,7 @@ THREAT(symlink_outputs, false, false, 5, check_symlink_outputs)
 THREAT(fifo_result, false, false, 5, check_fifo_result)
 THREAT(forged_error, false, false, 5, check_forged_error)
 THREAT(macro_bomb, false, false, 5, check_macro_bomb)
+THREAT(fast_when_timed, false, true, 10, check_fast_when_timed)
 
 START_TEST(test_memory_hog)
 {
@@ -241,6 +249,7 @@ int main(void)
     tcase_add_test(tc, test_fifo_result);
     tcase_add_test(tc, test_forged_error);
     tcase_add_test(tc, test_macro_bomb);
+    tcase_add_test(tc, test_fast_when_timed);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
