@@ -66,7 +66,7 @@ struct run_outcome {
     char *timed_mismatch;
     int timed_mismatch_call;
     long timed_mismatch_elements;
-    char *tampered;       /* result.txt shows signs of being written by the student */
+    char *tampered; /* result.txt shows signs of being written by the student */
 };
 
 void run_outcome_init(struct run_outcome *o);

@@ -33,11 +33,11 @@ struct job_arg {
     int space;
     enum lg_init_dist dist;
     double p1, p2;
-    void *host;     /* the checked buffer on the host side (pageable or pinned) */
-    void *dev;      /* device copy when space == DEVICE */
-    void *pristine; /* inputs as generated, to detect modification */
+    void *host;         /* the checked buffer on the host side (pageable or pinned) */
+    void *dev;          /* device copy when space == DEVICE */
+    void *pristine;     /* inputs as generated, to detect modification */
     void *dev_pristine; /* an inout's inputs on the device, restored before each timed call */
-    void *xfer;     /* transfer-path host buffer (transfer_from space) */
+    void *xfer;         /* transfer-path host buffer (transfer_from space) */
     int xfer_space;
     void *last_out; /* outputs of the last checked call, to verify timed calls against */
     double rtol, atol;

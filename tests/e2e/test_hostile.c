@@ -2,9 +2,9 @@
  * Hostile submissions on the CPU: grade each submission of tests/hostile/ (one threat each:
  * crash, hang, fork bomb, huge output, huge file, writing or reading outside the sandbox,
  * network, leftover daemons, killing other processes, forged results, compile-time bombs,
- * forbidden includes, exit(0), ignored signals, modified inputs, no work when timed) with the real grader, and
- * assert the exact verdicts, a sanity bound on the grading time, that grading goes on with
- * the other exercise and the next student, and that nothing outside the scratch folders
+ * forbidden includes, exit(0), ignored signals, modified inputs, no work when timed) with the real
+ * grader, and assert the exact verdicts, a sanity bound on the grading time, that grading goes on
+ * with the other exercise and the next student, and that nothing outside the scratch folders
  * changed (tests/hostile/hostile.h says how). The GPU threats are in
  * tests/gpu/test_hostile_gpu.c; docs/threat-model.md describes what each isolation level
  * protects.
