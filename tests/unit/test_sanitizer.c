@@ -5,8 +5,11 @@
  * over its print limit), merging, forged lines, runs that did not complete, the sentences
  * in both languages, finding the tool, its command line, the folders it needs, its limit.
  */
+#include "build.h"
 #include "messages.h"
+#include "runner.h"
 #include "sanitizer.h"
+#include "spec.h"
 #include "util.h"
 
 #include <check.h>
@@ -536,6 +539,142 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* A stand-in for compute-sanitizer in a toolkit's layout: bin/compute-sanitizer is a wrapper
+ * that runs ../compute-sanitizer/compute-sanitizer, which takes the real tool's options, runs
+ * the program, and prints a report and a summary after it, as the real one does. */
+static const char fake_wrapper[] =
+    "#!/bin/sh\n"
+    "exec \"$(dirname \"$0\")/../compute-sanitizer/compute-sanitizer\" "
+    "\"$@\"\n";
+static const char fake_tool[] = "#!/bin/sh\n"
+                                "tool=none\n"
+                                "while [ $# -gt 0 ]; do\n"
+                                "  case \"$1\" in\n"
+                                "    --tool) tool=$2; shift 2;;\n"
+                                "    --print-limit|--show-backtrace|--error-exitcode) shift 2;;\n"
+                                "    *) break;;\n"
+                                "  esac\n"
+                                "done\n"
+                                "echo '========= COMPUTE-SANITIZER'\n"
+                                "\"$@\"\n"
+                                "echo \"program status $? under $tool\"\n"
+                                "echo '========= Invalid __global__ write of size 8 bytes'\n"
+                                "echo '=========     at k(double *)+0x10 in t.cu:7'\n"
+                                "echo '=========     by thread (3,0,0) in block (0,0,0)'\n"
+                                "echo '=========     and is 0 bytes after the nearest allocation "
+                                "at 0x7f00 of size 8,000 bytes'\n"
+                                "echo '========= '\n"
+                                "echo '========= ERROR SUMMARY: 1 error'\n"
+                                "exit 86\n";
+/* The "runner": checks the job it is given (checks only, no timing), floods its output past
+ * the capture's head, and reports a finished run. */
+static const char fake_runner[] = "#!/bin/sh\n"
+                                  "[ \"$1\" = job.txt ] && grep -q '^time 0$' job.txt || exit 3\n"
+                                  "yes flood | head -c 400000\n"
+                                  "printf 'harness 1\\nstatus ok\\n' > result.txt\n";
+
+static void write_script(const char *path, const char *text)
+{
+    struct error err;
+    char *parent = xstrdup(path);
+    *strrchr(parent, '/') = '\0';
+    ck_assert_int_eq(mkdir_p(parent, &err), 0);
+    ck_assert_int_eq(write_file_atomic(path, text, strlen(text), &err), 0);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+    free(parent);
+}
+
+/* The run grade.c makes, end to end but for the GPU: runner_run with the tool's command in
+ * front, the toolkit's folders shown to the sandbox (under bubblewrap, /tmp is otherwise
+ * empty), the capture's tail keeping the summary after a flood, and the judgement. */
+START_TEST(test_wrapped_run)
+{
+    enum isolation iso = _i ? ISOLATION_BWRAP : ISOLATION_SUPERVISOR;
+    if (iso == ISOLATION_BWRAP && sandbox_available() != ISOLATION_BWRAP) {
+        fprintf(stderr, "test_wrapped_run: skipped: bubblewrap does not work here\n");
+        return;
+    }
+    struct lab lab;
+    struct error err;
+    ck_assert_msg(spec_load(&lab, "tests/fixtures/labcpu/lab.yaml", NULL, &err) == 0, "%s",
+                  err.msg);
+    char *t = make_tmpdir();
+    char *wrapper = path_join(t, "toolkit/bin/compute-sanitizer");
+    char *tool = path_join(t, "toolkit/compute-sanitizer/compute-sanitizer");
+    char *runner = path_join(t, "build/runner");
+    char *work = path_join(t, "run");
+    write_script(wrapper, fake_wrapper);
+    write_script(tool, fake_tool);
+    write_script(runner, fake_runner);
+    ck_assert_int_eq(mkdir_p(work, &err), 0);
+
+    struct toolchain tc;
+    toolchain_init(&tc);
+    tc.isolation = iso;
+    const struct exercise_spec *ex = &lab.exercises[0];
+    struct run_spec s;
+    memset(&s, 0, sizeof(s));
+    s.tc = &tc;
+    s.lab = &lab;
+    s.ex = ex;
+    s.v = &ex->variants[0];
+    s.c = exercise_sanitizer_case(ex);
+    s.runner = runner;
+    s.workdir = work;
+    s.checks = 1;
+    runner_seeds(&lab, ex, s.c, 1, s.seeds);
+    s.timing = ex->timing;
+    s.timeout_s = sanitizer_wall_limit(1);
+    const char *wrap[SANITIZER_ARGV_MAX];
+    char *toolkit = path_join(t, "toolkit");
+    char *program = sanitizer_find(NULL, NULL, toolkit);
+    free(toolkit);
+    if (!program || strcmp(program, wrapper) != 0) {
+        /* /usr/local/cuda has a real one: this test wants the stand-in. */
+        free(program);
+        program = xstrdup(wrapper);
+    }
+    sanitizer_argv(program, "racecheck", wrap);
+    char **ro = sanitizer_ro_paths(program);
+    s.wrap = wrap;
+    s.wrap_ro = (const char *const *)ro;
+    s.output_cap = SANITIZER_OUTPUT_HEAD;
+    s.output_tail = SANITIZER_OUTPUT_TAIL;
+    struct run_outcome o;
+    run_outcome_init(&o);
+    ck_assert_msg(runner_run(&s, &o, &err) == 0, "%s", err.msg);
+    ck_assert_msg(o.sb.status == SB_EXITED && o.sb.exit_code == 86, "status %d exit %d: %.300s",
+                  (int)o.sb.status, o.sb.exit_code, o.sb.output ? o.sb.output : "");
+    ck_assert(o.finished);
+    ck_assert(o.sb.output_truncated);
+    ck_assert_msg(strstr(o.sb.output, "program status 0 under racecheck\n"), "%.300s",
+                  o.sb.output + o.sb.output_len - 300);
+
+    struct sanitizer_run run;
+    sanitizer_run_init(&run);
+    run.tool = xstrdup("racecheck");
+    sanitizer_judge(&o.sb, s.timeout_s, NULL, &run);
+    ck_assert_int_eq(run.status, SANITIZER_RAN);
+    ck_assert_int_eq(run.out.errors, 1);
+    ck_assert_uint_eq(run.out.n_reports, 1);
+    ck_assert_str_eq(run.out.reports[0].location, "k(double *) in t.cu:7");
+    ck_assert_str_eq(run.out.reports[0].access, "0 bytes after an allocation of 8,000 bytes");
+    sanitizer_run_release(&run);
+
+    run_outcome_release(&o);
+    sanitizer_paths_free(ro);
+    free(program);
+    toolchain_release(&tc);
+    lab_release(&lab);
+    remove_tree(t, NULL);
+    free(wrapper);
+    free(tool);
+    free(runner);
+    free(work);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sanitizer");
@@ -550,6 +689,8 @@ int main(void)
     tcase_add_test(tc, test_find);
     tcase_add_test(tc, test_argv_paths_limits);
     tcase_add_test(tc, test_names);
+    tcase_add_loop_test(tc, test_wrapped_run, 0, 2);
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
