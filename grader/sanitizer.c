@@ -564,9 +564,7 @@ char *sanitizer_report_text(const struct sanitizer_report *r, const struct messa
     return strbuf_detach(&sb);
 }
 
-/* Errors found: the summary's count, or more when more reports were printed (forged lines
- * only ever add to it). */
-static long error_count(const struct sanitizer_output *o)
+long sanitizer_error_count(const struct sanitizer_output *o)
 {
     long printed = o->other_reports;
     for (size_t i = 0; i < o->n_reports; i++)
@@ -582,7 +580,7 @@ char *sanitizer_run_summary(const struct sanitizer_run *r, const struct messages
     if (r->status != SANITIZER_RAN)
         return xstrfmt(messages_get(msgs, "%s on case %s: %s"), tool, c,
                        r->reason ? r->reason : "");
-    long n = error_count(&r->out);
+    long n = sanitizer_error_count(&r->out);
     if (n == 0 && r->out.warnings == 0)
         return xstrfmt(messages_get(msgs, "%s on case %s: no errors"), tool, c);
     struct strbuf sb = STRBUF_INIT;

@@ -133,6 +133,10 @@ double sanitizer_wall_limit(double case_timeout_s);
 void sanitizer_judge(const struct sandbox_result *sb, double limit_s, const struct messages *msgs,
                      struct sanitizer_run *run);
 
+/* Errors a run found: the summary's count, or more when more reports were printed (forged
+ * lines only ever add to it). */
+long sanitizer_error_count(const struct sanitizer_output *o);
+
 /* One report as a sentence: "Invalid __global__ write of size 4 bytes at oob(float *, int) in
  * san.cu:3, first by thread (232,0,0) in block (3,0,0): 1 byte after an allocation of 4,000
  * bytes". Caller frees. */

@@ -140,6 +140,15 @@ START_TEST(test_sanitize_skipped_without_gpu)
                                            "needs a GPU: "),
                           "%s", text.buf);
             ck_assert(strstr(text.buf, "compute-sanitizer findings do not change the grade"));
+            /* And the report, under each GPU variant. */
+            char *md = xstrfmt("%s/lab6/%s/report.md", out_dir, student);
+            strbuf_reset(&text);
+            ck_assert_int_eq(read_file(md, &text, NULL), 0);
+            ck_assert_msg(strstr(text.buf, "**compute-sanitizer** (findings only: they do not "
+                                           "change the grade)\n\n- memcheck on case n1000: not "
+                                           "run: compute\\-sanitizer needs a GPU\\: "),
+                          "%s", md);
+            free(md);
         } else {
             ck_assert_ptr_null(strstr(text.buf, "compute-sanitizer"));
         }
