@@ -46,11 +46,16 @@ static char *stamp_text(const struct lab *lab, const char *digest, const struct 
     strbuf_release(&spec);
     sha256_final_hex(&h, hex);
     /* Everything that changes a grade: the files, the spec, the references, the grader
-     * and the options that select or time cases. */
+     * and the options that select or time cases; and what the results hold beside it (the
+     * compute-sanitizer pass, named only when an option changed it, so that stamps of
+     * classes graded without the option stay valid). */
     return xstrfmt("submission %s\nspec %s\nreferences %s\ngrader %s\nfull %d hidden %d timing %d "
-                   "only %s timeout %g\n",
+                   "only %s timeout %g\n%s",
                    digest, hex, ref_digest, LG_VERSION, g->full, g->hidden, !g->no_timing,
-                   g->only ? g->only : "-", g->timeout_s);
+                   g->only ? g->only : "-", g->timeout_s,
+                   g->sanitize == SANITIZE_ALL    ? "sanitize all\n"
+                   : g->sanitize == SANITIZE_NONE ? "sanitize none\n"
+                                                  : "");
 }
 
 static bool already_graded(const char *dir, const char *stamp)

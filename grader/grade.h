@@ -41,7 +41,14 @@ struct grade_env {
     struct calibration cal;       /* measured once per machine, cached */
     struct ref_timing *ref_times; /* reference timings measured so far, per variant and case */
     size_t n_ref_times, alloc_ref_times;
+    /* compute-sanitizer's real path, looked for the first time a pass needs it; NULL: none. */
+    char *sanitizer;
+    bool sanitizer_probed;
 };
+
+/* The compute-sanitizer pass: where the spec asks for it, on every GPU variant
+ * (--sanitize), or nowhere (--no-sanitize: recorded as skipped where the spec asks). */
+enum sanitize_mode { SANITIZE_SPEC, SANITIZE_ALL, SANITIZE_NONE };
 
 struct grade_opts {
     const char *submission;   /* folder */
@@ -58,7 +65,8 @@ struct grade_opts {
     bool build_only;          /* build every variant and stop (batch: builds run ahead) */
     bool reuse_build;         /* reuse a build folder left by an earlier build_only pass */
     bool reuse_ref_times;     /* time each reference once per env (batch) */
-    FILE *progress;           /* one line per finished case, or NULL */
+    enum sanitize_mode sanitize;
+    FILE *progress; /* one line per finished case, or NULL */
     /* The grader's sentences in the report's language (messages.h); NULL: English. */
     const struct messages *messages;
 };

@@ -138,6 +138,8 @@ static void usage(FILE *f)
         "  --memory-limit SIZE  per-run memory limit, e.g. 4G (default: 3/4 of RAM; enforced\n"
         "                     where cgroups are delegated, see README)\n"
         "  --keep             keep build and run folders (in OUT/.work)\n"
+        "  --sanitize         run compute-sanitizer on every GPU variant (findings only)\n"
+        "  --no-sanitize      skip the compute-sanitizer pass the lab asks for\n"
         "  --quiet            no per-case progress lines\n"
         "\n"
         "grade options (also --out, --only, --timeout, --isolation, --lang, --pdf, --no-pdf):\n"
@@ -148,7 +150,7 @@ static void usage(FILE *f)
         "  --shard K/N        grade slice K of N (then: grader merge)\n"
         "  --force            re-grade unchanged submissions\n"
         "  --canvas-assignment ID  Canvas assignment id for gradebook-canvas.csv\n"
-        "  --no-slow, --no-hidden, --no-timing, --no-merge\n"
+        "  --no-slow, --no-hidden, --no-timing, --no-merge, --sanitize, --no-sanitize\n"
         "\n"
         "exit status: 0 passed, 1 something failed, 2 usage or spec error, 3 grader error\n",
         f);
@@ -398,6 +400,10 @@ static int cmd_check(int argc, char **argv)
             }
         } else if (!strcmp(a, "--keep"))
             o.keep_work = true;
+        else if (!strcmp(a, "--sanitize"))
+            o.sanitize = SANITIZE_ALL;
+        else if (!strcmp(a, "--no-sanitize"))
+            o.sanitize = SANITIZE_NONE;
         else if (!strcmp(a, "--quiet"))
             quiet = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -716,6 +722,10 @@ static int batch_args(int argc, char **argv, const char *cmd, const char **lab_a
             *no_merge = true;
         else if (!strcmp(a, "--keep"))
             o->grade.keep_work = true;
+        else if (!strcmp(a, "--sanitize"))
+            o->grade.sanitize = SANITIZE_ALL;
+        else if (!strcmp(a, "--no-sanitize"))
+            o->grade.sanitize = SANITIZE_NONE;
         else if (a[0] == '-') {
             fprintf(stderr, "grader %s: unknown option '%s' (see grader --help)\n", cmd, a);
             return -1;

@@ -659,6 +659,71 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct ca
     return m;
 }
 
+/* Whether a sanitizer run's case is shown: in the student view, not when it is hidden (a
+ * spec cannot name a hidden case, but results.json is read back as it is). */
+static bool sanitizer_run_visible(const struct report_ctx *rc, const struct variant_result *vr,
+                                  const struct sanitizer_run *run)
+{
+    for (size_t c = 0; run->case_id && c < vr->n_cases; c++)
+        if (vr->cases[c].case_id && !strcmp(vr->cases[c].case_id, run->case_id))
+            return case_visible(rc, &vr->cases[c]);
+    return true;
+}
+
+/* The compute-sanitizer pass of a variant: the template's "sanitizer" list. */
+static void add_sanitizer_runs(const struct report_ctx *rc, const struct variant_result *vr,
+                               struct tpl_value *m)
+{
+    struct tpl_value *list = tpl_set_list(m, "sanitizer");
+    for (size_t k = 0; k < vr->n_sanitizer; k++) {
+        const struct sanitizer_run *run = &vr->sanitizer[k];
+        const struct sanitizer_output *o = &run->out;
+        if (!sanitizer_run_visible(rc, vr, run))
+            continue;
+        struct tpl_value *rv = tpl_push_map(list);
+        long errors = sanitizer_error_count(o);
+        tpl_set_str(rv, "tool", run->tool ? run->tool : "");
+        tpl_set_str(rv, "case_id", run->case_id ? run->case_id : "");
+        tpl_set_bool(rv, "has_case", run->case_id != NULL);
+        tpl_set_bool(rv, "ran", run->status == SANITIZER_RAN);
+        tpl_set_bool(rv, "skipped", run->status == SANITIZER_SKIPPED);
+        tpl_set_bool(rv, "failed", run->status == SANITIZER_FAILED);
+        char *reason = esc_first_line(run->reason ? run->reason : "", MESSAGE_CHARS);
+        tpl_set_str(rv, "reason", reason);
+        free(reason);
+        tpl_set_num(rv, "errors", (double)errors);
+        tpl_set_bool(rv, "one_error", errors == 1);
+        tpl_set_bool(rv, "clean", errors == 0 && o->warnings == 0);
+        tpl_set_num(rv, "warnings", (double)o->warnings);
+        tpl_set_bool(rv, "has_warnings", o->warnings > 0);
+        tpl_set_num(rv, "not_printed", (double)o->not_printed);
+        tpl_set_bool(rv, "has_not_printed", o->not_printed > 0);
+        tpl_set_num(rv, "other_reports", (double)o->other_reports);
+        tpl_set_bool(rv, "has_other_reports", o->other_reports > 0);
+        tpl_set_str(rv, "tool_error", o->tool_error ? o->tool_error : "");
+        tpl_set_bool(rv, "has_tool_error", o->tool_error != NULL);
+        struct tpl_value *reports = tpl_set_list(rv, "reports");
+        for (size_t i = 0; i < o->n_reports; i++) {
+            const struct sanitizer_report *r = &o->reports[i];
+            struct tpl_value *pv = tpl_push_map(reports);
+            tpl_set_num(pv, "count", (double)r->count);
+            tpl_set_str(pv, "kind", r->kind ? r->kind : "");
+            tpl_set_str(pv, "location", r->location ? r->location : "");
+            tpl_set_bool(pv, "has_location", r->location != NULL);
+            tpl_set_str(pv, "thread", r->thread ? r->thread : "");
+            tpl_set_bool(pv, "has_thread", r->thread != NULL);
+            tpl_set_str(pv, "block", r->block ? r->block : "");
+            tpl_set_bool(pv, "has_block", r->block != NULL);
+            tpl_set_str(pv, "access", r->access ? r->access : "");
+            tpl_set_bool(pv, "has_access", r->access != NULL);
+            /* racecheck's other side reads on from the location ("... and Read access at"). */
+            tpl_set_bool(pv, "access_continues", r->access && !strncmp(r->access, "and ", 4));
+        }
+        tpl_set_bool(rv, "has_reports", o->n_reports > 0);
+    }
+    tpl_set_bool(m, "has_sanitizer", tpl_list_len(list) > 0);
+}
+
 static struct tpl_value *variant_value(const struct report_ctx *rc, const struct variant_result *vr)
 {
     struct tpl_value *m = tpl_map();
@@ -700,6 +765,7 @@ static struct tpl_value *variant_value(const struct report_ctx *rc, const struct
     tpl_set_num(m, "hidden_passed", h_pass);
     tpl_set_num(m, "hidden_failed", h_fail);
     tpl_set_num(m, "hidden_skipped", h_skip);
+    add_sanitizer_runs(rc, vr, m);
     return m;
 }
 

@@ -97,6 +97,9 @@ void results_release(struct results *r)
             for (size_t c = 0; c < vr->n_cases; c++)
                 case_release(&vr->cases[c]);
             free(vr->cases);
+            for (size_t k = 0; k < vr->n_sanitizer; k++)
+                sanitizer_run_release(&vr->sanitizer[k]);
+            free(vr->sanitizer);
             free(vr->variant_id);
             free(vr->title);
             free(vr->function);
@@ -245,6 +248,38 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     json_writer_end_object(w);
 }
 
+static void put_sanitizer_run(struct json_writer *w, const struct sanitizer_run *run)
+{
+    const struct sanitizer_output *o = &run->out;
+    json_writer_begin_object(w);
+    put_str(w, "tool", run->tool);
+    put_str(w, "case_id", run->case_id);
+    put_str(w, "status", sanitizer_status_name(run->status));
+    put_str(w, "reason", run->reason);
+    put_num(w, "wall_s", run->wall_s);
+    put_bool(w, "summary", o->summary);
+    put_num(w, "errors", (double)o->errors);
+    put_num(w, "warnings", (double)o->warnings);
+    put_num(w, "not_printed", (double)o->not_printed);
+    put_num(w, "other_reports", (double)o->other_reports);
+    put_str(w, "tool_error", o->tool_error);
+    json_writer_key(w, "reports");
+    json_writer_begin_array(w);
+    for (size_t i = 0; i < o->n_reports; i++) {
+        const struct sanitizer_report *r = &o->reports[i];
+        json_writer_begin_object(w);
+        put_str(w, "kind", r->kind);
+        put_str(w, "location", r->location);
+        put_str(w, "thread", r->thread);
+        put_str(w, "block", r->block);
+        put_str(w, "access", r->access);
+        put_num(w, "count", (double)r->count);
+        json_writer_end_object(w);
+    }
+    json_writer_end_array(w);
+    json_writer_end_object(w);
+}
+
 static void put_variant(struct json_writer *w, const struct variant_result *vr)
 {
     json_writer_begin_object(w);
@@ -261,6 +296,14 @@ static void put_variant(struct json_writer *w, const struct variant_result *vr)
     for (size_t c = 0; c < vr->n_cases; c++)
         put_case(w, &vr->cases[c]);
     json_writer_end_array(w);
+    /* Only when the pass was asked for: results of labs without it stay as they were. */
+    if (vr->n_sanitizer) {
+        json_writer_key(w, "sanitizer");
+        json_writer_begin_array(w);
+        for (size_t k = 0; k < vr->n_sanitizer; k++)
+            put_sanitizer_run(w, &vr->sanitizer[k]);
+        json_writer_end_array(w);
+    }
     json_writer_end_object(w);
 }
 
@@ -479,6 +522,39 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->peak_rss_kb = num_long(o, "peak_rss_kb");
 }
 
+static void read_sanitizer_run(const struct json_value *o, struct sanitizer_run *run)
+{
+    struct sanitizer_output *out = &run->out;
+    run->tool = dup_str(o, "tool");
+    run->case_id = dup_str(o, "case_id");
+    /* An unknown status (a newer grader's) is the grader's side, never the student's. */
+    int st = sanitizer_status_parse(json_get_string(o, "status"));
+    run->status = st < 0 ? SANITIZER_FAILED : (enum sanitizer_status)st;
+    run->reason = dup_str(o, "reason");
+    run->wall_s = num(o, "wall_s");
+    out->summary = json_get_bool(o, "summary", false);
+    out->errors = num_long(o, "errors");
+    out->warnings = num_long(o, "warnings");
+    out->not_printed = num_long(o, "not_printed");
+    out->other_reports = num_long(o, "other_reports");
+    out->tool_error = dup_str(o, "tool_error");
+    const struct json_value *rs = json_get(o, "reports");
+    out->reports = arr_len(rs) ? xcalloc(arr_len(rs), sizeof(*out->reports)) : NULL;
+    for (size_t i = 0; i < arr_len(rs); i++) {
+        const struct json_value *r = json_at(rs, i);
+        const char *kind = json_get_string(r, "kind");
+        if (!kind)
+            continue; /* consumers rely on every report having a kind */
+        struct sanitizer_report *sr = &out->reports[out->n_reports++];
+        sr->kind = xstrdup(kind);
+        sr->location = dup_str(r, "location");
+        sr->thread = dup_str(r, "thread");
+        sr->block = dup_str(r, "block");
+        sr->access = dup_str(r, "access");
+        sr->count = num_long(r, "count");
+    }
+}
+
 static void read_variant(const struct json_value *o, struct variant_result *vr)
 {
     vr->variant_id = dup_str(o, "variant_id");
@@ -494,6 +570,13 @@ static void read_variant(const struct json_value *o, struct variant_result *vr)
     vr->cases = vr->n_cases ? xcalloc(vr->n_cases, sizeof(*vr->cases)) : NULL;
     for (size_t c = 0; c < vr->n_cases; c++)
         read_case(json_at(cs, c), &vr->cases[c]);
+    const struct json_value *ss = json_get(o, "sanitizer");
+    vr->n_sanitizer = arr_len(ss);
+    vr->sanitizer = vr->n_sanitizer ? xcalloc(vr->n_sanitizer, sizeof(*vr->sanitizer)) : NULL;
+    for (size_t k = 0; k < vr->n_sanitizer; k++) {
+        sanitizer_run_init(&vr->sanitizer[k]);
+        read_sanitizer_run(json_at(ss, k), &vr->sanitizer[k]);
+    }
 }
 
 static void read_exercise(const struct json_value *o, struct exercise_result *ex)

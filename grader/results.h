@@ -11,6 +11,7 @@
 #define LG_RESULTS_H
 
 #include "error.h"
+#include "sanitizer.h"
 #include "strbuf.h"
 
 #include <stdbool.h>
@@ -94,6 +95,10 @@ struct variant_result {
     int n_warnings;
     struct case_result *cases;
     size_t n_cases;
+    /* The compute-sanitizer pass, one run per tool (JSON "sanitizer", absent when not asked
+     * for): findings beside the grade, which they never change. */
+    struct sanitizer_run *sanitizer;
+    size_t n_sanitizer;
 };
 
 struct exercise_result {

@@ -267,11 +267,25 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
     struct error rerr;
     char *job_path = path_join(s->workdir, "job.txt");
     char *res_path = path_join(s->workdir, "result.txt");
-    const char *argv[] = {s->runner, "job.txt", NULL};
-    const char *extra[] = {s->runner, NULL};
+    const char **argv = NULL, **extra = NULL;
+    size_t n_wrap = 0, n_wrap_ro = 0;
     const char **ro = NULL;
     struct sandbox_opts opts;
     int rc = -1;
+
+    while (s->wrap && s->wrap[n_wrap])
+        n_wrap++;
+    while (s->wrap_ro && s->wrap_ro[n_wrap_ro])
+        n_wrap_ro++;
+    argv = xcalloc(n_wrap + 3, sizeof(char *));
+    for (size_t i = 0; i < n_wrap; i++)
+        argv[i] = s->wrap[i];
+    argv[n_wrap] = s->runner;
+    argv[n_wrap + 1] = "job.txt";
+    extra = xcalloc(n_wrap_ro + 2, sizeof(char *));
+    extra[0] = s->runner;
+    for (size_t i = 0; i < n_wrap_ro; i++)
+        extra[i + 1] = s->wrap_ro[i];
 
     if (runner_job_text(s, false, &job, err) != 0)
         goto out;
@@ -286,7 +300,8 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
     opts.wall_limit_s = s->timeout_s;
     opts.cpu_limit_s = runner_cpu_limit(s->timeout_s, sysconf(_SC_NPROCESSORS_ONLN));
     opts.file_limit_bytes = 4LL << 30;
-    opts.output_cap = 64 * 1024;
+    opts.output_cap = s->output_cap ? s->output_cap : 64 * 1024;
+    opts.output_tail = s->output_tail;
     opts.gpu = s->v->target == TARGET_GPU;
     opts.memory_limit_bytes = s->memory_limit_bytes;
     /* Threads count as tasks: OpenBLAS starts one per core and CUDA a few of its own. */
@@ -334,6 +349,8 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
     rc = 0;
 out:
     free(ro);
+    free(argv);
+    free(extra);
     free(job_path);
     free(res_path);
     strbuf_release(&job);

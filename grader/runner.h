@@ -43,6 +43,11 @@ struct run_spec {
     struct timing_spec timing;
     double timeout_s;
     long long memory_limit_bytes; /* cgroup memory.max where delegated; 0: none */
+    /* Run the runner under this command (compute-sanitizer and its options; NULL-terminated),
+     * with wrap_ro visible read-only beside the toolchain's folders. NULL: run it directly. */
+    const char *const *wrap;
+    const char *const *wrap_ro;
+    size_t output_cap, output_tail; /* the capture (sandbox.h); 0: the defaults */
 };
 
 struct run_outcome {

@@ -1156,7 +1156,52 @@ struct capture {
     struct strbuf sb;
     size_t cap;
     bool truncated;
+    /* The output's end beyond the cap, when asked for (sandbox_opts.output_tail): a ring of
+     * tail_cap bytes, tail_pos the next byte to overwrite, tail_seen every byte past the cap. */
+    char *tail;
+    size_t tail_cap, tail_pos, tail_seen;
 };
+
+/* Bytes past the cap: into the ring, overwriting the oldest. */
+static void capture_tail(struct capture *c, const char *buf, size_t n)
+{
+    c->tail_seen += n;
+    if (!c->tail_cap)
+        return;
+    if (n >= c->tail_cap) {
+        buf += n - c->tail_cap;
+        n = c->tail_cap;
+    }
+    size_t first = c->tail_cap - c->tail_pos < n ? c->tail_cap - c->tail_pos : n;
+    memcpy(c->tail + c->tail_pos, buf, first);
+    memcpy(c->tail, buf + first, n - first);
+    c->tail_pos = (c->tail_pos + n) % c->tail_cap;
+}
+
+/*
+ * The captured text: the head, and when a tail was kept, a marker line and the last bytes
+ * from their first full line on (a cut line at the seam must not read as a whole one).
+ */
+static char *capture_finish(struct capture *c, size_t *len)
+{
+    if (c->tail_cap && c->tail_seen > 0) {
+        size_t kept = c->tail_seen < c->tail_cap ? c->tail_seen : c->tail_cap;
+        size_t start = c->tail_seen < c->tail_cap ? 0 : c->tail_pos;
+        char *ring = xmalloc(kept + 1);
+        for (size_t i = 0; i < kept; i++)
+            ring[i] = c->tail[(start + i) % c->tail_cap];
+        ring[kept] = '\0';
+        char *nl = memchr(ring, '\n', kept);
+        size_t skip = nl ? (size_t)(nl - ring) + 1 : kept;
+        strbuf_addf(&c->sb, "\n[... %zu bytes of output left out ...]\n",
+                    c->tail_seen - (kept - skip));
+        strbuf_add(&c->sb, ring + skip, kept - skip);
+        free(ring);
+        c->tail_seen = 0;
+    }
+    *len = c->sb.len;
+    return strbuf_detach(&c->sb);
+}
 
 /* Reads what is available: 1 data read, 0 EOF, -1 nothing now. */
 static int capture_read(int fd, struct capture *c)
@@ -1178,8 +1223,10 @@ static int capture_read(int fd, struct capture *c)
             keep = c->cap - c->sb.len < (size_t)n ? c->cap - c->sb.len : (size_t)n;
         if (keep)
             strbuf_add(&c->sb, buf, keep);
-        if (keep < (size_t)n)
+        if (keep < (size_t)n) {
             c->truncated = true;
+            capture_tail(c, buf + keep, (size_t)n - keep);
+        }
     }
 }
 
@@ -1340,7 +1387,12 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     int out_pipe[2] = {-1, -1}, report_pipe[2] = {-1, -1}, go_pipe[2] = {-1, -1};
     int json_pipe[2] = {-1, -1}, null_fd = -1, pidfd = -1, slot = -1;
     struct cgroup cg = {NULL, -1, false, false};
-    struct capture cap = {STRBUF_INIT, o->output_cap ? o->output_cap : DEFAULT_OUTPUT_CAP, false};
+    struct capture cap = {.sb = STRBUF_INIT,
+                          .cap = o->output_cap ? o->output_cap : DEFAULT_OUTPUT_CAP};
+    if (o->output_tail) {
+        cap.tail_cap = o->output_tail;
+        cap.tail = xmalloc(cap.tail_cap);
+    }
     pid_t pid = -1;
 
     /* The clean environment. */
@@ -1635,10 +1687,9 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
                 setup_failed(r, err, "bubblewrap failed before starting the command (status %d)",
                              code);
             }
-            r->output_len = cap.sb.len;
             r->output_truncated = cap.truncated;
             free(r->output);
-            r->output = strbuf_detach(&cap.sb);
+            r->output = capture_finish(&cap, &r->output_len);
             goto out;
         }
     }
@@ -1662,9 +1713,8 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
         r->status = SB_EXITED;
         r->exit_code = code;
     }
-    r->output_len = cap.sb.len;
     r->output_truncated = cap.truncated;
-    r->output = strbuf_detach(&cap.sb);
+    r->output = capture_finish(&cap, &r->output_len);
     rc = 0;
 
 out:
@@ -1688,6 +1738,7 @@ out:
     close_fd(&json_pipe[1]);
     close_fd(&null_fd);
     strbuf_release(&cap.sb);
+    free(cap.tail);
     argvec_clear(&env);
     argvec_clear(&cmd);
     argvec_clear(&sh_argv);

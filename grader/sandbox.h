@@ -47,6 +47,11 @@ struct sandbox_opts {
     bool gpu;          /* expose /dev/nvidia* */
     bool network;      /* keep the network (never for student code) */
     enum isolation isolation;
+    /* Bytes kept of the output's end beyond output_cap (0: none): output then holds the
+     * start, a "[... N bytes of output left out ...]" line and the end from its first whole
+     * line, so what a wrapper prints last (compute-sanitizer's summary) survives a program
+     * that floods the output. */
+    size_t output_tail;
 };
 
 enum sandbox_status {

@@ -509,7 +509,7 @@ static void slurm_usage(FILE *f)
           "\n"
           "grade options passed to every shard: --only EXERCISE, --timeout SECONDS, --lang es|en,\n"
           "  --isolation MODE, --jobs N, --force, --no-slow, --no-hidden, --no-timing,\n"
-          "  --pdf, --no-pdf, --keep\n"
+          "  --pdf, --no-pdf, --keep, --sanitize, --no-sanitize\n"
           "passed to the merge: --canvas-assignment ID (and --pdf, --no-pdf, --lang)\n",
           f);
 }
@@ -543,8 +543,9 @@ static int parse_cli(int argc, char **argv, struct slurm_cli *c)
 {
     static const char *const pass_value[] = {"--only", "--timeout", "--isolation",
                                              "--jobs", "--lang",    NULL};
-    static const char *const pass_flag[] = {"--force", "--no-slow", "--no-hidden", "--no-timing",
-                                            "--pdf",   "--no-pdf",  "--keep",      NULL};
+    static const char *const pass_flag[] = {
+        "--force",  "--no-slow", "--no-hidden", "--no-timing",   "--pdf",
+        "--no-pdf", "--keep",    "--sanitize",  "--no-sanitize", NULL};
     static const char *const own_value[] = {"--submissions",
                                             "--roster",
                                             "--out",

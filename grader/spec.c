@@ -1,6 +1,7 @@
 #include "spec.h"
 
 #include "expr.h"
+#include "sanitizer.h"
 #include "util.h"
 
 #include <yaml.h>
@@ -23,13 +24,13 @@ static const char *const target_names[] = {"cpu", "gpu", NULL};
 static const char *const dist_names[] = {"uniform", "normal", "arange", "constant", NULL};
 static const char *const lang_names[] = {"es", "en", NULL};
 
-static const char *const top_keys[] = {"lab",   "title", "course",    "lang", "show_hidden",
-                                       "build", "seed",  "exercises", NULL};
+static const char *const top_keys[] = {"lab",   "title", "course",    "lang",      "show_hidden",
+                                       "build", "seed",  "sanitizer", "exercises", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", NULL};
 static const char *const exercise_keys[] = {
-    "id",      "title",     "points",         "params", "args",     "variants",
-    "cases",   "tolerance", "tolerance_note", "work",   "baseline", "oracle",
-    "timeout", "timing",    "performance",    "seed",   NULL};
+    "id",      "title",     "points",         "params", "args",      "variants",
+    "cases",   "tolerance", "tolerance_note", "work",   "baseline",  "oracle",
+    "timeout", "timing",    "performance",    "seed",   "sanitizer", NULL};
 static const char *const arg_keys[] = {"name",  "kind", "dtype",     "ctype", "shape",
                                        "value", "init", "tolerance", NULL};
 static const char *const init_keys[] = {"dist",  "low",  "high",  "mean", "std",
@@ -45,6 +46,7 @@ static const char *const variant_keys[] = {"id",      "title",     "target", "fu
                                            "weight",  "reference", NULL};
 static const char *const reference_keys[] = {"function", "sources", "libs", NULL};
 static const char *const case_keys[] = {"id", "sizes", "hidden", "slow", "points", "timeout", NULL};
+static const char *const sanitizer_keys[] = {"tools", "case", NULL};
 
 /* The keys of init that each distribution reads, indexed by enum dist. */
 static const char *const dist_keys[][3] = {
@@ -95,6 +97,22 @@ static void impl_release(struct impl_spec *impl)
     free_strings(impl->libs, impl->n_libs);
 }
 
+static void sanitizer_spec_release(struct sanitizer_spec *s)
+{
+    free_strings(s->tools, s->n_tools);
+    free(s->case_id);
+    memset(s, 0, sizeof(*s));
+}
+
+static void sanitizer_spec_copy(struct sanitizer_spec *dst, const struct sanitizer_spec *src)
+{
+    *dst = *src;
+    dst->tools = src->n_tools ? xcalloc(src->n_tools, sizeof(char *)) : NULL;
+    for (size_t i = 0; i < src->n_tools; i++)
+        dst->tools[i] = xstrdup(src->tools[i]);
+    dst->case_id = src->case_id ? xstrdup(src->case_id) : NULL;
+}
+
 static void exercise_release(struct exercise_spec *ex)
 {
     free(ex->id);
@@ -133,6 +151,7 @@ static void exercise_release(struct exercise_spec *ex)
     free(ex->flops);
     free(ex->bytes);
     free(ex->perf.variant);
+    sanitizer_spec_release(&ex->sanitizer);
 }
 
 void lab_init(struct lab *lab)
@@ -152,6 +171,7 @@ void lab_release(struct lab *lab)
     free(lab->cflags);
     free(lab->nvccflags);
     free(lab->ldflags);
+    sanitizer_spec_release(&lab->sanitizer);
     for (size_t i = 0; lab->exercises && i < lab->n_exercises; i++)
         exercise_release(&lab->exercises[i]);
     free(lab->exercises);
@@ -1382,6 +1402,74 @@ static int parse_baseline_oracle(struct loader *ld, const yaml_node_t *m, struct
     return 0;
 }
 
+/*
+ * sanitizer: true, false, or {tools: [memcheck, racecheck], case: n1000}. ex is NULL at the
+ * lab's level, where a case cannot be named (case ids belong to an exercise).
+ */
+static int parse_sanitizer(struct loader *ld, const yaml_node_t *n, const struct exercise_spec *ex,
+                           struct sanitizer_spec *s)
+{
+    static const char *const yes[] = {"true", "True", "TRUE", NULL};
+    static const char *const no[] = {"false", "False", "FALSE", NULL};
+    yaml_node_t *v;
+    s->loc = loc_of(n);
+    if (n->type == YAML_SCALAR_NODE && is_plain(n) &&
+        (in_list(yes, text(n)) || in_list(no, text(n)))) {
+        s->enabled = in_list(yes, text(n));
+        return 0;
+    }
+    if (n->type != YAML_MAPPING_NODE)
+        return fail_type(ld, n, "true, false or a mapping {tools, case}", "'sanitizer'");
+    if (check_keys(ld, n, "in sanitizer", sanitizer_keys))
+        return -1;
+    s->enabled = true;
+    if ((v = map_get(ld, n, "tools"))) {
+        if (parse_string_list(ld, v, "'tools'", true, &s->tools, &s->n_tools))
+            return -1;
+        for (size_t i = 0; i < s->n_tools; i++) {
+            if (!sanitizer_tool_known(s->tools[i])) {
+                struct strbuf sb = STRBUF_INIT;
+                join_names(&sb, sanitizer_tools);
+                fail(ld, seq_at(ld, v, i), "compute-sanitizer tool '%s' is not one of %s",
+                     s->tools[i], strbuf_str(&sb));
+                strbuf_release(&sb);
+                return -1;
+            }
+            for (size_t j = 0; j < i; j++)
+                if (!strcmp(s->tools[i], s->tools[j]))
+                    return fail(ld, seq_at(ld, v, i), "duplicate tool '%s' in sanitizer",
+                                s->tools[i]);
+        }
+    }
+    if ((v = map_get(ld, n, "case"))) {
+        if (!ex)
+            return fail(ld, v,
+                        "'case' belongs in an exercise's sanitizer (case ids are per exercise), "
+                        "not in the lab's");
+        if (get_string(ld, v, "'case'", &s->case_id))
+            return -1;
+        const struct case_spec *c = NULL;
+        for (size_t i = 0; i < ex->n_cases && !c; i++)
+            if (!strcmp(ex->cases[i].id, s->case_id))
+                c = &ex->cases[i];
+        if (!c) {
+            struct strbuf sb = STRBUF_INIT;
+            for (size_t i = 0; i < ex->n_cases; i++)
+                strbuf_addf(&sb, "%s%s", i ? ", " : "", ex->cases[i].id);
+            fail(ld, v, "sanitizer case '%s' is not a case of exercise '%s' (expected one of: %s)",
+                 s->case_id, ex->id, strbuf_str(&sb));
+            strbuf_release(&sb);
+            return -1;
+        }
+        if (c->hidden)
+            return fail(ld, v,
+                        "sanitizer case '%s' is hidden: its findings go into student reports, so "
+                        "name a visible case",
+                        s->case_id);
+    }
+    return 0;
+}
+
 static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
 {
     struct lab *lab = ld->lab;
@@ -1475,6 +1563,17 @@ static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
     for (size_t i = 0; i < ex->n_cases; i++)
         if (check_case_values(ld, ex, &ex->cases[i]))
             return -1;
+    if ((n = map_get(ld, m, "sanitizer"))) {
+        if (parse_sanitizer(ld, n, ex, &ex->sanitizer))
+            return -1;
+        if (ex->sanitizer.enabled && !exercise_has_gpu(ex))
+            return fail(ld, n,
+                        "exercise '%s' has no GPU variant, and compute-sanitizer checks GPU "
+                        "code only",
+                        ex->id);
+    } else if (lab->sanitizer.enabled && exercise_has_gpu(ex)) {
+        sanitizer_spec_copy(&ex->sanitizer, &lab->sanitizer);
+    }
     return 0;
 }
 
@@ -1525,6 +1624,8 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
     if ((n = map_get(ld, m, "seed")) && get_seed(ld, n, &lab->seed))
         return -1;
     if ((n = map_get(ld, m, "build")) && parse_build(ld, n))
+        return -1;
+    if ((n = map_get(ld, m, "sanitizer")) && parse_sanitizer(ld, n, NULL, &lab->sanitizer))
         return -1;
     if (need(ld, m, "exercises", "at top level", &n) || want_sequence(ld, n, "'exercises'", true))
         return -1;
@@ -1729,6 +1830,55 @@ long exercise_arg_count(const struct exercise_spec *ex, size_t i, const struct c
         return -1;
     }
     return (long)count;
+}
+
+bool exercise_has_gpu(const struct exercise_spec *ex)
+{
+    for (size_t i = 0; i < ex->n_variants; i++)
+        if (ex->variants[i].target == TARGET_GPU)
+            return true;
+    return false;
+}
+
+/* Bytes of every array argument of a case: how big a run on it is. */
+static double case_bytes(const struct exercise_spec *ex, const struct case_spec *c)
+{
+    struct expr_env env;
+    double total = 0;
+    case_env(c, &env);
+    for (size_t i = 0; i < ex->n_args; i++) {
+        double count;
+        if (ex->args[i].kind == ARG_SCALAR)
+            continue;
+        if (shape_elements(&ex->args[i], &env, &count, NULL) == 0)
+            total += count * (double)lg_dtype_size(ex->args[i].dtype);
+    }
+    return total;
+}
+
+const struct case_spec *exercise_sanitizer_case(const struct exercise_spec *ex)
+{
+    const struct case_spec *best = NULL;
+    double best_bytes = 0;
+    if (ex->sanitizer.case_id) {
+        for (size_t i = 0; i < ex->n_cases; i++)
+            if (!strcmp(ex->cases[i].id, ex->sanitizer.case_id))
+                return &ex->cases[i];
+        return NULL;
+    }
+    /* Quick cases first: a slow one only when there is nothing else. */
+    for (int allow_slow = 0; allow_slow < 2 && !best; allow_slow++)
+        for (size_t i = 0; i < ex->n_cases; i++) {
+            const struct case_spec *c = &ex->cases[i];
+            if (c->hidden || (c->slow && !allow_slow))
+                continue;
+            double b = case_bytes(ex, c);
+            if (!best || b < best_bytes) {
+                best = c;
+                best_bytes = b;
+            }
+        }
+    return best;
 }
 
 double exercise_case_points(const struct exercise_spec *ex, size_t case_index)

@@ -119,6 +119,16 @@ struct perf_spec {
     char *variant;  /* which variant's time counts; NULL: each variant evenly */
 };
 
+/* The compute-sanitizer pass over an exercise's GPU variants (labs/README.md,
+ * "compute-sanitizer"): findings beside the grade, never points. */
+struct sanitizer_spec {
+    bool enabled; /* asked for (the exercise, or the lab for every exercise with GPU code) */
+    char **tools; /* "memcheck", "racecheck", ... in the order given; none: memcheck alone */
+    size_t n_tools;
+    char *case_id; /* the case it runs on; NULL: the smallest visible one */
+    struct src_loc loc;
+};
+
 struct exercise_spec {
     char *id;
     char *title;
@@ -142,6 +152,7 @@ struct exercise_spec {
     char *bytes;
     struct perf_spec perf;
     bool has_perf;
+    struct sanitizer_spec sanitizer;
     struct src_loc loc;
 };
 
@@ -153,12 +164,13 @@ struct lab {
     char *id; /* "lab6" */
     char *title;
     char *course;
-    char *lang;       /* "es" or "en" */
-    bool show_hidden; /* student reports show hidden cases in full */
-    long seed;        /* default of every exercise's seed */
-    char *cflags;     /* build: extra flags for C sources, NULL: none */
-    char *nvccflags;  /* build: extra flags for CUDA sources */
-    char *ldflags;    /* build: extra link flags */
+    char *lang;                      /* "es" or "en" */
+    bool show_hidden;                /* student reports show hidden cases in full */
+    long seed;                       /* default of every exercise's seed */
+    char *cflags;                    /* build: extra flags for C sources, NULL: none */
+    char *nvccflags;                 /* build: extra flags for CUDA sources */
+    char *ldflags;                   /* build: extra link flags */
+    struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
     struct exercise_spec *exercises;
     size_t n_exercises;
 };
@@ -190,5 +202,11 @@ long exercise_arg_count(const struct exercise_spec *ex, size_t i, const struct c
                         struct error *err);
 /* Points each case is worth (its own, or an even share of the exercise's). */
 double exercise_case_points(const struct exercise_spec *ex, size_t case_index);
+/* The case the compute-sanitizer pass runs on: the spec's, else the visible case with the
+ * fewest bytes of arrays (a slow one only when every visible case is slow; the first of
+ * equals). NULL when every case is hidden. */
+const struct case_spec *exercise_sanitizer_case(const struct exercise_spec *ex);
+/* Whether some variant of the exercise targets the GPU. */
+bool exercise_has_gpu(const struct exercise_spec *ex);
 
 #endif

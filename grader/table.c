@@ -1,5 +1,6 @@
 #include "table.h"
 
+#include "sanitizer.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -137,6 +138,20 @@ void table_print(FILE *f, const struct results *r, bool color)
                 free(line);
                 fprintf(f, "  %-9s %scompiler: %s%s\n", "", dim, first, rs);
             }
+            /* The compute-sanitizer pass: one line a tool, in the grader's English like the
+             * rest of the table (the report has every report, in the lab's language). */
+            for (size_t k = 0; k < vr->n_sanitizer; k++) {
+                const struct sanitizer_run *run = &vr->sanitizer[k];
+                char line[240];
+                char *text = sanitizer_run_summary(run, NULL);
+                one_line(line, sizeof(line), text);
+                free(text);
+                bool found = run->status == SANITIZER_RAN &&
+                             (run->out.errors > 0 || run->out.n_reports > 0 ||
+                              run->out.other_reports > 0 || run->out.warnings > 0);
+                fprintf(f, "  %-9s %scompute-sanitizer %s%s\n", vr->n_cases ? "" : vr->variant_id,
+                        color ? (found ? YELLOW : DIM) : "", line, rs);
+            }
         }
     }
 }
@@ -162,6 +177,13 @@ void table_print_summary(FILE *f, const struct results *r, bool color)
                 ungraded, r->max_score);
     if (r->n_skipped && r->machine.gpu_status && strcmp(r->machine.gpu_status, "available"))
         fprintf(f, "GPU variants skipped: %s\n", r->machine.gpu_status);
+    bool sanitized = false;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            sanitized = sanitized || r->exercises[e].variants[v].n_sanitizer > 0;
+    if (sanitized)
+        fprintf(f, "compute-sanitizer findings do not change the grade: they point at bugs the "
+                   "outputs did not show (details in the report)\n");
     if (r->n_grader_errors)
         fprintf(f,
                 "%sGrader errors are the grader's or this machine's fault, not the "

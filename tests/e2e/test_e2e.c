@@ -67,6 +67,100 @@ START_TEST(test_solution_passes_with_timing)
 }
 END_TEST
 
+/* The compute-sanitizer pass without a GPU: asked for with --sanitize, it is recorded on every
+ * GPU variant as skipped, with the reason; the grade is what it would be without it. Lab 6
+ * does not ask for it, so without the switch nothing is recorded; --no-sanitize neither. */
+START_TEST(test_sanitize_skipped_without_gpu)
+{
+    const char *modes[] = {"--sanitize", "--no-sanitize", "--no-timing"};
+    for (size_t m = 0; m < 3; m++) {
+        char *student = xstrfmt("sanitize-%zu", m);
+        char *log = xstrfmt("%s/%s.log", out_dir, student);
+        const char *argv[] = {e2e_bin(),
+                              "check",
+                              "labs/lab6",
+                              "--submission",
+                              "tests/fixtures/lab6/correct",
+                              "--only",
+                              "grade2",
+                              "--case",
+                              "n1000",
+                              "--no-pdf",
+                              "--out",
+                              out_dir,
+                              "--student",
+                              student,
+                              "--lang",
+                              "en",
+                              "--no-timing",
+                              modes[m],
+                              NULL};
+        int status = e2e_run(argv, log);
+        struct results r;
+        struct error err;
+        char *json = xstrfmt("%s/lab6/%s/results.json", out_dir, student);
+        results_init(&r);
+        ck_assert_msg(results_read(&r, json, &err) == 0, "%s (log %s)", err.msg, log);
+        ck_assert_msg(status == 0, "exit %d (log %s)", status, log);
+        if (r.machine.gpu_name) {
+            printf("e2e sanitize: SKIPPED: this machine has a GPU (%s): tests/gpu covers it\n",
+                   r.machine.gpu_name);
+            results_release(&r);
+            free(json);
+            free(log);
+            free(student);
+            return;
+        }
+        const char *gpu_variants[] = {"gpu", "gpu_dev"};
+        for (size_t k = 0; k < 2; k++) {
+            const struct variant_result *v = e2e_variant(&r, "grade2", gpu_variants[k]);
+            ck_assert_ptr_nonnull(v);
+            if (m != 0) {
+                ck_assert_uint_eq(v->n_sanitizer, 0);
+                continue;
+            }
+            ck_assert_uint_eq(v->n_sanitizer, 1);
+            const struct sanitizer_run *run = &v->sanitizer[0];
+            ck_assert_str_eq(run->tool, "memcheck");
+            ck_assert_str_eq(run->case_id, "n1000"); /* the smallest visible case */
+            ck_assert_int_eq(run->status, SANITIZER_SKIPPED);
+            ck_assert_msg(run->reason && !strncmp(run->reason, "compute-sanitizer needs a GPU: ",
+                                                  strlen("compute-sanitizer needs a GPU: ")),
+                          "reason: %s", run->reason ? run->reason : "(none)");
+            /* Findings only: the case's verdict is the usual one (no GPU: skipped). */
+            ck_assert_int_eq(v->cases[0].verdict, V_SKIPPED);
+        }
+        /* The CPU variant is never sanitized. */
+        ck_assert_uint_eq(e2e_variant(&r, "grade2", "cpu")->n_sanitizer, 0);
+        /* The console says so, once per GPU variant, and that the grade does not change. */
+        struct strbuf text = STRBUF_INIT;
+        ck_assert_int_eq(read_file(log, &text, NULL), 0);
+        if (m == 0) {
+            ck_assert_msg(strstr(text.buf, "compute-sanitizer memcheck: not run: compute-sanitizer "
+                                           "needs a GPU: "),
+                          "%s", text.buf);
+            ck_assert(strstr(text.buf, "compute-sanitizer findings do not change the grade"));
+            /* And the report, under each GPU variant. */
+            char *md = xstrfmt("%s/lab6/%s/report.md", out_dir, student);
+            strbuf_reset(&text);
+            ck_assert_int_eq(read_file(md, &text, NULL), 0);
+            ck_assert_msg(strstr(text.buf, "**compute-sanitizer** (findings only: they do not "
+                                           "change the grade)\n\n- memcheck on case n1000: not "
+                                           "run: compute\\-sanitizer needs a GPU\\: "),
+                          "%s", md);
+            free(md);
+        } else {
+            ck_assert_ptr_null(strstr(text.buf, "compute-sanitizer"));
+        }
+        strbuf_release(&text);
+        results_release(&r);
+        free(json);
+        free(log);
+        free(student);
+    }
+}
+END_TEST
+
 START_TEST(test_validate_bad_spec_exits_2)
 {
     char *dir = e2e_tmpdir("spec");
@@ -121,6 +215,7 @@ int main(void)
     tcase_add_test(tc, test_missing_function);
     tcase_add_test(tc, test_signature_mismatch);
     tcase_add_test(tc, test_solution_passes_with_timing);
+    tcase_add_test(tc, test_sanitize_skipped_without_gpu);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -171,6 +171,45 @@ static void fixture(struct results *r, const char *lang)
         set_transfer(cr, gpu_tt[i], gpu_ref_tt[i]);
         cr->gbps = 12.0 * 1e-6 * n[i] / gpu_t[i];
     }
+    /* compute-sanitizer found an out-of-bounds write (and the launch failure after it) on c1;
+     * racecheck ran on the hidden case, which the student view leaves out. */
+    gpu->n_sanitizer = 2;
+    gpu->sanitizer = xcalloc(2, sizeof(*gpu->sanitizer));
+    struct sanitizer_run *san = &gpu->sanitizer[0];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("memcheck");
+    san->case_id = xstrdup("c1");
+    san->status = SANITIZER_RAN;
+    san->out.summary = true;
+    san->out.errors = 25;
+    san->out.not_printed = 15;
+    san->out.n_reports = 2;
+    san->out.reports = xcalloc(2, sizeof(*san->out.reports));
+    san->out.reports[0].kind = xstrdup("Invalid __global__ write of size 4 bytes");
+    san->out.reports[0].location = xstrdup("saxpy_kernel(float, const float *, float *, int) in "
+                                           "saxpy.cu:12");
+    san->out.reports[0].thread = xstrdup("(160,0,0)");
+    san->out.reports[0].block = xstrdup("(390,0,0)");
+    san->out.reports[0].access = xstrdup("0 bytes after an allocation of 400,000 bytes");
+    san->out.reports[0].count = 9;
+    san->out.reports[1].kind = xstrdup("Program hit cudaErrorLaunchFailure (error 719) due to "
+                                       "\"unspecified launch failure\" on CUDA API call to "
+                                       "cudaDeviceSynchronize.");
+    san->out.reports[1].count = 1;
+    san = &gpu->sanitizer[1];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("racecheck");
+    san->case_id = xstrdup("h1");
+    san->status = SANITIZER_RAN;
+    san->out.summary = true;
+    san->out.errors = 1;
+    san->out.n_reports = 1;
+    san->out.reports = xcalloc(1, sizeof(*san->out.reports));
+    san->out.reports[0].kind = xstrdup("Race reported between Write access");
+    san->out.reports[0].location = xstrdup("secret_race(float *) in saxpy.cu:30");
+    san->out.reports[0].access = xstrdup("and Read access at secret_race(float *) in saxpy.cu:31 "
+                                         "[384 hazards]");
+    san->out.reports[0].count = 1;
     struct case_result *h = add_case(gpu, "h1", "n=5000000", V_WRONG, 0);
     h->hidden = true;
     free(h->message);
@@ -211,6 +250,28 @@ static void fixture(struct results *r, const char *lang)
     cr->mismatches[0].max_abs = 2.5;
     cr->mismatches[0].max_rel = 1;
     add_finding(cr, "the last row is never written: a bounds check off by one?");
+    /* A clean run, one skipped, one that did not complete (with the tool's own line). */
+    mm->n_sanitizer = 3;
+    mm->sanitizer = xcalloc(3, sizeof(*mm->sanitizer));
+    san = &mm->sanitizer[0];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("memcheck");
+    san->case_id = xstrdup("m1");
+    san->status = SANITIZER_RAN;
+    san->out.summary = true;
+    san = &mm->sanitizer[1];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("initcheck");
+    san->case_id = xstrdup("m1");
+    san->status = SANITIZER_SKIPPED;
+    san->reason = xstrdup("compute-sanitizer no encontrado en $CUDA_HOME/bin");
+    san = &mm->sanitizer[2];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("synccheck");
+    san->case_id = xstrdup("m1");
+    san->status = SANITIZER_FAILED;
+    san->reason = xstrdup("compute-sanitizer no terminó: superó su límite de 60 s");
+    san->out.tool_error = xstrdup("Error: process didn't terminate successfully");
     ex->points = 2;
     ex->max_points = 5;
 
@@ -445,11 +506,30 @@ START_TEST(test_report_content)
     ck_assert_ptr_null(strstr(md, "h1"));
     ck_assert_ptr_null(strstr(md, "secret"));
     ck_assert_ptr_null(strstr(md, "5000000"));
+    /* compute-sanitizer: its findings beside the grade, with the reasons where it did not run;
+     * the racecheck run on the hidden case is left out. */
+    ck_assert_ptr_nonnull(strstr(md, "**compute-sanitizer** (solo hallazgos: no cambian la "
+                                     "nota)\n\n- memcheck en el caso c1: 25 errores (15 sin "
+                                     "mostrar)\n"));
+    ck_assert_ptr_nonnull(strstr(md, "    - 9× Invalid \\_\\_global\\_\\_ write of size 4 "
+                                     "bytes en saxpy\\_kernel\\(float\\, const float \\*\\, "
+                                     "float \\*\\, int\\) in saxpy\\.cu\\:12, el primero en el "
+                                     "hilo \\(160\\,0\\,0\\) del bloque \\(390\\,0\\,0\\): 0 "
+                                     "bytes after an allocation of 400\\,000 bytes\n"));
+    ck_assert_ptr_nonnull(strstr(md, "- memcheck en el caso m1: sin errores\n"));
+    ck_assert_ptr_nonnull(strstr(md, "- initcheck en el caso m1: no se ejecutó: compute\\-"
+                                     "sanitizer no encontrado en \\$CUDA\\_HOME\\/bin\n"));
+    ck_assert_ptr_nonnull(strstr(md, "    - compute-sanitizer dijo: Error\\: process didn\\'t "
+                                     "terminate successfully\n"));
+    ck_assert_ptr_null(strstr(md, "racecheck"));
     free(md);
 
     /* The instructor's view shows it whole. */
     render_md(&r, dir, NULL, false, &md);
     ck_assert_ptr_nonnull(strstr(md, "| h1 | n\\=5000000 | valores incorrectos |"));
+    ck_assert_ptr_nonnull(strstr(md, "- racecheck en el caso h1: 1 error\n    - 1× Race reported "
+                                     "between Write access en secret\\_race\\(float \\*\\) in "
+                                     "saxpy\\.cu\\:30 and Read access at"));
     ck_assert_ptr_nonnull(strstr(md, "secret hidden message"));
     ck_assert_ptr_null(strstr(md, "Casos ocultos"));
     free(md);

@@ -187,6 +187,43 @@ static void fixture(struct results *r)
         c->ref_time_transfer = timing_of(0.5, 10);
         c->message = i == 4 ? xstrdup("skipped: no GPU") : NULL;
     }
+    /* compute-sanitizer: one run with two reports (one without a location), one that did not
+     * complete, one skipped. */
+    gpu->n_sanitizer = 3;
+    gpu->sanitizer = xcalloc(3, sizeof(*gpu->sanitizer));
+    struct sanitizer_run *san = &gpu->sanitizer[0];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("memcheck");
+    san->case_id = xstrdup("g0");
+    san->status = SANITIZER_RAN;
+    san->wall_s = 4.25;
+    san->out.summary = true;
+    san->out.errors = 25;
+    san->out.not_printed = 15;
+    san->out.other_reports = 1;
+    san->out.tool_error = xstrdup("Error: process didn't terminate successfully");
+    san->out.n_reports = 2;
+    san->out.reports = xcalloc(2, sizeof(*san->out.reports));
+    san->out.reports[0].kind = xstrdup("Invalid __global__ write of size 4 bytes");
+    san->out.reports[0].location = xstrdup("oob(float *, int) in san.cu:3");
+    san->out.reports[0].thread = xstrdup("(232,0,0)");
+    san->out.reports[0].block = xstrdup("(3,0,0)");
+    san->out.reports[0].access = xstrdup("1 byte after an allocation of 4,000 bytes");
+    san->out.reports[0].count = 9;
+    san->out.reports[1].kind = xstrdup("Program hit cudaErrorLaunchFailure \"x\"\n");
+    san->out.reports[1].count = 1;
+    san = &gpu->sanitizer[1];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("racecheck");
+    san->case_id = xstrdup("g0");
+    san->status = SANITIZER_FAILED;
+    san->reason = xstrdup("compute-sanitizer did not complete: it ran longer than its 60 s limit");
+    san->out.warnings = 2;
+    san = &gpu->sanitizer[2];
+    sanitizer_run_init(san);
+    san->tool = xstrdup("initcheck");
+    san->status = SANITIZER_SKIPPED;
+    san->reason = xstrdup("no GPU");
 
     ex = &r->exercises[1];
     ex->exercise_id = xstrdup("empty");
@@ -338,6 +375,11 @@ START_TEST(test_json_shape)
     ck_assert(strstr(json, "\"invalid UTF-8: \xef\xbf\xbd\xef\xbf\xbd( end\""));
     ck_assert(strstr(json, "\"mismatches\": [],"));
     ck_assert(strstr(json, "\"findings\": [],"));
+    /* The sanitizer's runs only where there are some. */
+    ck_assert(strstr(json, "\"sanitizer\": [\n"));
+    ck_assert(strstr(json, "\"status\": \"skipped\","));
+    const char *san_key = strstr(json, "\"sanitizer\":");
+    ck_assert(san_key && !strstr(san_key + 1, "\"sanitizer\":"));
     ck_assert(strstr(json, "\"variants\": []\n"));
 
     /* The document parses, and its names are the struct's field names. */
@@ -501,6 +543,43 @@ START_TEST(test_round_trip_identical)
     ck_assert_str_eq(wrong->findings[2], "invalid UTF-8: \xef\xbf\xbd\xef\xbf\xbd( end");
     ck_assert(back.score == r.score && back.max_score == r.max_score);
     ck_assert_int_eq(back.n_fail, 9);
+    /* compute-sanitizer runs, whatever their status; none where none ran. */
+    ck_assert_uint_eq(cpu->n_sanitizer, 0);
+    ck_assert_ptr_null(cpu->sanitizer);
+    const struct variant_result *gpu = &back.exercises[0].variants[1];
+    ck_assert_uint_eq(gpu->n_sanitizer, 3);
+    const struct sanitizer_run *san = &gpu->sanitizer[0];
+    ck_assert_str_eq(san->tool, "memcheck");
+    ck_assert_str_eq(san->case_id, "g0");
+    ck_assert_int_eq(san->status, SANITIZER_RAN);
+    ck_assert_ptr_null(san->reason);
+    ck_assert(san->wall_s == 4.25);
+    ck_assert(san->out.summary);
+    ck_assert_int_eq(san->out.errors, 25);
+    ck_assert_int_eq(san->out.not_printed, 15);
+    ck_assert_int_eq(san->out.other_reports, 1);
+    ck_assert_str_eq(san->out.tool_error, "Error: process didn't terminate successfully");
+    ck_assert_uint_eq(san->out.n_reports, 2);
+    ck_assert_str_eq(san->out.reports[0].kind, "Invalid __global__ write of size 4 bytes");
+    ck_assert_str_eq(san->out.reports[0].location, "oob(float *, int) in san.cu:3");
+    ck_assert_str_eq(san->out.reports[0].thread, "(232,0,0)");
+    ck_assert_str_eq(san->out.reports[0].block, "(3,0,0)");
+    ck_assert_str_eq(san->out.reports[0].access, "1 byte after an allocation of 4,000 bytes");
+    ck_assert_int_eq(san->out.reports[0].count, 9);
+    ck_assert_str_eq(san->out.reports[1].kind, "Program hit cudaErrorLaunchFailure \"x\"\n");
+    ck_assert_ptr_null(san->out.reports[1].location);
+    ck_assert_ptr_null(san->out.reports[1].access);
+    san = &gpu->sanitizer[1];
+    ck_assert_int_eq(san->status, SANITIZER_FAILED);
+    ck_assert_str_eq(san->reason,
+                     "compute-sanitizer did not complete: it ran longer than its 60 s limit");
+    ck_assert(!san->out.summary);
+    ck_assert_int_eq(san->out.warnings, 2);
+    ck_assert_uint_eq(san->out.n_reports, 0);
+    san = &gpu->sanitizer[2];
+    ck_assert_int_eq(san->status, SANITIZER_SKIPPED);
+    ck_assert_ptr_null(san->case_id);
+    ck_assert_str_eq(san->reason, "no GPU");
 
     free(first);
     free(second);
@@ -642,7 +721,10 @@ START_TEST(test_defaults_and_unknown_fields)
         "0123456789012345678901234567890123456789012345678901234567890123456789\",\n"
         "      \"first\": [{}, {}, {}, {}, {}, {}, {}]}],\n"
         "    \"time\": {\"valid\": true, \"samples\": 3, \"median_ms\": 2}},\n"
-        "   {\"case_id\": \"c\", \"verdict\": \"OK\"}, 7]}]}, \"not an exercise\"]}";
+        "   {\"case_id\": \"c\", \"verdict\": \"OK\"}, 7],\n"
+        "  \"sanitizer\": [{\"tool\": \"memcheck\", \"status\": \"exploded\", \"errors\": 1e300,\n"
+        "    \"reports\": [{\"count\": 2}, 5, {\"kind\": \"k\", \"count\": null}]}, 3]}]},\n"
+        " \"not an exercise\"]}";
     ck_assert_msg(from_text(&r, text, &err) == 0, "%d:%d: %s", err.line, err.col, err.msg);
     ck_assert_int_eq(r.lab_number, LONG_MAX);
     ck_assert_int_eq(r.n_pass, INT_MIN);
@@ -668,6 +750,16 @@ START_TEST(test_defaults_and_unknown_fields)
     ck_assert_int_eq(v->cases[1].mismatches[0].n_first, 5);
     ck_assert(v->cases[1].time.valid && v->cases[1].time.samples == 3);
     ck_assert(v->cases[1].time.median_ms == 2 && v->cases[1].time.min_ms == 0);
+    /* A sanitizer status this version does not know is the grader's side; reports without a
+     * kind are dropped; a run that is not an object reads as an empty failed one. */
+    ck_assert_uint_eq(v->n_sanitizer, 2);
+    ck_assert_int_eq(v->sanitizer[0].status, SANITIZER_FAILED);
+    ck_assert_int_eq(v->sanitizer[0].out.errors, LONG_MAX);
+    ck_assert_uint_eq(v->sanitizer[0].out.n_reports, 1);
+    ck_assert_str_eq(v->sanitizer[0].out.reports[0].kind, "k");
+    ck_assert_int_eq(v->sanitizer[0].out.reports[0].count, 0);
+    ck_assert_int_eq(v->sanitizer[1].status, SANITIZER_FAILED);
+    ck_assert_ptr_null(v->sanitizer[1].tool);
     results_release(&r);
 }
 END_TEST

@@ -362,6 +362,42 @@ START_TEST(test_output_cap)
 }
 END_TEST
 
+/* With a tail asked for, the end of a flood survives the cap (a wrapper's last words, such as
+ * compute-sanitizer's summary), after a marker line, from its first whole line on. */
+START_TEST(test_output_tail)
+{
+    enum isolation iso = level(_i);
+    SKIP_IF_NO_BWRAP(iso);
+    struct sandbox_opts o;
+    opts_for(&o, iso, NULL);
+    o.output_cap = 1000;
+    o.output_tail = 100;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_sh(iso, "yes | head -c 1000000; echo; echo the end", &o, &r), 0);
+    ck_assert_int_eq(r.status, SB_EXITED);
+    ck_assert(r.output_truncated);
+    ck_assert_uint_eq(r.output_len, strlen(r.output));
+    for (size_t k = 0; k < 1000; k++)
+        ck_assert_int_eq(r.output[k], k % 2 ? '\n' : 'y');
+    /* 1000009 bytes written, 1000 kept at the start and 100 at the end, less the cut line
+     * there ("y" or nothing before its newline). */
+    const char *mark = r.output + 1000;
+    size_t left_out = 0;
+    ck_assert_msg(sscanf(mark, "\n[... %zu bytes", &left_out) == 1, "%.60s", mark);
+    ck_assert_msg(left_out == 1000009 - 1000 - 99 || left_out == 1000009 - 1000 - 100, "%zu",
+                  left_out);
+    ck_assert_msg(strstr(mark, " bytes of output left out ...]\ny\n"), "%.80s", mark);
+    ck_assert_str_eq(r.output + r.output_len - 10, "\n\nthe end\n");
+    ck_assert_uint_lt(r.output_len, 1000 + 60 + 100);
+    sandbox_result_release(&r);
+    /* Short output: nothing left out, no marker. */
+    ck_assert_int_eq(run_sh(iso, "echo short", &o, &r), 0);
+    ck_assert(!r.output_truncated);
+    ck_assert_str_eq(r.output, "short\n");
+    sandbox_result_release(&r);
+}
+END_TEST
+
 /* The detail a report shows says when the run's output was cut at the capture cap. */
 START_TEST(test_output_excerpt_marks_truncation)
 {
@@ -1269,6 +1305,7 @@ static Suite *sandbox_suite(void)
     tcase_add_loop_test(tc, test_timeout_kills_escaped_grandchildren, 0, 4);
     tcase_add_loop_test(tc, test_exit_kills_background_processes, 0, 4);
     tcase_add_loop_test(tc, test_output_cap, 0, 2);
+    tcase_add_loop_test(tc, test_output_tail, 0, 2);
     tcase_add_loop_test(tc, test_output_complete_below_cap_and_default_cap, 0, 2);
     tcase_add_loop_test(tc, test_output_excerpt_marks_truncation, 0, 2);
     tcase_add_loop_test(tc, test_limits_recorded_without_cgroup, 0, 2);

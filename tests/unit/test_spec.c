@@ -490,7 +490,8 @@ static const struct bad_spec bad_specs[] = {
     {"bad_exercise_id.yaml", ":4:9: exercise id 'Copy' must match [a-z][a-z0-9_]*"},
     {"bad_exercise_key.yaml", ":8:5: unknown key 'weight' in exercise (expected one of: id, title, "
                               "points, params, args, variants, cases, tolerance, tolerance_note, "
-                              "work, baseline, oracle, timeout, timing, performance, seed)"},
+                              "work, baseline, oracle, timeout, timing, performance, seed, "
+                              "sanitizer)"},
     {"bad_expr.yaml",
      ":10:49: bad expression '2*(n+1' in shape of argument 'x': at column 7: expected ')'"},
     {"bad_expr_name.yaml",
@@ -523,15 +524,82 @@ static const struct bad_spec bad_specs[] = {
     {"bad_syntax.yaml",
      ":13:9: did not find expected ',' or '}' (while parsing a flow mapping at line 12, column 9)"},
     {"bad_top_key.yaml", ":4:1: unknown key 'author' at top level (expected one of: lab, title, "
-                         "course, lang, show_hidden, build, seed, exercises)"},
+                         "course, lang, show_hidden, build, seed, sanitizer, exercises)"},
     {"bad_top_sequence.yaml", ":1:1: expected a mapping for the lab file, got a sequence"},
     {"bad_two_docs.yaml", ":5:1: a second YAML document: expected a single document"},
     {"bad_unbound_param.yaml", ":21:28: case 'small' does not bind parameter 'm'"},
     {"bad_utf8.yaml", ":2:8: invalid leading UTF-8 octet"},
+    {"bad_sanitizer_case.yaml", ":27:23: sanitizer case 'huge' is not a case of exercise "
+                                "'saxpy' (expected one of: small, big, odd)"},
+    {"bad_sanitizer_cpu.yaml", ":23:16: exercise 'saxpy' has no GPU variant, and "
+                               "compute-sanitizer checks GPU code only"},
+    {"bad_sanitizer_dup_tool.yaml", ":27:36: duplicate tool 'racecheck' in sanitizer"},
+    {"bad_sanitizer_empty.yaml", ":27:24: 'tools' must not be empty"},
+    {"bad_sanitizer_hidden.yaml", ":27:23: sanitizer case 'odd' is hidden: its findings go into "
+                                  "student reports, so name a visible case"},
+    {"bad_sanitizer_key.yaml",
+     ":27:17: unknown key 'tool' in sanitizer (expected one of: tools, case)"},
+    {"bad_sanitizer_lab_case.yaml", ":4:38: 'case' belongs in an exercise's sanitizer (case ids "
+                                    "are per exercise), not in the lab's"},
+    {"bad_sanitizer_tool.yaml", ":27:35: compute-sanitizer tool 'memchek' is not one of "
+                                "memcheck, racecheck, initcheck, synccheck"},
+    {"bad_sanitizer_type.yaml", ":27:16: expected true, false or a mapping {tools, case} for "
+                                "'sanitizer', got 'yes'"},
     {"bad_variant_key.yaml",
      ":17:9: unknown key 'flags' in variant (expected one of: id, title, target, function, "
      "sources, libs, memory, transfer_from, weight, reference)"},
 };
+
+/* compute-sanitizer: the lab's default, an exercise's own, off, and which case it runs on. */
+START_TEST(test_good_sanitizer)
+{
+    struct lab lab;
+    load_ok(&lab, FIXTURES "/good_sanitizer.yaml", NULL);
+    ck_assert(lab.sanitizer.enabled);
+    ck_assert_uint_eq(lab.sanitizer.n_tools, 2);
+    ck_assert_ptr_null(lab.sanitizer.case_id);
+    ck_assert_int_eq(lab.sanitizer.loc.line, 4);
+
+    /* The lab's tools, in their order; the smallest visible quick case (not the hidden n=2,
+     * nor the slow n=10). */
+    const struct exercise_spec *ex = lab_exercise(&lab, "inherits");
+    ck_assert(ex->sanitizer.enabled);
+    ck_assert_uint_eq(ex->sanitizer.n_tools, 2);
+    ck_assert_str_eq(ex->sanitizer.tools[0], "racecheck");
+    ck_assert_str_eq(ex->sanitizer.tools[1], "memcheck");
+    ck_assert_ptr_ne(ex->sanitizer.tools, lab.sanitizer.tools); /* a copy of its own */
+    ck_assert_str_eq(exercise_sanitizer_case(ex)->id, "quick");
+    ck_assert(exercise_has_gpu(ex));
+
+    /* Its own: the case named, its tools. */
+    ex = lab_exercise(&lab, "own");
+    ck_assert(ex->sanitizer.enabled);
+    ck_assert_uint_eq(ex->sanitizer.n_tools, 1);
+    ck_assert_str_eq(ex->sanitizer.tools[0], "initcheck");
+    ck_assert_str_eq(ex->sanitizer.case_id, "big");
+    ck_assert_str_eq(exercise_sanitizer_case(ex)->id, "big");
+
+    ex = lab_exercise(&lab, "off");
+    ck_assert(!ex->sanitizer.enabled);
+    /* No GPU code: the lab's default does not apply. */
+    ex = lab_exercise(&lab, "cpu_only");
+    ck_assert(!ex->sanitizer.enabled);
+    ck_assert(!exercise_has_gpu(ex));
+    /* true: memcheck alone (no tools listed); every visible case slow: the smallest of them. */
+    ex = lab_exercise(&lab, "plain");
+    ck_assert(ex->sanitizer.enabled);
+    ck_assert_uint_eq(ex->sanitizer.n_tools, 0);
+    ck_assert_str_eq(exercise_sanitizer_case(ex)->id, "s20");
+    lab_release(&lab);
+
+    /* Nothing asked: off everywhere; the default case of lab 0's saxpy is its smallest. */
+    load_ok(&lab, FIXTURES "/good_min.yaml", NULL);
+    ck_assert(!lab.sanitizer.enabled);
+    ck_assert(!lab.exercises[0].sanitizer.enabled);
+    ck_assert_str_eq(exercise_sanitizer_case(&lab.exercises[0])->id, "big.2-x_y");
+    lab_release(&lab);
+}
+END_TEST
 
 /* A seed draws other inputs; seed 0 keeps the ids-only derivation (and so every cache). */
 START_TEST(test_seed_changes_inputs)
@@ -661,6 +729,7 @@ static Suite *spec_suite(void)
     tcase_add_test(good, test_good_min_defaults);
     tcase_add_test(good, test_good_full);
     tcase_add_test(good, test_seed_changes_inputs);
+    tcase_add_test(good, test_good_sanitizer);
     tcase_add_test(good, test_release_half_filled);
     tcase_add_test(good, test_names);
     suite_add_tcase(s, good);
