@@ -481,6 +481,65 @@ static struct ref_timing *ref_timing_find(struct grade_env *env, const char *key
     return NULL;
 }
 
+/*
+ * One timing run of a variant's reference on a case, into rt (ok and the timings, or the
+ * message saying why not). round: 0 for the run cached per env, else the alternating round
+ * it belongs to (its own folder). -1 only when the grader itself failed (err set).
+ */
+static int reference_measure(struct grading *g, const struct exercise_spec *ex,
+                             const struct variant_spec *v, const struct case_spec *c, int round,
+                             struct ref_timing *rt, struct error *err)
+{
+    rt->ok = false;
+    if (!v->has_reference) {
+        rt->message = xstrdup("no reference");
+        return 0;
+    }
+    if (v->target == TARGET_GPU && !g->env->gpu.available) {
+        rt->message = xstrdup(g->env->gpu.reason ? g->env->gpu.reason : "no GPU");
+        return 0;
+    }
+    char *why = NULL;
+    const char *runner = ref_runner(g, ex, v, &why, err);
+    if (!runner) {
+        if (!why)
+            return -1;
+        rt->message = why;
+        return 0;
+    }
+    char *name = round ? xstrfmt("ref-%s-%s-%s-round%d", ex->id, v->id, c->id, round)
+                       : xstrfmt("ref-%s-%s-%s", ex->id, v->id, c->id);
+    char *dir = fresh_dir(g, name, err);
+    free(name);
+    if (!dir)
+        return -1;
+    struct run_spec s;
+    struct run_outcome o;
+    fill_run_spec(g, &s, ex, v, c, true, runner, dir, 1, true);
+    run_outcome_init(&o);
+    if (runner_run(&s, &o, err) != 0) {
+        free(dir);
+        run_outcome_release(&o);
+        return -1;
+    }
+    if (o.finished) {
+        series_timing(NULL, &o, v->target == TARGET_GPU, false, &rt->call, NULL);
+        series_timing(NULL, &o, v->target == TARGET_GPU, true, &rt->transfer, NULL);
+        rt->ok = true;
+    } else {
+        char d[512];
+        sandbox_describe(&o.sb, d, sizeof(d));
+        rt->message = xstrfmt("the reference %s failed: %s%s%s", v->reference.function,
+                              o.error_msg ? o.error_msg : d, o.sb.output_len ? "\n" : "",
+                              o.sb.output ? o.sb.output : "");
+    }
+    run_outcome_release(&o);
+    if (!g->o->keep_work)
+        remove_tree(dir, NULL);
+    free(dir);
+    return 0;
+}
+
 /* Reference timing of a variant on a case: measured once per env when reuse is on. */
 static struct ref_timing *reference_timing(struct grading *g, const struct exercise_spec *ex,
                                            const struct variant_spec *v, const struct case_spec *c,
@@ -503,52 +562,7 @@ static struct ref_timing *reference_timing(struct grading *g, const struct exerc
         rt->message = NULL;
         rt->ok = false;
     }
-    if (!v->has_reference) {
-        rt->message = xstrdup("no reference");
-        return rt;
-    }
-    if (v->target == TARGET_GPU && !g->env->gpu.available) {
-        rt->message = xstrdup(g->env->gpu.reason ? g->env->gpu.reason : "no GPU");
-        return rt;
-    }
-    char *why = NULL;
-    const char *runner = ref_runner(g, ex, v, &why, err);
-    if (!runner) {
-        if (!why)
-            return NULL;
-        rt->message = why;
-        return rt;
-    }
-    char *name = xstrfmt("ref-%s-%s-%s", ex->id, v->id, c->id);
-    char *dir = fresh_dir(g, name, err);
-    free(name);
-    if (!dir)
-        return NULL;
-    struct run_spec s;
-    struct run_outcome o;
-    fill_run_spec(g, &s, ex, v, c, true, runner, dir, 1, true);
-    run_outcome_init(&o);
-    if (runner_run(&s, &o, err) != 0) {
-        free(dir);
-        run_outcome_release(&o);
-        return NULL;
-    }
-    if (o.finished) {
-        series_timing(NULL, &o, v->target == TARGET_GPU, false, &rt->call, NULL);
-        series_timing(NULL, &o, v->target == TARGET_GPU, true, &rt->transfer, NULL);
-        rt->ok = true;
-    } else {
-        char d[512];
-        sandbox_describe(&o.sb, d, sizeof(d));
-        rt->message = xstrfmt("the reference %s failed: %s%s%s", v->reference.function,
-                              o.error_msg ? o.error_msg : d, o.sb.output_len ? "\n" : "",
-                              o.sb.output ? o.sb.output : "");
-    }
-    run_outcome_release(&o);
-    if (!g->o->keep_work)
-        remove_tree(dir, NULL);
-    free(dir);
-    return rt;
+    return reference_measure(g, ex, v, c, 0, rt, err) == 0 ? rt : NULL;
 }
 
 /* Make sure expected outputs exist for (exercise, case); NULL + *why when they cannot. */
@@ -819,6 +833,130 @@ static void note_run_limits(struct results *r, const struct sandbox_result *sb)
     r->pids_limit_enforced = r->pids_limit_enforced && sb->pids_limit_enforced;
 }
 
+static char *tampered_message(const struct messages *msgs, const struct run_outcome *o)
+{
+    return xstrfmt(messages_get(msgs, "the harness's results were tampered with: %s"), o->tampered);
+}
+
+static char *timed_mismatch_message(const struct messages *msgs, const struct run_outcome *o)
+{
+    return xstrfmt(o->timed_mismatch_elements == 1
+                       ? messages_get(msgs, "timed call %d left %ld element of '%s' wrong or "
+                                            "unwritten (the checked calls were right): does the "
+                                            "function behave differently when timed?")
+                       : messages_get(msgs, "timed call %d left %ld elements of '%s' wrong or "
+                                            "unwritten (the checked calls were right): does the "
+                                            "function behave differently when timed?"),
+                   o->timed_mismatch_call, o->timed_mismatch_elements, o->timed_mismatch);
+}
+
+/* "timed in 3 alternating rounds with the reference: ... ratios 1.02, 0.99, 1.01 ..." */
+static char *rounds_finding(const struct messages *msgs, const struct case_result *cr, double ratio)
+{
+    struct strbuf list = STRBUF_INIT;
+    for (size_t i = 0; i < cr->n_rounds; i++)
+        strbuf_addf(&list, "%s%.3f", i ? ", " : "", cr->round_ms[i] / cr->round_ref_ms[i]);
+    char *text = xstrfmt(messages_get(msgs, "timed in %zu alternating rounds with the reference "
+                                            "(function, reference, function, ...): time ratios "
+                                            "%s; the speedup is from their median, %.3f"),
+                         cr->n_rounds, strbuf_str(&list), ratio);
+    strbuf_release(&list);
+    return text;
+}
+
+/*
+ * Alternating timing (timing.rounds > 1): the student's run just graded is round 1; each
+ * round then times the reference afresh, and rounds 2.. time the student again, so the
+ * runs go student, reference, student, reference (ABAB) on the same device and anything
+ * that drifts (clocks, temperature, a neighbour's load) hits both sides of each pair.
+ * Fills cr->round_ms / round_ref_ms when at least two pairs were measured. A later round
+ * that shows tampering or a timed call that skipped its work makes the case CH, as it would
+ * in round 1. -1 only when the grader itself failed.
+ */
+static int time_rounds(struct grading *g, const struct exercise_spec *ex,
+                       const struct variant_spec *v, const struct case_spec *c,
+                       const struct build_result *br, struct case_result *cr, struct error *err)
+{
+    const struct messages *msgs = g->o->messages;
+    int n = ex->timing.rounds;
+    bool gpu = v->target == TARGET_GPU;
+    double *stu = xcalloc((size_t)n, sizeof(double)), *ref = xcalloc((size_t)n, sizeof(double));
+    size_t done = 0;
+    char *why = NULL;
+    int rc = 0;
+    for (int i = 0; i < n && !why && rc == 0; i++) {
+        struct timing t = cr->time;
+        if (i > 0) {
+            char *name = xstrfmt("%s-%s-%s-round%d", ex->id, v->id, c->id, i + 1);
+            char *dir = fresh_dir(g, name, err);
+            free(name);
+            if (!dir) {
+                rc = -1;
+                break;
+            }
+            struct run_spec s;
+            struct run_outcome o;
+            fill_run_spec(g, &s, ex, v, c, false, br->runner, dir, 1, true);
+            run_outcome_init(&o);
+            if (runner_run(&s, &o, err) != 0) {
+                rc = -1;
+            } else if (o.tampered || o.timed_mismatch) {
+                free(cr->message);
+                cr->verdict = V_CHEAT;
+                cr->message =
+                    o.tampered ? tampered_message(msgs, &o) : timed_mismatch_message(msgs, &o);
+                cr->points = 0;
+                why = xstrfmt(messages_get(msgs, "round %d: %s"), i + 1, cr->message);
+            } else if (!o.finished) {
+                char d[512];
+                sandbox_describe(&o.sb, d, sizeof(d));
+                why = xstrfmt(messages_get(msgs, "round %d of the function's timing did not "
+                                                 "finish: %s"),
+                              i + 1, o.error_msg ? o.error_msg : d);
+            } else {
+                series_timing(msgs, &o, gpu, false, &t, NULL);
+            }
+            run_outcome_release(&o);
+            if (!g->o->keep_work)
+                remove_tree(dir, NULL);
+            free(dir);
+            if (rc != 0 || why)
+                break;
+        }
+        struct ref_timing r;
+        memset(&r, 0, sizeof(r));
+        if (reference_measure(g, ex, v, c, i + 1, &r, err) != 0) {
+            rc = -1;
+        } else if (!r.ok) {
+            why = xstrfmt(messages_get(msgs, "round %d: %s"), i + 1, r.message);
+        } else if (t.valid && r.call.valid && t.median_ms > 0 && r.call.median_ms > 0) {
+            stu[done] = t.median_ms;
+            ref[done] = r.call.median_ms;
+            done++;
+            if (i == 0) {
+                /* The reference paired with the run that was graded. */
+                cr->ref_time = r.call;
+                cr->ref_time_transfer = r.transfer;
+            }
+        }
+        free(r.message);
+    }
+    if (rc == 0 && why)
+        add_finding(cr, xstrfmt(messages_get(msgs, "alternating timing stopped after %zu of %d "
+                                                   "rounds: %s"),
+                                done, n, why));
+    free(why);
+    if (rc == 0 && done >= 2) {
+        cr->round_ms = stu;
+        cr->round_ref_ms = ref;
+        cr->n_rounds = done;
+    } else {
+        free(stu);
+        free(ref);
+    }
+    return rc;
+}
+
 static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t vi, size_t ci,
                       struct build_result *br, struct case_result *cr, struct error *err)
 {
@@ -924,9 +1062,7 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         /* Nothing the run reported can be trusted: before any other verdict, which would
          * rest on what the student's process wrote. */
         cr->verdict = V_CHEAT;
-        cr->message =
-            xstrfmt(messages_get(g->o->messages, "the harness's results were tampered with: %s"),
-                    o.tampered);
+        cr->message = tampered_message(g->o->messages, &o);
     } else if (nogpu) {
         /* The harness reports this only before the first call (runner_parse_result), but
          * the grader's own probe found a GPU (else the variant was skipped above): a
@@ -968,17 +1104,7 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         }
         if (ran && o.timed_mismatch) {
             cr->verdict = V_CHEAT;
-            cr->message = xstrfmt(
-                o.timed_mismatch_elements == 1
-                    ? messages_get(g->o->messages,
-                                   "timed call %d left %ld element of '%s' wrong or unwritten "
-                                   "(the checked calls were right): does the function behave "
-                                   "differently when timed?")
-                    : messages_get(g->o->messages,
-                                   "timed call %d left %ld elements of '%s' wrong or unwritten "
-                                   "(the checked calls were right): does the function behave "
-                                   "differently when timed?"),
-                o.timed_mismatch_call, o.timed_mismatch_elements, o.timed_mismatch);
+            cr->message = timed_mismatch_message(g->o->messages, &o);
             ran = false;
         }
         if (ran && o.n_modified > 0) {
@@ -1026,9 +1152,23 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
     }
     if (bt && bt->ok)
         cr->baseline_ms = bt->call.median_ms;
+    if (rt && rt->ok && ex->timing.rounds > 1 && cr->verdict == V_PASS && cr->time.valid &&
+        time_rounds(g, ex, v, c, br, cr, err) != 0) {
+        run_outcome_release(&o);
+        free(rundir);
+        free(expected);
+        return -1;
+    }
     if (cr->verdict == V_PASS && cr->time.valid && cr->time.median_ms > 0) {
-        if (cr->ref_time.valid)
+        if (cr->n_rounds >= 2) {
+            double lo, hi;
+            double ratio =
+                stats_paired_ratio(cr->round_ms, cr->round_ref_ms, cr->n_rounds, &lo, &hi);
+            cr->speedup_ref = 1 / ratio;
+            add_finding(cr, rounds_finding(g->o->messages, cr, ratio));
+        } else if (cr->ref_time.valid) {
             cr->speedup_ref = cr->ref_time.median_ms / cr->time.median_ms;
+        }
         if (cr->baseline_ms > 0)
             cr->speedup_baseline = cr->baseline_ms / cr->time.median_ms;
         double secs = cr->time.median_ms / 1e3;
@@ -1162,16 +1302,32 @@ static char *build_log_excerpt(const struct build_result *br)
 }
 
 /*
+ * The time ratio to the reference that speed points are decided on, and whether it came
+ * from alternating rounds. Timed once each: the favourable end of an interquartile interval
+ * (student q1 over reference q3). Alternating rounds: the median of the paired ratios,
+ * which drift between runs cannot move. 0 when there is none.
+ */
+static double perf_ratio(const struct case_result *cr, bool *paired)
+{
+    *paired = cr->n_rounds >= 2 && cr->speedup_ref > 0;
+    if (*paired)
+        return 1 / cr->speedup_ref;
+    if (!cr->time.valid || !cr->ref_time.valid || cr->ref_time.q3_ms <= 0)
+        return 0;
+    return cr->time.q1_ms / cr->ref_time.q3_ms;
+}
+
+/*
  * Speed points (like Stanford CS149's checker): full at or under full_at times the
- * reference's time, falling log-linearly to zero at zero_at. The ratio used is the
- * favourable end of an interquartile interval (student q1 over reference q3), and the
+ * reference's time, falling log-linearly to zero at zero_at, from perf_ratio(). The
  * fraction is rounded down to tenths, so noise between re-grades does not move the score.
  */
 static double perf_fraction(const struct perf_spec *p, const struct case_result *cr)
 {
-    if (cr->verdict != V_PASS || !cr->time.valid || !cr->ref_time.valid || cr->ref_time.q3_ms <= 0)
+    bool paired;
+    double ratio = perf_ratio(cr, &paired);
+    if (cr->verdict != V_PASS || ratio <= 0)
         return -1;
-    double ratio = cr->time.q1_ms / cr->ref_time.q3_ms;
     double f;
     if (ratio <= p->full_at)
         f = 1;
@@ -1202,11 +1358,19 @@ static void score_performance(struct grading *g, const struct exercise_spec *ex,
             if (f > 0)
                 sum += f;
             if (f >= 0) {
-                add_finding(cr, xstrfmt(messages_get(g->o->messages,
-                                                     "performance: %.2fx the reference's time "
-                                                     "(best quartiles) earns %.0f%% of the speed "
-                                                     "points"),
-                                        cr->time.q1_ms / cr->ref_time.q3_ms, f * 100));
+                bool paired;
+                double ratio = perf_ratio(cr, &paired);
+                add_finding(cr, paired ? xstrfmt(messages_get(g->o->messages,
+                                                              "performance: %.2fx the reference's "
+                                                              "time (median of %zu alternating "
+                                                              "rounds) earns %.0f%% of the speed "
+                                                              "points"),
+                                                 ratio, cr->n_rounds, f * 100)
+                                       : xstrfmt(messages_get(g->o->messages,
+                                                              "performance: %.2fx the reference's "
+                                                              "time (best quartiles) earns %.0f%% "
+                                                              "of the speed points"),
+                                                 ratio, f * 100));
                 cr->perf_finding = cr->n_findings;
             }
         }

@@ -60,6 +60,8 @@ static void case_release(struct case_result *c)
     free(c->message);
     free(c->detail);
     free(c->mismatches);
+    free(c->round_ms);
+    free(c->round_ref_ms);
     for (size_t i = 0; i < c->n_findings; i++)
         free(c->findings[i]);
     free(c->findings);
@@ -229,6 +231,17 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     put_num(w, "baseline_ms", c->baseline_ms);
     put_num(w, "speedup_ref", c->speedup_ref);
     put_num(w, "speedup_baseline", c->speedup_baseline);
+    if (c->n_rounds) {
+        json_writer_key(w, "rounds");
+        json_writer_begin_array(w);
+        for (size_t i = 0; i < c->n_rounds; i++) {
+            json_writer_begin_object(w);
+            put_num(w, "ms", c->round_ms[i]);
+            put_num(w, "ref_ms", c->round_ref_ms[i]);
+            json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
+    }
     put_num(w, "gflops", c->gflops);
     put_num(w, "gbps", c->gbps);
     json_writer_key(w, "mismatches");
@@ -499,6 +512,14 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->baseline_ms = num(o, "baseline_ms");
     c->speedup_ref = num(o, "speedup_ref");
     c->speedup_baseline = num(o, "speedup_baseline");
+    const struct json_value *rounds = json_get(o, "rounds");
+    c->n_rounds = arr_len(rounds);
+    c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
+    c->round_ref_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
+    for (size_t i = 0; i < c->n_rounds; i++) {
+        c->round_ms[i] = num(json_at(rounds, i), "ms");
+        c->round_ref_ms[i] = num(json_at(rounds, i), "ref_ms");
+    }
     c->gflops = num(o, "gflops");
     c->gbps = num(o, "gbps");
     const struct json_value *ms = json_get(o, "mismatches");

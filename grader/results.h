@@ -69,8 +69,13 @@ struct case_result {
     struct timing time;          /* the call alone (device pointers: no transfer) */
     struct timing time_transfer; /* device variants: H2D + call + D2H */
     struct timing ref_time, ref_time_transfer;
-    double baseline_ms;      /* CPU baseline reference time for this case; 0 if none */
-    double speedup_ref;      /* ref / student, paired; 0 if unknown */
+    double baseline_ms; /* CPU baseline reference time for this case; 0 if none */
+    double speedup_ref; /* ref / student, paired; 0 if unknown */
+    /* Alternating rounds (timing.rounds > 1): the student's and the reference's median time
+     * in each round, in the order taken (ABAB); speedup_ref is then 1 / the median of the
+     * paired ratios. n_rounds 0: timed once each. */
+    double *round_ms, *round_ref_ms;
+    size_t n_rounds;
     double speedup_baseline; /* baseline / student; 0 if unknown */
     double gflops, gbps;     /* from the spec's work formulas; 0 if none */
     struct mismatch *mismatches;

@@ -37,9 +37,9 @@ static const char *const init_keys[] = {"dist",  "low",  "high",  "mean", "std",
                                         "start", "step", "value", NULL};
 static const char *const tolerance_keys[] = {"rtol", "atol", "equal_nan", NULL};
 static const char *const work_keys[] = {"flops", "bytes", NULL};
-static const char *const timing_keys[] = {"warmup",     "min_samples", "max_samples",
-                                          "target_rse", "budget",      "flush_l2",
-                                          "blocking",   "checks",      NULL};
+static const char *const timing_keys[] = {"warmup", "min_samples", "max_samples", "target_rse",
+                                          "budget", "flush_l2",    "blocking",    "checks",
+                                          "rounds", NULL};
 static const char *const perf_keys[] = {"points", "full_at", "zero_at", "variant", NULL};
 static const char *const variant_keys[] = {"id",      "title",     "target", "function",
                                            "sources", "libs",      "memory", "transfer_from",
@@ -1155,6 +1155,9 @@ static int parse_timing(struct loader *ld, const yaml_node_t *m, struct timing_s
         return -1;
     if ((n = map_get(ld, m, "checks")) && get_int_range(ld, n, "'checks'", 1, 8, &t->checks))
         return -1;
+    if ((n = map_get(ld, m, "rounds")) &&
+        get_int_range(ld, n, "'rounds'", 1, TIMING_MAX_ROUNDS, &t->rounds))
+        return -1;
     return 0;
 }
 
@@ -1483,7 +1486,8 @@ static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
                                       .target_rse = 0.01,
                                       .budget_s = 2,
                                       .flush_l2 = false,
-                                      .checks = 2};
+                                      .checks = 2,
+                                      .rounds = 1};
     if (want_mapping(ld, m, "an item of 'exercises'") ||
         check_keys(ld, m, "in exercise", exercise_keys))
         return -1;

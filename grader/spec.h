@@ -110,7 +110,11 @@ struct timing_spec {
     bool flush_l2;     /* cold-cache GPU timing */
     bool blocking;     /* GPU calls timed behind a blocking kernel: launch overhead excluded */
     int checks;        /* checked calls per run, each with fresh inputs */
+    /* Student and reference timed alternately this many times each (ABAB), in separate
+     * runs; speedups and speed points from the paired ratios. 1: once each. */
+    int rounds;
 };
+#define TIMING_MAX_ROUNDS 20
 
 struct perf_spec {
     double points;

@@ -125,6 +125,13 @@ static void fixture(struct results *r)
     pass->baseline_ms = 12.25;
     pass->speedup_ref = 2;
     pass->speedup_baseline = 8.1666666666666661;
+    pass->n_rounds = 3;
+    pass->round_ms = xcalloc(3, sizeof(double));
+    pass->round_ref_ms = xcalloc(3, sizeof(double));
+    for (size_t i = 0; i < 3; i++) {
+        pass->round_ms[i] = 1.5 + 0.125 * (double)i;
+        pass->round_ref_ms[i] = 3.0 - 1.0 / 3 * (double)i;
+    }
     pass->gflops = 123.456;
     pass->gbps = 0.1 + 0.2;
     pass->time.stddev_ms = NAN;
@@ -523,6 +530,13 @@ START_TEST(test_round_trip_identical)
     ck_assert(pass->ref_time.min_ms == 0 && signbit(pass->ref_time.min_ms));
     ck_assert(pass->gbps == 0.1 + 0.2);
     ck_assert(pass->speedup_baseline == 8.1666666666666661);
+    /* Alternating rounds, exactly, in order; a case timed once each has none. */
+    ck_assert_uint_eq(pass->n_rounds, 3);
+    for (size_t i = 0; i < 3; i++)
+        ck_assert(pass->round_ms[i] == 1.5 + 0.125 * (double)i &&
+                  pass->round_ref_ms[i] == 3.0 - 1.0 / 3 * (double)i);
+    ck_assert_uint_eq(cpu->cases[1].n_rounds, 0);
+    ck_assert_ptr_null(cpu->cases[1].round_ms);
     ck_assert(!pass->time_transfer.valid);
     const struct case_result *wrong = &cpu->cases[1];
     ck_assert_uint_eq(wrong->n_mismatches, 2);

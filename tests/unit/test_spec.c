@@ -328,6 +328,7 @@ START_TEST(test_good_min_defaults)
     ck_assert(!ex->timing.flush_l2);
     ck_assert(!ex->timing.blocking); /* default */
     ck_assert_int_eq(ex->timing.checks, 2);
+    ck_assert_int_eq(ex->timing.rounds, 1); /* default: timed once each */
     ck_assert(!ex->has_perf && !ex->tol.has_rtol && !ex->tol.has_atol);
     ck_assert_ptr_null(ex->baseline);
     ck_assert_str_eq(ex->oracle, "cpu");
@@ -386,6 +387,7 @@ START_TEST(test_good_full)
     ck_assert(ex->timing.flush_l2);
     ck_assert(ex->timing.blocking);
     ck_assert_int_eq(ex->timing.checks, 8);
+    ck_assert_int_eq(ex->timing.rounds, 3);
     ck_assert(ex->has_perf);
     ck_assert(ex->perf.points == 1 && ex->perf.full_at == 1.5 && ex->perf.zero_at == 4);
     ck_assert_str_eq(ex->perf.variant, "gpu");
@@ -452,6 +454,7 @@ static const struct bad_spec bad_specs[] = {
      ":13:9: missing required key 'sizes' in case 'one' (expected sizes for: n)"},
     {"bad_perf_zero_at.yaml", ":25:39: 'zero_at' (10) must be greater than 'full_at' (12)"},
     {"bad_timing_checks.yaml", ":24:110: 'checks' must be between 1 and 8, got 9"},
+    {"bad_timing_rounds.yaml", ":24:121: 'rounds' must be between 1 and 20, got 21"},
     {"bad_timing_samples.yaml", ":24:38: 'max_samples' (50) must be >= 'min_samples' (60)"},
     {"bad_build_key.yaml",
      ":3:22: unknown key 'ldflag' in build (expected one of: cflags, nvccflags, ldflags)"},
