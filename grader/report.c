@@ -2037,6 +2037,70 @@ static bool summary_has_ids(const struct results *r)
     return true;
 }
 
+/*
+ * The class's compute-sanitizer pass: how many students' GPU code ran under it, and one
+ * row per run that found something, so an instructor sees at a glance whose kernels write
+ * out of bounds or race although their outputs were right. Runs that did not complete are
+ * counted apart (the grader's side).
+ */
+static void summary_sanitizer(const struct results *const *rs, size_t n, struct tpl_value *m)
+{
+    struct tpl_value *rows = tpl_set_list(m, "sanitizer_findings");
+    size_t students = 0, runs = 0, failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct results *r = rs[i];
+        bool ran = false;
+        for (size_t e = 0; e < r->n_exercises; e++) {
+            const struct exercise_result *ex = &r->exercises[e];
+            for (size_t v = 0; v < ex->n_variants; v++) {
+                const struct variant_result *vr = &ex->variants[v];
+                for (size_t k = 0; k < vr->n_sanitizer; k++) {
+                    const struct sanitizer_run *run = &vr->sanitizer[k];
+                    failed += run->status == SANITIZER_FAILED;
+                    if (run->status != SANITIZER_RAN)
+                        continue;
+                    ran = true;
+                    runs++;
+                    long errors = sanitizer_error_count(&run->out);
+                    if (errors == 0)
+                        continue;
+                    struct tpl_value *row = tpl_push_map(rows);
+                    char *id = esc_clip(r->student_id, NAME_CHARS),
+                         *name = esc_clip(r->student_name, NAME_CHARS);
+                    tpl_set_str(row, "id", id);
+                    tpl_set_str(row, "name", name);
+                    free(id);
+                    free(name);
+                    tpl_set_str(row, "exercise", ex->exercise_id ? ex->exercise_id : "");
+                    tpl_set_str(row, "variant", vr->variant_id ? vr->variant_id : "");
+                    tpl_set_str(row, "tool", run->tool ? run->tool : "");
+                    tpl_set_str(row, "case_id", run->case_id ? run->case_id : "");
+                    tpl_set_num(row, "errors", (double)errors);
+                    /* The tool's own words (English, like compiler output): the template
+                     * frames them in the summary's language. */
+                    const struct sanitizer_report *first =
+                        run->out.n_reports ? &run->out.reports[0] : NULL;
+                    char *kind = esc_clip(first && first->kind ? first->kind : "", FINDING_CHARS);
+                    char *where =
+                        esc_clip(first && first->location ? first->location : "", FINDING_CHARS);
+                    tpl_set_str(row, "kind", kind);
+                    tpl_set_str(row, "location", where);
+                    tpl_set_bool(row, "has_location", *where != '\0');
+                    free(kind);
+                    free(where);
+                }
+            }
+        }
+        students += ran;
+    }
+    tpl_set_bool(m, "has_sanitizer", runs + failed > 0);
+    tpl_set_num(m, "sanitizer_students", (double)students);
+    tpl_set_num(m, "sanitizer_runs", (double)runs);
+    tpl_set_bool(m, "has_sanitizer_findings", tpl_list_len(rows) > 0);
+    tpl_set_num(m, "sanitizer_failed", (double)failed);
+    tpl_set_bool(m, "has_sanitizer_failed", failed > 0);
+}
+
 static struct tpl_value *summary_context(struct report_ctx *rc, const struct results *const *rs,
                                          size_t n)
 {
@@ -2292,6 +2356,7 @@ static struct tpl_value *summary_context(struct report_ctx *rc, const struct res
         tpl_set_bool(fv, "more_places", vs->n_places > 5);
     }
     tpl_set_bool(m, "has_failures", n_order > 0);
+    summary_sanitizer(rs, n, m);
 
     for (int v = 0; v <= V_GRADER; v++) {
         for (size_t k = 0; k < vstats[v].n_places; k++)

@@ -982,6 +982,13 @@ static void class_fixture(struct results rs[5])
         for (size_t c = 0; c < gpu->n_cases; c++)
             if (gpu->cases[c].speedup_ref > 0)
                 gpu->cases[c].speedup_ref *= 0.5 + 0.3 * s;
+        if (s == 0) {
+            /* alumno03's kernel is clean under memcheck: no row of its own for it. */
+            struct sanitizer_run *mc = &gpu->sanitizer[0];
+            sanitizer_output_release(&mc->out);
+            sanitizer_output_init(&mc->out);
+            mc->out.summary = true;
+        }
         if (s == 2) {
             struct variant_result *cpu = &r->exercises[0].variants[0];
             cpu->cases[0].verdict = V_TIMEOUT;
@@ -1044,6 +1051,17 @@ START_TEST(test_summary)
     const char *to = strstr(md, "| tiempo agotado | 1 | 1 | saxpy \\/ cpu \\/ c1: 1 |");
     ck_assert(wa && ce && to && wa < ce && ce < to);
     ck_assert_ptr_nonnull(strstr(md, "| error del corrector | 1 | 1 |"));
+    /* compute-sanitizer: who has findings, in the tool's words, framed in Spanish. */
+    ck_assert_ptr_nonnull(strstr(md, "El código de GPU de 5 estudiantes se ejecutó bajo "
+                                     "compute-sanitizer (15 ejecuciones"));
+    ck_assert_ptr_nonnull(strstr(md, "| alumno01 | Luis Gómez | saxpy | gpu | memcheck | c1 | 25 | "
+                                     "Invalid \\_\\_global\\_\\_ write of size 4 bytes "
+                                     "(saxpy\\_kernel"));
+    ck_assert_ptr_nonnull(
+        strstr(md, "| alumno03 | Ana Pérez | saxpy | gpu | racecheck | h1 | 1 |"));
+    ck_assert_ptr_null(strstr(md, "| alumno03 | Ana Pérez | saxpy | gpu | memcheck"));
+    ck_assert_ptr_nonnull(strstr(md, "Ejecuciones que no terminaron (responsabilidad del grader, "
+                                     "nunca de los estudiantes): 5."));
     if (have("gnuplot")) {
         ck_assert_ptr_nonnull(strstr(md, "](plots/summary-scores.png)"));
         ck_assert_ptr_nonnull(strstr(md, "](plots/summary-speedups.png)"));
