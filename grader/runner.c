@@ -55,6 +55,25 @@ static const char *space_word(enum mem_space m)
     return m == MEM_DEVICE ? "device" : m == MEM_PINNED ? "pinned" : "host";
 }
 
+/* A GPU function given host pointers must copy its results back before it returns, so it
+ * waits on the GPU inside the call: behind a blocking kernel it would only wait out the
+ * blocker's timeout, and every such solution would carry a finding about it. The blocking
+ * kernel is for functions on device pointers alone. */
+static bool blocking_applies(const struct run_spec *s)
+{
+    bool any_array = false;
+    if (!s->timing.blocking || s->v->target != TARGET_GPU)
+        return false;
+    for (size_t i = 0; i < s->ex->n_args; i++) {
+        if (s->ex->args[i].kind == ARG_SCALAR)
+            continue;
+        if (variant_arg_memory(s->v, s->ex, i) != MEM_DEVICE)
+            return false;
+        any_array = true;
+    }
+    return any_array;
+}
+
 int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, struct error *err)
 {
     const struct exercise_spec *ex = s->ex;
@@ -95,7 +114,7 @@ int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, 
     strbuf_addf(out, "warmup %d\nmin_samples %d\nmax_samples %d\ntarget_rse %.6g\nbudget %.6g\n",
                 s->timing.warmup, s->timing.min_samples, s->timing.max_samples,
                 s->timing.target_rse, s->timing.budget_s);
-    strbuf_addf(out, "blocking %d\n", s->timing.blocking ? 1 : 0);
+    strbuf_addf(out, "blocking %d\n", blocking_applies(s) ? 1 : 0);
     strbuf_addf(out, "flush_l2 %d\ntransfer 1\ntransfer_from %s\nverify_timed %d\n",
                 s->timing.flush_l2 ? 1 : 0, space_word(v->transfer_from), 1);
     for (size_t i = 0; i < ex->n_args; i++) {

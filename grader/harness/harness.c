@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_ARGS 32
 #define MAX_CHECKS 8
@@ -469,26 +471,64 @@ static void stage_timed_inputs(struct job *j)
 
 /*
  * Before a timed call: poison the outputs again, so a call that skips the work leaves
- * poison behind; inouts get their inputs back. Outside the timed region. Device buffers
- * are repoisoned on the GPU, queued ahead of the call: poisoning on the host and uploading
- * left the GPU idle for milliseconds between samples, long enough for its clocks to drop,
- * and short kernels then measured up to twice their back-to-back time.
+ * poison behind; inouts get their inputs back. Outside the timed region.
+ *
+ * The poison is sparse: one element in every POISON_STRIPE_BYTES of each output, at a
+ * position that changes with every stripe and every call. Poisoning every element dirtied
+ * the whole output in the caches just before the call, which then paid for writing it
+ * back: on an H100, lab 6's grade2 at 5M elements (40 MB out) measured 43.9 µs after a
+ * full cudaMemset against 42.4 µs without (Nsight Compute: 41.1 µs for the kernel alone).
+ * One element per 4 KiB dirties 1/128 of it. A call that skips any stripe of its work, or
+ * a share of its elements, still leaves poison behind (tests/hostile/partial_when_timed);
+ * the checked calls poison every element. Device outputs are poisoned on the GPU, queued ahead of
+ * the call: poisoning on the host and uploading left the GPU idle for milliseconds between samples,
+ * long enough for its clocks to drop.
  */
+#define POISON_STRIPE_BYTES 4096
+/* Small outputs get narrower stripes, so a call that skips every other element is still
+ * caught with certainty (all but 2^-64); outputs of 64 elements or fewer are poisoned whole. */
+#define POISON_MIN_STRIPES 64
+
+static uint64_t poison_seed;
+
+static size_t poison_stripe_elems(const struct job_arg *a)
+{
+    size_t widest = POISON_STRIPE_BYTES / lg_dtype_size(a->dtype);
+    size_t per = (a->count + POISON_MIN_STRIPES - 1) / POISON_MIN_STRIPES;
+    return per < 1 ? 1 : per > widest ? widest : per;
+}
+
+static void poison_sparse_host(struct job_arg *a, int byte, uint64_t seed)
+{
+    size_t esz = lg_dtype_size(a->dtype);
+    size_t per = poison_stripe_elems(a);
+    for (size_t first = 0; first < a->count; first += per) {
+        uint64_t st = seed ^ (first * 0x9e3779b97f4a7c15ull);
+        size_t n = a->count - first < per ? a->count - first : per;
+        size_t i = first + lg_splitmix64(&st) % n;
+        memset((unsigned char *)a->host + i * esz, byte, esz);
+    }
+}
+
 static void repoison_outputs(struct job *j, int sample)
 {
+    uint64_t st = poison_seed ^ (uint64_t)sample;
+    uint64_t seed = lg_splitmix64(&st);
     for (int i = 0; i < j->n_args; i++) {
         struct job_arg *a = &j->args[i];
-        size_t bytes = arg_bytes(a);
+        size_t bytes = arg_bytes(a), esz = lg_dtype_size(a->dtype);
+        int byte = poison_byte(a->dtype, sample);
         if (a->kind == K_SCALAR || a->kind == K_IN)
             continue;
         if (a->space == LG_SPACE_DEVICE) {
             int rc = a->dev_pristine
                          ? lg_gpu_copy_device_async(a->dev, a->dev_pristine, bytes)
-                         : lg_gpu_memset_async(a->dev, poison_byte(a->dtype, sample), bytes);
+                         : lg_gpu_poison_sparse_async(a->dev, esz, a->count, poison_stripe_elems(a),
+                                                      byte, seed);
             if (rc != 0)
                 fail(LG_EXIT_CUDA, "cuda", "poisoning %s before a timed call failed", a->name);
         } else if (a->kind == K_OUT) {
-            lg_dtype_poison(a->dtype, a->host, a->count, sample % 2);
+            poison_sparse_host(a, byte, seed);
         } else {
             memcpy(a->host, a->pristine, bytes);
         }
@@ -635,10 +675,11 @@ static void time_loop(struct job *j, void **argv, bool with_transfer, const char
             repoison_outputs(j, n);
         if (j->gpu && j->flush_l2)
             lg_gpu_flush_l2();
-        /* The repoisoning is queued on the default stream: behind the blocking kernel it
-         * runs before the start event; without it, it must be done before the host clock
-         * starts. */
-        if (j->gpu && !block)
+        /* The repoisoning is queued on the default stream and must be over before the host
+         * clock starts, and before the call: work a function puts on a stream of its own
+         * is not ordered after it. Waiting here costs the measurement nothing, even behind
+         * the blocking kernel, which is only queued next. */
+        if (j->gpu)
             after_call(j, "before a timed call of");
         if (block && lg_gpu_block_arm(BLOCK_TIMEOUT_MS) != 0) {
             block = false;
@@ -715,6 +756,10 @@ int main(int argc, char **argv)
     }
     result_line("harness 1");
     parse_job(argv[1], &j);
+    /* Poison positions the function cannot know in advance; they never change what a
+     * correct function computes, so grades stay reproducible. */
+    if (getrandom(&poison_seed, sizeof(poison_seed), 0) != (ssize_t)sizeof(poison_seed))
+        poison_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     result_line("phase setup");
     if (j.gpu) {
         if (lg_gpu_init(err, sizeof(err)) != 0)

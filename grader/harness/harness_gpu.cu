@@ -127,6 +127,37 @@ extern "C" int lg_gpu_memset_async(void *dev, int byte, size_t bytes)
     return cudaMemsetAsync(dev, byte, bytes, 0) == cudaSuccess ? 0 : -1;
 }
 
+__global__ void lg_poison_sparse_kernel(unsigned char *buf, size_t elem_size, size_t count,
+                                        size_t per, unsigned char byte, unsigned long long seed)
+{
+    size_t stripes = (count + per - 1) / per;
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < stripes;
+         k += (size_t)gridDim.x * blockDim.x) {
+        /* splitmix64's finalizer: a position per stripe and per seed. */
+        unsigned long long z = seed + (k + 1) * 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        size_t first = k * per, n = count - first < per ? count - first : per;
+        unsigned char *e = buf + (first + z % n) * elem_size;
+        for (size_t b = 0; b < elem_size; b++)
+            e[b] = byte;
+    }
+}
+
+extern "C" int lg_gpu_poison_sparse_async(void *dev, size_t elem_size, size_t count,
+                                          size_t stripe_elems, int byte, uint64_t seed)
+{
+    if (count == 0)
+        return 0;
+    size_t per = stripe_elems ? stripe_elems : 1;
+    size_t stripes = (count + per - 1) / per;
+    unsigned blocks = (unsigned)(stripes / 256 + 1 < 4096 ? stripes / 256 + 1 : 4096);
+    lg_poison_sparse_kernel<<<blocks, 256>>>((unsigned char *)dev, elem_size, count, per,
+                                             (unsigned char)byte, seed);
+    return cudaPeekAtLastError() == cudaSuccess ? 0 : -1;
+}
+
 extern "C" int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes)
 {
     return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0) == cudaSuccess ? 0 : -1;

@@ -46,6 +46,18 @@ int lg_gpu_memset_async(void *dev, int byte, size_t bytes)
     return -1;
 }
 
+int lg_gpu_poison_sparse_async(void *dev, size_t elem_size, size_t count, size_t stripe_elems,
+                               int byte, uint64_t seed)
+{
+    (void)dev;
+    (void)elem_size;
+    (void)count;
+    (void)stripe_elems;
+    (void)byte;
+    (void)seed;
+    return -1;
+}
+
 int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes)
 {
     (void)dst;

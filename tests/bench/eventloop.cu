@@ -1,10 +1,14 @@
 /*
  * An independent measurement of the lab 6 GPU references for `make bench`, with none of
- * the grader's code. Prints two times in ms:
+ * the grader's code. Prints three times in ms:
  *   single        CUDA events around each call after a synchronize, median of 50: what a
  *                 course notebook measures, the host's launch latency included
+ *   blocked       the same, but each call queued behind a spinning one-thread kernel that
+ *                 the host releases once the call and the stop event are queued (nvbench's
+ *                 method, written afresh here): the GPU's time for one call, median of 50
  *   back-to-back  events around 50 calls queued back to back, divided by 50, median of 7:
- *                 the GPU's time alone (launches overlap the previous call's work)
+ *                 the GPU's throughput, with each call's start and drain overlapping its
+ *                 neighbours' (so a little under one call's time for kernels of microseconds)
  * Usage: eventloop matmul N | grade2 N  [GAP_US]
  * GAP_US idles the host that long between the single calls (as a grader's per-sample work
  * does), to show what idle gaps do to the GPU's clocks and so to the single-call times.
@@ -21,6 +25,22 @@
 void ref_matmul_gpu_dev(const float *A, const float *B, float *C, int32_t n);
 void ref_grade2_gpu_dev(const double *x, const double *y, double *z, double a,
                         double b, double c, int32_t n);
+
+/* Spins until the host writes *release (host-mapped memory), or for a second at most. */
+__global__ void spin_until_released(volatile int *release)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (!*release && t - t0 < 1000000000ULL);
+}
+
+static float median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
 
 int main(int argc, char **argv)
 {
@@ -53,7 +73,11 @@ int main(int argc, char **argv)
         else
             ref_grade2_gpu_dev((double *)a, (double *)b, (double *)c, 3.5, 2.8, 10, n);
     };
-    std::vector<float> ms, b2b;
+    volatile int *release_host;
+    int *release_dev;
+    cudaHostAlloc((void **)&release_host, sizeof(int), cudaHostAllocMapped);
+    cudaHostGetDevicePointer((void **)&release_dev, (void *)release_host, 0);
+    std::vector<float> ms, blocked, b2b;
     for (int it = 0; it < 53; it++) {
         cudaEventRecord(e0);
         call();
@@ -65,6 +89,21 @@ int main(int argc, char **argv)
             ms.push_back(t);
         if (gap_us > 0)
             usleep((useconds_t)gap_us);
+    }
+    for (int it = 0; it < 53; it++) {
+        cudaDeviceSynchronize();
+        *release_host = 0;
+        spin_until_released<<<1, 1>>>(release_dev);
+        cudaEventRecord(e0);
+        call();
+        cudaEventRecord(e1);
+        __sync_synchronize();
+        *release_host = 1;
+        cudaEventSynchronize(e1);
+        float t;
+        cudaEventElapsedTime(&t, e0, e1);
+        if (it >= 3)
+            blocked.push_back(t);
     }
     const int K = 50;
     for (int rep = 0; rep < 7; rep++) {
@@ -78,8 +117,6 @@ int main(int argc, char **argv)
         cudaEventElapsedTime(&t, e0, e1);
         b2b.push_back(t / K);
     }
-    std::sort(ms.begin(), ms.end());
-    std::sort(b2b.begin(), b2b.end());
-    printf("%.6f %.6f\n", ms[ms.size() / 2], b2b[b2b.size() / 2]);
+    printf("%.6f %.6f %.6f\n", median(ms), median(blocked), median(b2b));
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }

@@ -2,7 +2,8 @@
  * Hostile submissions on the CPU: grade each submission of tests/hostile/ (one threat each:
  * crash, hang, fork bomb, huge output, huge file, writing or reading outside the sandbox,
  * network, leftover daemons, killing other processes, forged results, compile-time bombs,
- * forbidden includes, exit(0), ignored signals, modified inputs, no work when timed) with the real
+ * forbidden includes, exit(0), ignored signals, modified inputs, no or half the work when timed)
+ * with the real
  * grader, and assert the exact verdicts, a sanity bound on the grading time, that grading goes on
  * with the other exercise and the next student, and that nothing outside the scratch folders
  * changed (tests/hostile/hostile.h says how). The GPU threats are in
@@ -204,6 +205,7 @@ THREAT(fifo_result, false, false, 5, check_fifo_result)
 THREAT(forged_error, false, false, 5, check_forged_error)
 THREAT(macro_bomb, false, false, 5, check_macro_bomb)
 THREAT(fast_when_timed, false, true, 10, check_fast_when_timed)
+THREAT(partial_when_timed, false, true, 10, check_fast_when_timed)
 
 START_TEST(test_memory_hog)
 {
@@ -250,6 +252,7 @@ int main(void)
     tcase_add_test(tc, test_forged_error);
     tcase_add_test(tc, test_macro_bomb);
     tcase_add_test(tc, test_fast_when_timed);
+    tcase_add_test(tc, test_partial_when_timed);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -149,6 +149,7 @@ START_TEST(test_lab6_loads)
     ck_assert(near(mm->timing.target_rse, 0.01) && mm->timing.budget_s == 3);
     ck_assert_int_eq(mm->timing.checks, 2); /* default */
     ck_assert(!mm->timing.flush_l2);
+    ck_assert(mm->timing.blocking); /* lab 6 times its device-pointer calls behind a blocker */
     ck_assert(mm->has_perf);
     ck_assert(mm->perf.points == 2 && near(mm->perf.full_at, 1.2) && mm->perf.zero_at == 10);
     ck_assert_str_eq(mm->perf.variant, "gpu_dev");
