@@ -255,6 +255,15 @@ void runner_parse_result(struct run_outcome *o, const char *text)
                 o->blocking = -1;
                 o->blocking_off = xstrndup(rest + 4, 40);
             }
+        } else if (!strcmp(l, "throttle")) {
+            char label[32];
+            int dropped, gave_up, max_mhz;
+            if (sscanf(rest, "%31s %d %d %d", label, &dropped, &gave_up, &max_mhz) == 4 &&
+                dropped >= 0 && dropped <= 100000 && max_mhz >= 0) {
+                o->throttle_dropped += dropped;
+                o->throttle_gave_up = o->throttle_gave_up || gave_up != 0;
+                o->throttle_max_mhz = max_mhz;
+            }
         } else if (!strcmp(l, "clock")) {
             char label[32];
             int lo, hi;

@@ -62,6 +62,12 @@ struct run_outcome {
     double *samples[SERIES_COUNT];
     size_t n_samples[SERIES_COUNT];
     int clock_min_mhz, clock_max_mhz;
+    /* GPU samples dropped as taken while throttled (grader/harness/throttle.h), whether the
+     * harness gave up dropping (throttled throughout), and the maximum SM clock it compared
+     * with. Summed over the series. */
+    int throttle_dropped;
+    bool throttle_gave_up;
+    int throttle_max_mhz;
     /* Timing behind the blocking kernel: 1 on, 0 not asked for, -1 asked for but dropped
      * (blocking_off says why: "synchronizes" or "setup"). */
     int blocking;

@@ -8,6 +8,7 @@
  */
 #include "harness.h"
 #include "rng.h"
+#include "throttle.h"
 
 #include <errno.h>
 #include <math.h>
@@ -107,6 +108,13 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 }
 
 static int parse_space(const char *s)
@@ -647,6 +655,9 @@ static void time_loop(struct job *j, void **argv, bool with_transfer, const char
     int n = 0, clk_min = 0, clk_max = 0;
     double start = now_ms();
     char name[64];
+    struct lg_throttle throttle;
+
+    lg_throttle_init(&throttle, j->gpu ? lg_gpu_sm_clock_max_mhz() : 0);
 
     result_line("phase warmup %s", label);
     for (int w = 0; w < j->warmup; w++) {
@@ -709,6 +720,11 @@ static void time_loop(struct job *j, void **argv, bool with_transfer, const char
         host_ms[n] = t1 - t0;
         if (j->gpu) {
             int clk = lg_gpu_sm_clock_mhz();
+            if (!lg_throttle_keep(&throttle, clk)) {
+                /* Taken while throttled: dropped, and the GPU given time to recover. */
+                sleep_ms(LG_THROTTLE_RECOVERY_MS);
+                continue;
+            }
             if (clk > 0) {
                 clk_min = clk_min == 0 || clk < clk_min ? clk : clk_min;
                 clk_max = clk > clk_max ? clk : clk_max;
@@ -735,6 +751,9 @@ static void time_loop(struct job *j, void **argv, bool with_transfer, const char
         emit_samples(name, event_ms, n);
         if (clk_max > 0)
             result_line("clock %s %d %d", label, clk_min, clk_max);
+        if (throttle.dropped > 0 || throttle.gave_up)
+            result_line("throttle %s %d %d %d", label, throttle.dropped, throttle.gave_up ? 1 : 0,
+                        throttle.max_mhz);
     }
 }
 

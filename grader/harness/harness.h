@@ -74,8 +74,9 @@ int lg_gpu_block_arm(double timeout_ms);
 int lg_gpu_block_timed_out(void);
 /* Evict L2 by writing a buffer twice its size (cold-cache timing). */
 void lg_gpu_flush_l2(void);
-/* Current SM clock in MHz (0 when unknown), for throttling detection. */
+/* Current and maximum SM clock in MHz (0 when unknown), for throttling detection. */
 int lg_gpu_sm_clock_mhz(void);
+int lg_gpu_sm_clock_max_mhz(void);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,7 @@ static size_t flush_bytes;
 static void *nvml;
 static void *nvml_dev;
 typedef int (*nvml_clock_fn)(void *, int, unsigned int *);
-static nvml_clock_fn nvml_clock;
+static nvml_clock_fn nvml_clock, nvml_max_clock;
 
 static void nvml_open(void)
 {
@@ -30,6 +30,7 @@ static void nvml_open(void)
     init_fn init = (init_fn)dlsym(nvml, "nvmlInit_v2");
     by_index_fn by_index = (by_index_fn)dlsym(nvml, "nvmlDeviceGetHandleByIndex_v2");
     nvml_clock = (nvml_clock_fn)dlsym(nvml, "nvmlDeviceGetClockInfo");
+    nvml_max_clock = (nvml_clock_fn)dlsym(nvml, "nvmlDeviceGetMaxClockInfo");
     /* CUDA_VISIBLE_DEVICES renumbers devices for CUDA but not for NVML: match by PCI bus id. */
     typedef int (*by_pci_fn)(const char *, void **);
     by_pci_fn by_pci = (by_pci_fn)dlsym(nvml, "nvmlDeviceGetHandleByPciBusId_v2");
@@ -291,6 +292,16 @@ extern "C" int lg_gpu_sm_clock_mhz(void)
     if (!nvml_clock || !nvml_dev)
         return 0;
     if (nvml_clock(nvml_dev, 1 /* NVML_CLOCK_SM */, &mhz) != 0)
+        return 0;
+    return (int)mhz;
+}
+
+extern "C" int lg_gpu_sm_clock_max_mhz(void)
+{
+    unsigned int mhz = 0;
+    if (!nvml_clock || !nvml_max_clock || !nvml_dev)
+        return 0;
+    if (nvml_max_clock(nvml_dev, 1 /* NVML_CLOCK_SM */, &mhz) != 0)
         return 0;
     return (int)mhz;
 }

@@ -97,3 +97,8 @@ int lg_gpu_sm_clock_mhz(void)
 {
     return 0;
 }
+
+int lg_gpu_sm_clock_max_mhz(void)
+{
+    return 0;
+}

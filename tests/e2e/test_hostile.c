@@ -2,13 +2,12 @@
  * Hostile submissions on the CPU: grade each submission of tests/hostile/ (one threat each:
  * crash, hang, fork bomb, huge output, huge file, writing or reading outside the sandbox,
  * network, leftover daemons, killing other processes, forged results, compile-time bombs,
- * forbidden includes, exit(0), ignored signals, modified inputs, no or half the work when timed)
- * with the real
- * grader, and assert the exact verdicts, a sanity bound on the grading time, that grading goes on
- * with the other exercise and the next student, and that nothing outside the scratch folders
- * changed (tests/hostile/hostile.h says how). The GPU threats are in
- * tests/gpu/test_hostile_gpu.c; docs/threat-model.md describes what each isolation level
- * protects.
+ * forbidden includes, exit(0), ignored signals, modified inputs, no or half the work when timed,
+ * the previous output returned) with the real grader, and assert the exact verdicts, a sanity
+ * bound on the grading time, that grading goes on with the other exercise and the next student,
+ * and that nothing outside the scratch folders changed (tests/hostile/hostile.h says how). The GPU
+ * threats are in tests/gpu/test_hostile_gpu.c; docs/threat-model.md describes what each isolation
+ * level protects.
  *
  * Threats that only namespaces contain (files, network, other processes) are skipped, with
  * a "SKIPPED: reason" line, when the grader reports isolation "supervisor"; memory_hog is
@@ -167,6 +166,12 @@ static void check_symlink_outputs(const struct hostile_suite *s, const struct ho
     message_has(run, "grade2", "cpu", "symbolic link");
 }
 
+static void check_previous_output(const struct hostile_suite *s, const struct hostile_run *run)
+{
+    (void)s;
+    message_has(run, "grade2", "cpu", "second call");
+}
+
 static void check_fast_when_timed(const struct hostile_suite *s, const struct hostile_run *run)
 {
     (void)s;
@@ -206,6 +211,7 @@ THREAT(forged_error, false, false, 5, check_forged_error)
 THREAT(macro_bomb, false, false, 5, check_macro_bomb)
 THREAT(fast_when_timed, false, true, 10, check_fast_when_timed)
 THREAT(partial_when_timed, false, true, 10, check_fast_when_timed)
+THREAT(previous_output, false, false, 5, check_previous_output)
 
 START_TEST(test_memory_hog)
 {
@@ -253,6 +259,7 @@ int main(void)
     tcase_add_test(tc, test_macro_bomb);
     tcase_add_test(tc, test_fast_when_timed);
     tcase_add_test(tc, test_partial_when_timed);
+    tcase_add_test(tc, test_previous_output);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -1,7 +1,7 @@
-/* runner: the job text a runner program reads (job.txt), built from lab 6's spec. Which calls
- * are timed behind the blocking kernel is decided here: the device-pointer variants only, as a
- * host-pointer function copies and waits inside the call by design. Run from the repository
- * root. */
+/* runner: the job text a runner program reads (job.txt), built from lab 6's spec, and the
+ * harness's throttle lines read back. Which calls are timed behind the blocking kernel is
+ * decided here: the device-pointer variants only, as a host-pointer function copies and waits
+ * inside the call by design. Run from the repository root. */
 #include "runner.h"
 
 #include <check.h>
@@ -123,6 +123,27 @@ START_TEST(test_key_leaves_out_timing)
 }
 END_TEST
 
+/* The harness's throttle lines (one per timed series) add up; a forged or malformed line
+ * is ignored rather than trusted. */
+START_TEST(test_throttle_lines)
+{
+    struct run_outcome o;
+    run_outcome_init(&o);
+    runner_parse_result(&o, "harness 1\nphase setup\nthrottle call 3 0 1980\n"
+                            "throttle transfer 2 1 1980\nthrottle call -4 0 1980\n"
+                            "throttle call x\n");
+    ck_assert_int_eq(o.throttle_dropped, 5);
+    ck_assert(o.throttle_gave_up);
+    ck_assert_int_eq(o.throttle_max_mhz, 1980);
+    run_outcome_release(&o);
+    run_outcome_init(&o);
+    runner_parse_result(&o, "harness 1\nphase setup\n");
+    ck_assert_int_eq(o.throttle_dropped, 0);
+    ck_assert(!o.throttle_gave_up);
+    run_outcome_release(&o);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("runner");
@@ -132,6 +153,7 @@ int main(void)
     tcase_add_test(tc, test_seeds_differ_per_check_and_repeat);
     tcase_add_test(tc, test_blocking_for_device_pointers_only);
     tcase_add_test(tc, test_key_leaves_out_timing);
+    tcase_add_test(tc, test_throttle_lines);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
