@@ -652,7 +652,9 @@ static bool blocking_usable(struct job *j, void **argv)
 static void time_loop(struct job *j, void **argv, bool with_transfer, const char *label)
 {
     static double host_ms[MAX_SAMPLES], event_ms[MAX_SAMPLES];
-    int n = 0, clk_min = 0, clk_max = 0;
+    /* n counts the samples kept; timed_calls every call made, dropped ones included, so
+     * each call's poison positions are new. */
+    int n = 0, timed_calls = 0, clk_min = 0, clk_max = 0;
     double start = now_ms();
     char name[64];
     struct lg_throttle throttle;
@@ -683,7 +685,8 @@ static void time_loop(struct job *j, void **argv, bool with_transfer, const char
         stage_timed_inputs(j);
     while (n < j->max_samples) {
         if (verify)
-            repoison_outputs(j, n);
+            repoison_outputs(j, timed_calls);
+        timed_calls++;
         if (j->gpu && j->flush_l2)
             lg_gpu_flush_l2();
         /* The repoisoning is queued on the default stream and must be over before the host
@@ -743,7 +746,7 @@ static void time_loop(struct job *j, void **argv, bool with_transfer, const char
             break;
     }
     if (verify && n > 0)
-        verify_outputs(j, n - 1);
+        verify_outputs(j, timed_calls - 1);
     snprintf(name, sizeof(name), "%s_host", label);
     emit_samples(name, host_ms, n);
     if (j->gpu) {
