@@ -2,6 +2,7 @@
 
 #include "compare.h"
 #include "expr.h"
+#include "harness/throttle.h"
 #include "messages.h"
 #include "runner.h"
 #include "sanitizer.h"
@@ -1127,20 +1128,21 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
                                                      "timing (throttling or power management): "
                                                      "times may be noisy"),
                                         o.clock_min_mhz, o.clock_max_mhz));
+            int threshold_pct = (int)(LG_THROTTLE_THRESHOLD * 100 + 0.5);
             if (o.throttle_gave_up)
                 add_finding(cr, xstrfmt(messages_get(g->o->messages,
-                                                     "the GPU ran under 75%% of its maximum SM "
+                                                     "the GPU ran under %d%% of its maximum SM "
                                                      "clock (%d MHz) for most samples: the "
                                                      "machine is throttling (power or heat), so "
                                                      "times are slower than this GPU's best and "
                                                      "may be noisy"),
-                                        o.throttle_max_mhz));
+                                        threshold_pct, o.throttle_max_mhz));
             else if (o.throttle_dropped > 0)
                 add_finding(cr, xstrfmt(messages_get(g->o->messages,
                                                      "%d samples taken while the GPU's SM clock "
-                                                     "was under 75%% of its maximum (%d MHz) "
+                                                     "was under %d%% of its maximum (%d MHz) "
                                                      "were dropped (throttling) and taken again"),
-                                        o.throttle_dropped, o.throttle_max_mhz));
+                                        o.throttle_dropped, threshold_pct, o.throttle_max_mhz));
             if (o.blocking < 0)
                 add_finding(
                     cr, xstrdup(o.blocking_off && !strcmp(o.blocking_off, "synchronizes")
