@@ -46,11 +46,10 @@ void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize);
 void lg_gpu_free(void *p, int space);
 int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize);
 /* Queued on the default stream, no host wait: the repoisoning between timed calls, which
- * must not leave the GPU idle (its clocks drop within a millisecond or two). 0 or -1. */
-int lg_gpu_memset_async(void *dev, int byte, size_t bytes);
-/* Queued the same way: sets every byte of one element (elem_size bytes) in every stripe of
- * stripe_elems elements of dev (count elements) to byte, at a position within each stripe
- * drawn from seed. 0 or -1. */
+ * must not leave the GPU idle (its clocks drop within a millisecond or two). 0 or -1.
+ * lg_gpu_poison_sparse_async sets every byte of one element (elem_size bytes) in every stripe
+ * of stripe_elems elements of dev (count elements) to byte, at a position within each stripe
+ * drawn from seed; lg_gpu_copy_device_async restores an inout. */
 int lg_gpu_poison_sparse_async(void *dev, size_t elem_size, size_t count, size_t stripe_elems,
                                int byte, uint64_t seed);
 int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes);

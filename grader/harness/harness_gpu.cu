@@ -123,11 +123,6 @@ extern "C" int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_devi
     return 0;
 }
 
-extern "C" int lg_gpu_memset_async(void *dev, int byte, size_t bytes)
-{
-    return cudaMemsetAsync(dev, byte, bytes, 0) == cudaSuccess ? 0 : -1;
-}
-
 __global__ void lg_poison_sparse_kernel(unsigned char *buf, size_t elem_size, size_t count,
                                         size_t per, unsigned char byte, unsigned long long seed)
 {

@@ -38,14 +38,6 @@ int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *e
     return -1;
 }
 
-int lg_gpu_memset_async(void *dev, int byte, size_t bytes)
-{
-    (void)dev;
-    (void)byte;
-    (void)bytes;
-    return -1;
-}
-
 int lg_gpu_poison_sparse_async(void *dev, size_t elem_size, size_t count, size_t stripe_elems,
                                int byte, uint64_t seed)
 {
