@@ -27,6 +27,7 @@
 struct ref_timing {
     char *key; /* "exercise/variant/case" */
     struct timing call, transfer;
+    struct gpu_clock clock;
     bool ok;
     char *message; /* why the reference failed, when !ok */
 };
@@ -487,6 +488,18 @@ static struct ref_timing *ref_timing_find(struct grade_env *env, const char *key
  * message saying why not). round: 0 for the run cached per env, else the alternating round
  * it belongs to (its own folder). -1 only when the grader itself failed (err set).
  */
+static struct gpu_clock run_clock(const struct run_outcome *o)
+{
+    struct gpu_clock k = {
+        .min_mhz = o->clock_min_mhz,
+        .max_mhz = o->clock_max_mhz,
+        .limit_mhz = o->throttle_max_mhz,
+        .dropped = o->throttle_dropped,
+        .throttled = o->throttle_gave_up,
+    };
+    return k;
+}
+
 static int reference_measure(struct grading *g, const struct exercise_spec *ex,
                              const struct variant_spec *v, const struct case_spec *c, int round,
                              struct ref_timing *rt, struct error *err)
@@ -526,6 +539,7 @@ static int reference_measure(struct grading *g, const struct exercise_spec *ex,
     if (o.finished) {
         series_timing(NULL, &o, v->target == TARGET_GPU, false, &rt->call, NULL);
         series_timing(NULL, &o, v->target == TARGET_GPU, true, &rt->transfer, NULL);
+        rt->clock = run_clock(&o);
         rt->ok = true;
     } else {
         char d[512];
@@ -938,6 +952,7 @@ static int time_rounds(struct grading *g, const struct exercise_spec *ex,
                 /* The reference paired with the run that was graded. */
                 cr->ref_time = r.call;
                 cr->ref_time_transfer = r.transfer;
+                cr->ref_clock = r.clock;
             }
         }
         free(r.message);
@@ -1122,6 +1137,7 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
             bool gpu = v->target == TARGET_GPU;
             series_timing(g->o->messages, &o, gpu, false, &cr->time, cr);
             series_timing(g->o->messages, &o, gpu, true, &cr->time_transfer, cr);
+            cr->clock = run_clock(&o);
             if (o.clock_max_mhz > 0 && o.clock_min_mhz < 0.9 * o.clock_max_mhz)
                 add_finding(cr, xstrfmt(messages_get(g->o->messages,
                                                      "GPU SM clock varied from %d to %d MHz while "
@@ -1162,6 +1178,14 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
     } else if (rt->ok) {
         cr->ref_time = rt->call;
         cr->ref_time_transfer = rt->transfer;
+        cr->ref_clock = rt->clock;
+        if (rt->clock.throttled && cr->verdict == V_PASS)
+            add_finding(cr, xstrfmt(messages_get(g->o->messages,
+                                                 "the reference was timed while the GPU ran "
+                                                 "under %d%% of its maximum SM clock (%d MHz) for "
+                                                 "most samples: comparisons with it are "
+                                                 "unreliable; grade again on an idle, cool GPU"),
+                                    (int)(LG_THROTTLE_THRESHOLD * 100 + 0.5), rt->clock.limit_mhz));
     } else if (cr->verdict == V_PASS && rt->message) {
         add_finding(cr,
                     xstrfmt(messages_get(g->o->messages, "reference not timed: %s"), rt->message));

@@ -1,5 +1,6 @@
 #include "report.h"
 #include "escape.h"
+#include "harness/throttle.h"
 #include "plot.h"
 #include "sandbox.h"
 #include "template.h"
@@ -1466,6 +1467,42 @@ static void add_lost(const struct report_ctx *rc, const struct exercise_result *
 /* ------------------------------------------------------------------------ */
 /* The whole per-submission context                                         */
 
+/* The GPU's SM clock over every timed run of the submission and of the references, as the
+ * report's timing line states it: the range read, the maximum the samples were held to, and
+ * how many were dropped as throttled. Nothing is set where no clock was read. */
+static void set_gpu_clock(struct tpl_value *m, const struct results *r)
+{
+    int lo = 0, hi = 0, limit = 0, dropped = 0;
+    bool throttled = false;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
+            const struct variant_result *vr = &r->exercises[e].variants[v];
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                const struct gpu_clock *k[2] = {&vr->cases[c].clock, &vr->cases[c].ref_clock};
+                for (int i = 0; i < 2; i++) {
+                    if (k[i]->max_mhz > 0) {
+                        lo = lo == 0 || k[i]->min_mhz < lo ? k[i]->min_mhz : lo;
+                        hi = k[i]->max_mhz > hi ? k[i]->max_mhz : hi;
+                    }
+                    limit = k[i]->limit_mhz > limit ? k[i]->limit_mhz : limit;
+                    dropped += k[i]->dropped;
+                    throttled = throttled || k[i]->throttled;
+                }
+            }
+        }
+    tpl_set_bool(m, "gpu_clock", hi > 0);
+    if (hi == 0)
+        return;
+    tpl_set_num(m, "gpu_clock_min", lo);
+    tpl_set_num(m, "gpu_clock_max", hi);
+    tpl_set_num(m, "gpu_clock_limit", limit);
+    tpl_set_bool(m, "has_gpu_clock_limit", limit > 0);
+    tpl_set_num(m, "gpu_clock_dropped", dropped);
+    tpl_set_bool(m, "has_gpu_clock_dropped", dropped > 0);
+    tpl_set_bool(m, "gpu_clock_throttled", throttled);
+    tpl_set_num(m, "throttle_threshold_pct", (int)(LG_THROTTLE_THRESHOLD * 100 + 0.5));
+}
+
 static void set_header(struct tpl_value *m, const struct results *r)
 {
     tpl_set_str(m, "course", r->course);
@@ -1494,6 +1531,7 @@ static void set_header(struct tpl_value *m, const struct results *r)
     tpl_set_bool(m, "timing_warm", r->timing_mode && !strcmp(r->timing_mode, "warm"));
     tpl_set_bool(m, "timing_cold", r->timing_mode && !strcmp(r->timing_mode, "cold-l2"));
     tpl_set_bool(m, "timing_blocking", r->timing_blocking);
+    set_gpu_clock(m, r);
     tpl_set_bool(m, "full", r->full);
     tpl_set_bool(m, "hidden_included", r->hidden);
     tpl_set_bool(m, "show_hidden", r->show_hidden);

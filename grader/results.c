@@ -190,6 +190,22 @@ static void put_timing(struct json_writer *w, const char *key, const struct timi
     json_writer_end_object(w);
 }
 
+/* Written only where a clock was read or a maximum known: CPU runs and machines without NVML
+ * leave it out. */
+static void put_gpu_clock(struct json_writer *w, const char *key, const struct gpu_clock *g)
+{
+    if (g->max_mhz <= 0 && g->limit_mhz <= 0)
+        return;
+    json_writer_key(w, key);
+    json_writer_begin_object(w);
+    put_num(w, "min_mhz", g->min_mhz);
+    put_num(w, "max_mhz", g->max_mhz);
+    put_num(w, "limit_mhz", g->limit_mhz);
+    put_num(w, "dropped", g->dropped);
+    put_bool(w, "throttled", g->throttled);
+    json_writer_end_object(w);
+}
+
 /* n_first is not written: it is the length of "first". */
 static void put_mismatch(struct json_writer *w, const struct mismatch *m)
 {
@@ -228,6 +244,8 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     put_timing(w, "time_transfer", &c->time_transfer);
     put_timing(w, "ref_time", &c->ref_time);
     put_timing(w, "ref_time_transfer", &c->ref_time_transfer);
+    put_gpu_clock(w, "gpu_clock", &c->clock);
+    put_gpu_clock(w, "ref_gpu_clock", &c->ref_clock);
     put_num(w, "baseline_ms", c->baseline_ms);
     put_num(w, "speedup_ref", c->speedup_ref);
     put_num(w, "speedup_baseline", c->speedup_baseline);
@@ -474,6 +492,17 @@ static void read_timing(const struct json_value *o, struct timing *t)
     t->rse = num(o, "rse");
 }
 
+/* Absent (a CPU run, no NVML, an older grader's results): all zero. */
+static void read_gpu_clock(const struct json_value *o, struct gpu_clock *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->min_mhz = num_int(o, "min_mhz");
+    g->max_mhz = num_int(o, "max_mhz");
+    g->limit_mhz = num_int(o, "limit_mhz");
+    g->dropped = num_int(o, "dropped");
+    g->throttled = json_get_bool(o, "throttled", false);
+}
+
 static void read_mismatch(const struct json_value *o, struct mismatch *m)
 {
     copy_cstr(m->arg, sizeof(m->arg), json_get_string(o, "arg"));
@@ -509,6 +538,8 @@ static void read_case(const struct json_value *o, struct case_result *c)
     read_timing(json_get(o, "time_transfer"), &c->time_transfer);
     read_timing(json_get(o, "ref_time"), &c->ref_time);
     read_timing(json_get(o, "ref_time_transfer"), &c->ref_time_transfer);
+    read_gpu_clock(json_get(o, "gpu_clock"), &c->clock);
+    read_gpu_clock(json_get(o, "ref_gpu_clock"), &c->ref_clock);
     c->baseline_ms = num(o, "baseline_ms");
     c->speedup_ref = num(o, "speedup_ref");
     c->speedup_baseline = num(o, "speedup_baseline");

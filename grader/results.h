@@ -45,6 +45,16 @@ struct timing {
     double rse; /* relative standard error of the mean */
 };
 
+/* The GPU's SM clock over one run's kept timing samples, read through NVML after each sample
+ * (0 where NVML is unavailable or the run is on the CPU), the maximum SM clock it was compared
+ * with, and the samples dropped as taken while throttled (grader/harness/throttle.h). */
+struct gpu_clock {
+    int min_mhz, max_mhz;
+    int limit_mhz;
+    int dropped;
+    bool throttled; /* dropping stopped: the GPU throttled for most samples */
+};
+
 struct mismatch_at {
     char index[64]; /* "[3, 17]" */
     double actual, expected;
@@ -69,8 +79,9 @@ struct case_result {
     struct timing time;          /* the call alone (device pointers: no transfer) */
     struct timing time_transfer; /* device variants: H2D + call + D2H */
     struct timing ref_time, ref_time_transfer;
-    double baseline_ms; /* CPU baseline reference time for this case; 0 if none */
-    double speedup_ref; /* ref / student, paired; 0 if unknown */
+    struct gpu_clock clock, ref_clock; /* the student's and the reference's timed runs */
+    double baseline_ms;                /* CPU baseline reference time for this case; 0 if none */
+    double speedup_ref;                /* ref / student, paired; 0 if unknown */
     /* Alternating rounds (timing.rounds > 1): the student's and the reference's median time
      * in each round, in the order taken (ABAB); speedup_ref is then 1 / the median of the
      * paired ratios. n_rounds 0: timed once each. */

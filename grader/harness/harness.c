@@ -754,7 +754,8 @@ static void time_loop(struct job *j, void **argv, bool with_transfer, const char
         emit_samples(name, event_ms, n);
         if (clk_max > 0)
             result_line("clock %s %d %d", label, clk_min, clk_max);
-        if (throttle.dropped > 0 || throttle.gave_up)
+        /* Whenever the maximum is known, so results record what the samples were held to. */
+        if (throttle.max_mhz > 0)
             result_line("throttle %s %d %d %d", label, throttle.dropped, throttle.gave_up ? 1 : 0,
                         throttle.max_mhz);
     }

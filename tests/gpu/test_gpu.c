@@ -6,6 +6,8 @@
  */
 #include "../e2e/e2e.h"
 
+#include <dlfcn.h>
+
 static char *out_dir;
 
 static void setup(void)
@@ -48,6 +50,38 @@ START_TEST(test_solution_full)
     ck_assert_int_eq(r.n_fail, 0);
     ck_assert_int_eq(r.n_grader_errors, 0);
     ck_assert_msg(r.machine.gpu_name != NULL, "no GPU seen: %s", r.machine.gpu_status);
+    /* NVML's SM clock, read inside the sandbox after every kept sample, is recorded for the
+     * function's and the reference's timed runs of every GPU case: without it no throttled
+     * sample could ever be dropped. */
+    void *nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    int clocked = 0;
+    for (size_t e = 0; e < r.n_exercises; e++)
+        for (size_t v = 0; v < r.exercises[e].n_variants; v++) {
+            const struct variant_result *vr = &r.exercises[e].variants[v];
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                const struct case_result *cr = &vr->cases[c];
+                if (strcmp(vr->target, "gpu") || cr->verdict != V_PASS || !cr->time.valid)
+                    continue;
+                const struct gpu_clock *k[2] = {&cr->clock, &cr->ref_clock};
+                for (int i = 0; i < 2; i++) {
+                    if (!nvml) {
+                        ck_assert_int_eq(k[i]->max_mhz, 0);
+                        continue;
+                    }
+                    ck_assert_msg(
+                        k[i]->limit_mhz > 0 && k[i]->min_mhz > 0 &&
+                            k[i]->min_mhz <= k[i]->max_mhz && k[i]->max_mhz <= k[i]->limit_mhz,
+                        "%s/%s %s %s: SM clock %d-%d MHz, maximum %d", r.exercises[e].exercise_id,
+                        vr->variant_id, cr->case_id, i ? "reference" : "function", k[i]->min_mhz,
+                        k[i]->max_mhz, k[i]->limit_mhz);
+                    clocked++;
+                }
+            }
+        }
+    if (nvml) {
+        ck_assert_int_gt(clocked, 0);
+        dlclose(nvml);
+    }
     const struct variant_result *dev = e2e_variant(&r, "matmul", "gpu_dev");
     ck_assert(dev != NULL);
     for (size_t c = 0; c < dev->n_cases; c++) {

@@ -545,6 +545,48 @@ START_TEST(test_report_content)
 }
 END_TEST
 
+/* The timing line sums up the SM clocks read over every timed run, the references' too, and
+ * says nothing of clocks where none was read (a CPU-only grade, no NVML). */
+START_TEST(test_gpu_clock_line)
+{
+    struct results r;
+    fixture(&r, "en");
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, "en", true, &md);
+    ck_assert_ptr_null(strstr(md, "; GPU SM clock"));
+    free(md);
+    struct case_result *c = NULL, *d = NULL;
+    for (size_t e = 0; e < r.n_exercises && !d; e++)
+        for (size_t v = 0; v < r.exercises[e].n_variants && !d; v++)
+            for (size_t k = 0; k < r.exercises[e].variants[v].n_cases && !d; k++) {
+                if (!c)
+                    c = &r.exercises[e].variants[v].cases[k];
+                else
+                    d = &r.exercises[e].variants[v].cases[k];
+            }
+    ck_assert(c && d);
+    c->clock = (struct gpu_clock){1755, 1980, 1980, 2, false};
+    d->ref_clock = (struct gpu_clock){1410, 1900, 1980, 5, false};
+    render_md(&r, dir, "en", true, &md);
+    ck_assert_msg(strstr(md, "; GPU SM clock 1410–1980 MHz while timing (maximum 1980 MHz; "
+                             "samples taken under 75% of it are dropped and taken again: 7 "
+                             "dropped); slow cases"),
+                  "%s", md);
+    free(md);
+    d->ref_clock.throttled = true;
+    render_md(&r, dir, "es", true, &md);
+    ck_assert_msg(strstr(md, "; reloj de los SM de la GPU entre 1410 y 1980 MHz durante la "
+                             "medición (máximo 1980 MHz; las muestras tomadas por debajo del 75 % "
+                             "se descartan y se repiten: 7 descartadas), **la GPU limitó su "
+                             "rendimiento en la mayoría de las muestras**; casos lentos"),
+                  "%s", md);
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
 START_TEST(test_pdf_es)
 {
     if (!have("pandoc") || !have("xelatex") || !have("pdftotext")) {
@@ -1162,6 +1204,7 @@ static Suite *report_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_break_even);
+    tcase_add_test(tc, test_gpu_clock_line);
     tcase_add_test(tc, test_plot_names_and_missing_gnuplot);
     tcase_add_test(tc, test_golden_es);
     tcase_add_test(tc, test_golden_en);

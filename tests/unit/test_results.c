@@ -194,6 +194,9 @@ static void fixture(struct results *r)
         c->ref_time_transfer = timing_of(0.5, 10);
         c->message = i == 4 ? xstrdup("skipped: no GPU") : NULL;
     }
+    /* NVML clocks: the student's run had three samples dropped, the reference's gave up. */
+    gpu->cases[0].clock = (struct gpu_clock){1755, 1980, 1980, 3, false};
+    gpu->cases[0].ref_clock = (struct gpu_clock){1410, 1455, 1980, 6, true};
     /* compute-sanitizer: one run with two reports (one without a location), one that did not
      * complete, one skipped. */
     gpu->n_sanitizer = 3;
@@ -459,6 +462,19 @@ START_TEST(test_json_shape)
                                             "cpu_s",
                                             "peak_rss_kb"};
     ck_assert_uint_eq(c->n, sizeof(case_keys) / sizeof(case_keys[0]));
+    /* Clocks only where one was read: a CPU case has none, the GPU case both. */
+    ck_assert_ptr_null(json_get(c, "gpu_clock"));
+    const struct json_value *gc =
+        json_at(json_get(json_at(json_get(ex, "variants"), 1), "cases"), 0);
+    static const char *const clock_keys[] = {"min_mhz", "max_mhz", "limit_mhz", "dropped",
+                                             "throttled"};
+    ck_assert_str_eq(gc->keys[13], "gpu_clock");
+    ck_assert_str_eq(gc->keys[14], "ref_gpu_clock");
+    ck_assert_uint_eq(json_get(gc, "gpu_clock")->n, 5);
+    for (size_t i = 0; i < 5; i++)
+        ck_assert_str_eq(json_get(gc, "ref_gpu_clock")->keys[i], clock_keys[i]);
+    ck_assert_ptr_null(
+        json_get(json_at(json_get(json_at(json_get(ex, "variants"), 1), "cases"), 1), "gpu_clock"));
     for (size_t i = 0; i < c->n; i++)
         ck_assert_str_eq(c->keys[i], case_keys[i]);
     static const char *const timing_keys[] = {"valid", "samples", "median_ms", "min_ms", "q1_ms",
@@ -538,6 +554,13 @@ START_TEST(test_round_trip_identical)
     ck_assert_uint_eq(cpu->cases[1].n_rounds, 0);
     ck_assert_ptr_null(cpu->cases[1].round_ms);
     ck_assert(!pass->time_transfer.valid);
+    const struct case_result *g0 = &back.exercises[0].variants[1].cases[0];
+    ck_assert(g0->clock.min_mhz == 1755 && g0->clock.max_mhz == 1980 &&
+              g0->clock.limit_mhz == 1980 && g0->clock.dropped == 3 && !g0->clock.throttled);
+    ck_assert(g0->ref_clock.min_mhz == 1410 && g0->ref_clock.max_mhz == 1455 &&
+              g0->ref_clock.dropped == 6 && g0->ref_clock.throttled);
+    ck_assert_int_eq(pass->clock.max_mhz, 0);
+    ck_assert_int_eq(pass->clock.limit_mhz, 0);
     const struct case_result *wrong = &cpu->cases[1];
     ck_assert_uint_eq(wrong->n_mismatches, 2);
     ck_assert_str_eq(wrong->mismatches[0].arg, "C");
