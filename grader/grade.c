@@ -483,11 +483,7 @@ static struct ref_timing *ref_timing_find(struct grade_env *env, const char *key
     return NULL;
 }
 
-/*
- * One timing run of a variant's reference on a case, into rt (ok and the timings, or the
- * message saying why not). round: 0 for the run cached per env, else the alternating round
- * it belongs to (its own folder). -1 only when the grader itself failed (err set).
- */
+/* What a run's harness said of the GPU's clocks, as results keep it. */
 static struct gpu_clock run_clock(const struct run_outcome *o)
 {
     struct gpu_clock k = {
@@ -500,6 +496,11 @@ static struct gpu_clock run_clock(const struct run_outcome *o)
     return k;
 }
 
+/*
+ * One timing run of a variant's reference on a case, into rt (ok and the timings, or the
+ * message saying why not). round: 0 for the run cached per env, else the alternating round
+ * it belongs to (its own folder). -1 only when the grader itself failed (err set).
+ */
 static int reference_measure(struct grading *g, const struct exercise_spec *ex,
                              const struct variant_spec *v, const struct case_spec *c, int round,
                              struct ref_timing *rt, struct error *err)

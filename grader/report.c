@@ -1467,40 +1467,59 @@ static void add_lost(const struct report_ctx *rc, const struct exercise_result *
 /* ------------------------------------------------------------------------ */
 /* The whole per-submission context                                         */
 
-/* The GPU's SM clock over every timed run of the submission and of the references, as the
- * report's timing line states it: the range read, the maximum the samples were held to, and
- * how many were dropped as throttled. Nothing is set where no clock was read. */
+/* The SM clocks of some timed runs, summed up: the range read, the highest maximum, the samples
+ * dropped and the runs that throttled throughout. */
+struct clock_tally {
+    int lo, hi, limit, dropped, throttled;
+};
+
+/* Adds a case's two runs (the function's and the reference's); whether either lost samples to
+ * throttling. */
+static bool clock_tally_add(struct clock_tally *t, const struct case_result *cr)
+{
+    const struct gpu_clock *k[2] = {&cr->clock, &cr->ref_clock};
+    bool hit = false;
+    for (int i = 0; i < 2; i++) {
+        if (k[i]->max_mhz > 0) {
+            t->lo = t->lo == 0 || k[i]->min_mhz < t->lo ? k[i]->min_mhz : t->lo;
+            t->hi = k[i]->max_mhz > t->hi ? k[i]->max_mhz : t->hi;
+        }
+        t->limit = k[i]->limit_mhz > t->limit ? k[i]->limit_mhz : t->limit;
+        t->dropped += k[i]->dropped;
+        t->throttled += k[i]->throttled;
+        hit = hit || k[i]->dropped > 0 || k[i]->throttled;
+    }
+    return hit;
+}
+
+/* The range and maximum as both templates name them; nothing where no clock was read. */
+static void set_clock_range(struct tpl_value *m, const struct clock_tally *t)
+{
+    if (t->hi == 0)
+        return;
+    tpl_set_num(m, "gpu_clock_min", t->lo);
+    tpl_set_num(m, "gpu_clock_max", t->hi);
+    tpl_set_num(m, "gpu_clock_limit", t->limit);
+    tpl_set_bool(m, "has_gpu_clock_limit", t->limit > 0);
+    tpl_set_num(m, "throttle_threshold_pct", (int)(LG_THROTTLE_THRESHOLD * 100 + 0.5));
+}
+
+/* The report's timing line: the clocks over every timed run of the submission and of the
+ * references it was compared with. */
 static void set_gpu_clock(struct tpl_value *m, const struct results *r)
 {
-    int lo = 0, hi = 0, limit = 0, dropped = 0;
-    bool throttled = false;
+    struct clock_tally t = {0};
     for (size_t e = 0; e < r->n_exercises; e++)
         for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
             const struct variant_result *vr = &r->exercises[e].variants[v];
-            for (size_t c = 0; c < vr->n_cases; c++) {
-                const struct gpu_clock *k[2] = {&vr->cases[c].clock, &vr->cases[c].ref_clock};
-                for (int i = 0; i < 2; i++) {
-                    if (k[i]->max_mhz > 0) {
-                        lo = lo == 0 || k[i]->min_mhz < lo ? k[i]->min_mhz : lo;
-                        hi = k[i]->max_mhz > hi ? k[i]->max_mhz : hi;
-                    }
-                    limit = k[i]->limit_mhz > limit ? k[i]->limit_mhz : limit;
-                    dropped += k[i]->dropped;
-                    throttled = throttled || k[i]->throttled;
-                }
-            }
+            for (size_t c = 0; c < vr->n_cases; c++)
+                clock_tally_add(&t, &vr->cases[c]);
         }
-    tpl_set_bool(m, "gpu_clock", hi > 0);
-    if (hi == 0)
-        return;
-    tpl_set_num(m, "gpu_clock_min", lo);
-    tpl_set_num(m, "gpu_clock_max", hi);
-    tpl_set_num(m, "gpu_clock_limit", limit);
-    tpl_set_bool(m, "has_gpu_clock_limit", limit > 0);
-    tpl_set_num(m, "gpu_clock_dropped", dropped);
-    tpl_set_bool(m, "has_gpu_clock_dropped", dropped > 0);
-    tpl_set_bool(m, "gpu_clock_throttled", throttled);
-    tpl_set_num(m, "throttle_threshold_pct", (int)(LG_THROTTLE_THRESHOLD * 100 + 0.5));
+    tpl_set_bool(m, "gpu_clock", t.hi > 0);
+    set_clock_range(m, &t);
+    tpl_set_num(m, "gpu_clock_dropped", t.dropped);
+    tpl_set_bool(m, "has_gpu_clock_dropped", t.dropped > 0);
+    tpl_set_bool(m, "gpu_clock_throttled", t.throttled > 0);
 }
 
 static void set_header(struct tpl_value *m, const struct results *r)
@@ -2139,6 +2158,69 @@ static void summary_sanitizer(const struct results *const *rs, size_t n, struct 
     tpl_set_bool(m, "has_sanitizer_failed", failed > 0);
 }
 
+/*
+ * The GPU clocks over the class's timed runs: the range read and, one row per student, the
+ * samples dropped as taken while the GPU throttled and the runs that gave up dropping. Speed
+ * points rest on those times, so a node that throttled during batch grading shows here, and
+ * the instructor knows whom to grade again.
+ */
+static void summary_gpu_clock(const struct results *const *rs, size_t n, struct tpl_value *m)
+{
+    struct tpl_value *rows = tpl_set_list(m, "throttle_rows");
+    struct clock_tally class_tally = {0};
+    size_t students = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct results *r = rs[i];
+        struct clock_tally t = {0};
+        int hidden_hits = 0;
+        struct strbuf where;
+        strbuf_init(&where);
+        for (size_t e = 0; e < r->n_exercises; e++) {
+            const struct exercise_result *ex = &r->exercises[e];
+            for (size_t v = 0; v < ex->n_variants; v++) {
+                const struct variant_result *vr = &ex->variants[v];
+                for (size_t c = 0; c < vr->n_cases; c++) {
+                    const struct case_result *cr = &vr->cases[c];
+                    bool hit = clock_tally_add(&t, cr);
+                    clock_tally_add(&class_tally, cr);
+                    /* Hidden cases by count only: the summary may travel further than the
+                     * instructor's reports. */
+                    if (hit && cr->hidden)
+                        hidden_hits++;
+                    else if (hit)
+                        strbuf_addf(&where, "%s%s/%s %s", where.len ? ", " : "",
+                                    ex->exercise_id ? ex->exercise_id : "",
+                                    vr->variant_id ? vr->variant_id : "",
+                                    cr->case_id ? cr->case_id : "");
+                }
+            }
+        }
+        students += t.hi > 0;
+        if (t.dropped > 0 || t.throttled > 0) {
+            struct tpl_value *row = tpl_push_map(rows);
+            char *id = esc_clip(r->student_id, NAME_CHARS),
+                 *name = esc_clip(r->student_name, NAME_CHARS),
+                 *places = esc_clip(strbuf_str(&where), FINDING_CHARS);
+            tpl_set_str(row, "id", id);
+            tpl_set_str(row, "name", name);
+            tpl_set_num(row, "dropped", t.dropped);
+            tpl_set_num(row, "throttled", t.throttled);
+            tpl_set_str(row, "where", places);
+            tpl_set_bool(row, "has_where", *places != '\0');
+            tpl_set_num(row, "hidden", hidden_hits);
+            tpl_set_bool(row, "has_hidden", hidden_hits > 0);
+            free(id);
+            free(name);
+            free(places);
+        }
+        strbuf_release(&where);
+    }
+    tpl_set_bool(m, "has_gpu_clock", class_tally.hi > 0);
+    tpl_set_num(m, "gpu_clock_students", (double)students);
+    set_clock_range(m, &class_tally);
+    tpl_set_bool(m, "has_throttle_rows", tpl_list_len(rows) > 0);
+}
+
 static struct tpl_value *summary_context(struct report_ctx *rc, const struct results *const *rs,
                                          size_t n)
 {
@@ -2395,6 +2477,7 @@ static struct tpl_value *summary_context(struct report_ctx *rc, const struct res
     }
     tpl_set_bool(m, "has_failures", n_order > 0);
     summary_sanitizer(rs, n, m);
+    summary_gpu_clock(rs, n, m);
 
     for (int v = 0; v <= V_GRADER; v++) {
         for (size_t k = 0; k < vstats[v].n_places; k++)

@@ -1047,6 +1047,16 @@ static void class_fixture(struct results rs[5])
         }
         if (s == 1)
             gpu->cases[0].verdict = V_GRADER;
+        /* SM clocks: alumno05's dipped; alumno02 had samples dropped, and the reference of
+         * its hidden case ran throttled throughout. */
+        gpu->cases[0].clock = (struct gpu_clock){s == 2 ? 1410 : 1950, 1980, 1980, 0, false};
+        gpu->cases[0].ref_clock = (struct gpu_clock){1980, 1980, 1980, 0, false};
+        if (s == 3) {
+            gpu->cases[0].clock.dropped = 4;
+            for (size_t c = 0; c < gpu->n_cases; c++)
+                if (gpu->cases[c].hidden)
+                    gpu->cases[c].ref_clock = (struct gpu_clock){1300, 1400, 1980, 6, true};
+        }
     }
 }
 
@@ -1104,6 +1114,14 @@ START_TEST(test_summary)
     ck_assert_ptr_null(strstr(md, "| alumno03 | Ana Pérez | saxpy | gpu | memcheck"));
     ck_assert_ptr_nonnull(strstr(md, "Ejecuciones que no terminaron (responsabilidad del grader, "
                                      "nunca de los estudiantes): 5."));
+    /* GPU clocks: the class's range, and one row for the student whose samples were dropped,
+     * its hidden case by count only. */
+    ck_assert_msg(strstr(md, "medidas de 5 estudiantes y de las referencias, estuvo entre 1300 y "
+                             "1980 MHz (máximo 1980 MHz)."),
+                  "%s", md);
+    ck_assert_ptr_nonnull(strstr(md, "| alumno02 | Íñigo Martín | 10 | 1 | saxpy\\/gpu c1, 1 "
+                                     "ocultos |"));
+    ck_assert_ptr_null(strstr(md, "| alumno05 | Marta\\_Ruiz | 0 |"));
     if (have("gnuplot")) {
         ck_assert_ptr_nonnull(strstr(md, "](plots/summary-scores.png)"));
         ck_assert_ptr_nonnull(strstr(md, "](plots/summary-speedups.png)"));
