@@ -2094,6 +2094,16 @@ static bool summary_has_ids(const struct results *r)
     return true;
 }
 
+/* A summary row's student: id and name as the tables show them, sanitized and clipped. */
+static void set_student_cells(struct tpl_value *row, const struct results *r)
+{
+    char *id = esc_clip(r->student_id, NAME_CHARS), *name = esc_clip(r->student_name, NAME_CHARS);
+    tpl_set_str(row, "id", id);
+    tpl_set_str(row, "name", name);
+    free(id);
+    free(name);
+}
+
 /*
  * The class's compute-sanitizer pass: how many students' GPU code ran under it, and one
  * row per run that found something, so an instructor sees at a glance whose kernels write
@@ -2122,12 +2132,7 @@ static void summary_sanitizer(const struct results *const *rs, size_t n, struct 
                     if (errors == 0)
                         continue;
                     struct tpl_value *row = tpl_push_map(rows);
-                    char *id = esc_clip(r->student_id, NAME_CHARS),
-                         *name = esc_clip(r->student_name, NAME_CHARS);
-                    tpl_set_str(row, "id", id);
-                    tpl_set_str(row, "name", name);
-                    free(id);
-                    free(name);
+                    set_student_cells(row, r);
                     tpl_set_str(row, "exercise", ex->exercise_id ? ex->exercise_id : "");
                     tpl_set_str(row, "variant", vr->variant_id ? vr->variant_id : "");
                     tpl_set_str(row, "tool", run->tool ? run->tool : "");
@@ -2198,20 +2203,15 @@ static void summary_gpu_clock(const struct results *const *rs, size_t n, struct 
         students += t.hi > 0;
         if (t.dropped > 0 || t.throttled > 0) {
             struct tpl_value *row = tpl_push_map(rows);
-            char *id = esc_clip(r->student_id, NAME_CHARS),
-                 *name = esc_clip(r->student_name, NAME_CHARS),
-                 *places = esc_clip(strbuf_str(&where), FINDING_CHARS);
-            tpl_set_str(row, "id", id);
-            tpl_set_str(row, "name", name);
+            set_student_cells(row, r);
             tpl_set_num(row, "dropped", t.dropped);
             tpl_set_num(row, "throttled", t.throttled);
+            char *places = esc_clip(strbuf_str(&where), FINDING_CHARS);
             tpl_set_str(row, "where", places);
             tpl_set_bool(row, "has_where", *places != '\0');
+            free(places);
             tpl_set_num(row, "hidden", hidden_hits);
             tpl_set_bool(row, "has_hidden", hidden_hits > 0);
-            free(id);
-            free(name);
-            free(places);
         }
         strbuf_release(&where);
     }
@@ -2245,12 +2245,7 @@ static struct tpl_value *summary_context(struct report_ctx *rc, const struct res
     for (size_t i = 0; i < n; i++) {
         const struct results *r = rs[i];
         struct tpl_value *sv = tpl_push_map(students);
-        char *name = esc_clip(r->student_name, NAME_CHARS),
-             *id = esc_clip(r->student_id, NAME_CHARS);
-        tpl_set_str(sv, "id", id);
-        tpl_set_str(sv, "name", name);
-        free(name);
-        free(id);
+        set_student_cells(sv, r);
         set_own(sv, "score", fmt_points(r->score));
         set_own(sv, "max_score", fmt_points(r->max_score));
         set_own(sv, "pct", fmt_pct(r->score, r->max_score));
