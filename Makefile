@@ -29,9 +29,11 @@ LABDIR     = labs/lab$(LAB)
 SUBMISSION ?= $(if $(wildcard $(LABDIR)/solution),$(LABDIR)/solution,$(LABDIR)/skeleton)
 ARGS      ?=
 
-GRADER_SRC := $(filter-out grader/main.c,$(wildcard grader/*.c))
+# One folder per pipeline stage (docs/architecture.md); the harness is built apart.
+STAGES     := base spec run grade report class cli
+GRADER_SRC := $(filter-out grader/cli/main.c,$(foreach s,$(STAGES),$(wildcard grader/$(s)/*.c)))
 GRADER_OBJ := $(GRADER_SRC:grader/%.c=$(BUILD)/obj/%.o)
-MAIN_OBJ   := $(BUILD)/obj/main.o
+MAIN_OBJ   := $(BUILD)/obj/cli/main.o
 LIB        := $(BUILD)/libgrader.a
 BIN        := $(BUILD)/grader
 
@@ -53,7 +55,7 @@ VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
 .PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
-        slurm-grade validate print-gpu-bin format format-check lint install uninstall clean
+        slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean
 
 all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
 
@@ -65,7 +67,7 @@ deps:
 
 $(BUILD)/obj/%.o: grader/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
 
 $(LIB): $(GRADER_OBJ)
 	@rm -f $@
@@ -80,7 +82,7 @@ HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader
 $(BUILD)/harness/%.o: grader/harness/%.c
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(BUILD)/harness/dtype.o: grader/dtype.c
+$(BUILD)/harness/dtype.o: grader/base/dtype.c
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/harness/harness_gpu.o: grader/harness/harness_gpu.cu grader/harness/harness.h
@@ -136,6 +138,7 @@ bench: deps all
 
 # make test: the normal build, then the same suites under AddressSanitizer and UBSan.
 test: deps-test
+	@tests/check-layers.sh
 	@$(MAKE) --no-print-directory test-unit test-e2e
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory format-check
@@ -164,10 +167,13 @@ test-gpu: deps all $(GPU_BIN)
 print-gpu-bin:
 	@echo $(GPU_BIN)
 
-FORMAT_FILES = $(wildcard grader/*.c grader/*.h grader/harness/*.c grader/harness/*.h grader/harness/*.cu tests/unit/*.c tests/e2e/*.c tests/e2e/*.h tests/gpu/*.c)
+FORMAT_FILES = $(sort $(wildcard grader/*/*.c grader/*/*.h grader/harness/*.c grader/harness/*.h grader/harness/*.cu tests/unit/*.c tests/e2e/*.c tests/e2e/*.h tests/gpu/*.c))
 
 format:
 	clang-format -i $(FORMAT_FILES)
+
+check-layers:
+	@tests/check-layers.sh
 
 format-check:
 	@if command -v clang-format >/dev/null; then \

@@ -28,7 +28,7 @@ void lg_invoke(void *const *args);
 
 enum lg_space { LG_SPACE_HOST = 0, LG_SPACE_PINNED = 1, LG_SPACE_DEVICE = 2 };
 
-/* Exit statuses of the runner, read by the grader (grader/runner.c). */
+/* Exit statuses of the runner, read by the grader (grader/run/runner.c). */
 enum {
     LG_EXIT_OK = 0,
     LG_EXIT_CUDA = 90,  /* a CUDA error surfaced after the student's call */

@@ -8,7 +8,7 @@
 #ifndef LG_RNG_H
 #define LG_RNG_H
 
-#include "dtype.h"
+#include "base/dtype.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
 #ifndef LG_TEST_E2E_H
 #define LG_TEST_E2E_H
 
-#include "results.h"
-#include "util.h"
+#include "grade/results.h"
+#include "base/alloc.h"
 
 #include <check.h>
 #include <fcntl.h>

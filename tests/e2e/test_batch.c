@@ -9,7 +9,7 @@
  * Run from the repository root with LG_BIN set to the grader binary.
  */
 #include "e2e.h"
-#include "json.h"
+#include "base/json.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -6,7 +6,7 @@
  */
 #include "e2e.h"
 
-#include "stats.h"
+#include "base/stats.h"
 
 #include <math.h>
 

@@ -6,8 +6,8 @@
  * Run from the repository root.
  */
 #include "e2e.h"
-#include "kit.h"
-#include "spec.h"
+#include "class/kit.h"
+#include "spec/spec.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -259,9 +259,9 @@ START_TEST(test_kit_contents)
         "lab6-kit/Makefile",
         "lab6-kit/VERSION",
         "lab6-kit/README.md",
-        "lab6-kit/grader/main.c",
-        "lab6-kit/grader/kit.c",
-        "lab6-kit/grader/spec.h",
+        "lab6-kit/grader/cli/main.c",
+        "lab6-kit/grader/class/kit.c",
+        "lab6-kit/grader/spec/spec.h",
         "lab6-kit/grader/harness/harness.h",
         "lab6-kit/grader/harness/harness.c",
         "lab6-kit/kernels/matmul_openblas.c",

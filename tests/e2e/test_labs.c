@@ -15,8 +15,8 @@
  */
 #include "e2e.h"
 
-#include "dtype.h"
-#include "spec.h"
+#include "base/dtype.h"
+#include "spec/spec.h"
 
 #include <dirent.h>
 

@@ -36,7 +36,7 @@
 #include <time.h>
 
 #define HOSTILE_MARK "lg-hostile-was-here"
-/* The watchdog: beyond the timeout, the compile limit (grader/build.c) and this, a grader is
+/* The watchdog: beyond the timeout, the compile limit (grader/run/build.c) and this, a grader is
  * stuck. The real bounds are (b) above. */
 #define HOSTILE_GRACE_S 60.0
 #define HOSTILE_COMPILE_LIMIT_S 120.0

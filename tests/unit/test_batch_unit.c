@@ -2,8 +2,7 @@
  * batch's unit-testable parts: which GPU each worker of `grader grade --gpus N`
  * grades on (batch_worker_device), from the CUDA_VISIBLE_DEVICES Slurm sets.
  */
-#include "batch.h"
-#include "util.h"
+#include "class/batch.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -3,9 +3,10 @@
  * archive or a folder might try to write or point outside the unpack folder.
  * Archives are made here with libarchive's writer.
  */
-#include "collect.h"
-#include "strbuf.h"
-#include "util.h"
+#include "class/collect.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <archive.h>
 #include <archive_entry.h>

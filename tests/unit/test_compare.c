@@ -1,8 +1,8 @@
 /* compare: numpy.allclose semantics element by element and over typed buffers, mismatch
  * statistics, index formatting and the numpy-style summary text. */
-#include "compare.h"
-#include "dtype.h"
-#include "strbuf.h"
+#include "grade/compare.h"
+#include "base/dtype.h"
+#include "base/strbuf.h"
 
 #include <check.h>
 #include <float.h>

@@ -1,5 +1,5 @@
 /* dtype: names, sizes, half-precision conversions (round to nearest even), poison patterns. */
-#include "dtype.h"
+#include "base/dtype.h"
 
 #include <check.h>
 #include <math.h>

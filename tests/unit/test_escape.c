@@ -1,7 +1,7 @@
 /* escape: hostile student text becomes literal Markdown, and code blocks stay fenced. */
-#include "escape.h"
-#include "strbuf.h"
-#include "util.h"
+#include "base/escape.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -1,9 +1,10 @@
 /* export: gradebook CSV (plain and Canvas), Gradescope JSON and JUnit XML, byte for byte. */
-#include "export.h"
-#include "json.h"
-#include "results.h"
-#include "strbuf.h"
-#include "util.h"
+#include "report/export.h"
+#include "base/json.h"
+#include "grade/results.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "expr.h"
+#include "base/expr.h"
 
 #include <check.h>
 #include <math.h>

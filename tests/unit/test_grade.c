@@ -1,7 +1,6 @@
 /* grade.c's pure helpers: the limits a case's time is set against. */
-#include "grade.h"
-#include "spec.h"
-#include "util.h"
+#include "grade/grade.h"
+#include "spec/spec.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* json: parsing into a tree (structure, escapes, surrogate pairs, strict numbers, errors with
  * line:col), lookups, string escaping for any bytes, number formatting, the pretty writer. */
-#include "json.h"
+#include "base/json.h"
 
 #include <check.h>
 #include <float.h>

@@ -1,8 +1,9 @@
 /* messages.c: the catalog format, its safety check, and the Spanish catalog's coverage. */
-#include "messages.h"
-#include "sandbox.h"
-#include "strbuf.h"
-#include "util.h"
+#include "base/messages.h"
+#include "run/sandbox.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -184,7 +185,8 @@ static void code_msgids(const char *path, char ***ids, size_t *n)
 
 START_TEST(test_spanish_catalog_covers_the_code)
 {
-    static const char *const sources[] = {"grader/grade.c", "grader/build.c", "grader/sanitizer.c"};
+    static const char *const sources[] = {"grader/grade/grade.c", "grader/run/build.c",
+                                          "grader/run/sanitizer.c"};
     struct messages es;
     struct error err;
     char **ids = NULL;

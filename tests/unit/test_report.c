@@ -7,11 +7,12 @@
  * report code with:  UPDATE_GOLDEN=1 build/tests/test_report
  * (then review `git diff tests/fixtures/reports`).
  */
-#include "plot.h"
-#include "report.h"
-#include "results.h"
-#include "strbuf.h"
-#include "util.h"
+#include "report/plot.h"
+#include "report/report.h"
+#include "grade/results.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <check.h>
 #include <math.h>

@@ -1,10 +1,11 @@
 /* results: verdict tables, tally, ownership (release frees everything, checked under ASan),
  * and the results.json round trip: every field, NULL strings, NaN and infinities, awkward
  * text, forward compatibility, defaults, and errors that name the file and position. */
-#include "results.h"
+#include "grade/results.h"
 
-#include "json.h"
-#include "util.h"
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <check.h>
 #include <limits.h>
@@ -512,7 +513,7 @@ START_TEST(test_round_trip_identical)
     ck_assert_str_eq(back.lab_title, r.lab_title);
     ck_assert_int_eq(back.lab_number, 6);
     ck_assert(back.full && back.hidden && !back.show_hidden);
-    /* What held the runs (grader/sandbox.h), for the report's isolation section. */
+    /* What held the runs (grader/run/sandbox.h), for the report's isolation section. */
     ck_assert_str_eq(back.cgroup, "v2");
     ck_assert(back.memory_limit_enforced && !back.pids_limit_enforced);
     ck_assert(back.timing_blocking);

@@ -2,7 +2,7 @@
  * harness's throttle lines read back. Which calls are timed behind the blocking kernel is
  * decided here: the device-pointer variants only, as a host-pointer function copies and waits
  * inside the call by design. Run from the repository root. */
-#include "runner.h"
+#include "run/runner.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -4,10 +4,11 @@
  * isolation level run once per level (loop index 0: supervisor, 1: bwrap); the bwrap
  * pass is skipped with a message where bwrap does not work.
  */
-#include "runner.h"
-#include "sandbox.h"
-#include "strbuf.h"
-#include "util.h"
+#include "run/runner.h"
+#include "run/sandbox.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <check.h>
 #include <arpa/inet.h>
@@ -427,7 +428,7 @@ START_TEST(test_output_excerpt_marks_truncation)
 END_TEST
 
 /* Without a cgroup the limits asked for are not enforced, and the result says so (results.json
- * records it: grader/grade.c). */
+ * records it: grader/grade/grade.c). */
 START_TEST(test_limits_recorded_without_cgroup)
 {
     enum isolation iso = level(_i);
@@ -1218,7 +1219,7 @@ START_TEST(test_describe_and_names)
 }
 END_TEST
 
-/* runner: what the grader makes of a student run (grader/runner.h). */
+/* runner: what the grader makes of a student run (grader/run/runner.h). */
 
 START_TEST(test_runner_cpu_limit)
 {

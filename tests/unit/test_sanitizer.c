@@ -5,12 +5,13 @@
  * over its print limit), merging, forged lines, runs that did not complete, the sentences
  * in both languages, finding the tool, its command line, the folders it needs, its limit.
  */
-#include "build.h"
-#include "messages.h"
-#include "runner.h"
-#include "sanitizer.h"
-#include "spec.h"
-#include "util.h"
+#include "run/build.h"
+#include "base/messages.h"
+#include "run/runner.h"
+#include "run/sanitizer.h"
+#include "spec/spec.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <check.h>
 #include <signal.h>

@@ -4,9 +4,10 @@
  * refused before anything is written, and submission through a fake sbatch.
  * Run from the repository root (slurm_main loads labs/lab6).
  */
-#include "slurm.h"
-#include "strbuf.h"
-#include "util.h"
+#include "class/slurm.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
+#include "base/fs.h"
 
 #include <check.h>
 #include <stdio.h>

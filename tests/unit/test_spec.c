@@ -1,7 +1,9 @@
-#include "expr.h"
-#include "runner.h"
-#include "spec.h"
-#include "util.h"
+#include "base/expr.h"
+#include "run/runner.h"
+#include "spec/spec.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/sha256.h"
 
 #include <check.h>
 #include <math.h>

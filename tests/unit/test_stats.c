@@ -1,7 +1,7 @@
 /* stats: numpy-compatible quantiles, mean, sample stddev, relative standard error, timing
  * summaries and the paired-ratio median with its order-statistic interval. The expected
  * values are what numpy gives (np.median, np.quantile, np.std(ddof=1)), worked out by hand. */
-#include "stats.h"
+#include "base/stats.h"
 
 #include <check.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* template: the Mustache subset, its context tree, and errors with line:column. */
-#include "escape.h"
-#include "template.h"
-#include "util.h"
+#include "base/escape.h"
+#include "base/template.h"
+#include "base/alloc.h"
 
 #include <check.h>
 #include <stdlib.h>

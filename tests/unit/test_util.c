@@ -1,6 +1,9 @@
 /* util and strbuf: SHA-256 vectors, checked parsing, atomic writes, paths. */
-#include "strbuf.h"
-#include "util.h"
+#include "base/strbuf.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "base/util.h"
 
 #include <check.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* Hostile submission "huge_file": grade2_cpu makes a file in its working directory larger
  * than any sane limit, without costing disk: a sparse 2 GiB ftruncate, then 4 KiB written at
- * 4 GiB, 8 GiB, ... up to 1 TiB. The grader's RLIMIT_FSIZE for runs (4 GiB, grader/runner.c)
+ * 4 GiB, 8 GiB, ... up to 1 TiB. The grader's RLIMIT_FSIZE for runs (4 GiB, grader/run/runner.c)
  * stops the first write past it with SIGXFSZ.
  * Expected: grade2/cpu OL (file size limit).
  */

@@ -5,7 +5,7 @@
  * harness has written its last line (the harness's own later writes overwrite what was
  * appended during the call; the exit handler's lines stay).
  * Expected (graded with timing): grade2/cpu CH, the 'call_host' series or 'status ok' seen
- * twice (grader/runner.c).
+ * twice (grader/run/runner.c).
  */
 #include "lab6.h"
 

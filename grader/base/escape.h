@@ -1,0 +1,59 @@
+/*
+ * escape: make untrusted text (student names and ids, compiler output, program
+ * output, messages, findings) safe to put into the Markdown that reports are
+ * made of, and from there into LaTeX through pandoc.
+ *
+ * Three layers:
+ *   - esc_sanitize: invalid UTF-8 becomes U+FFFD (one per maximal invalid
+ *     subsequence, as Python's "replace" does); control characters other than
+ *     \n and \t are removed (C0, DEL and C1).
+ *   - esc_md_text: sanitized text for inline Markdown: every ASCII punctuation
+ *     character is backslash-escaped (pandoc and CommonMark allow that for all
+ *     of them), so nothing can become markup, math, a link, raw TeX or a table
+ *     border; newlines and tabs become spaces, so a value cannot leave its table
+ *     cell or list item; a zero-width space (U+200B) is put after every 30
+ *     characters of a run without spaces so that LaTeX can break it.
+ *   - esc_code_wrap + esc_md_fence: sanitized text for a fenced code block,
+ *     tabs expanded, lines hard-wrapped and the block capped, inside a fence
+ *     longer than any backtick run in it.
+ *
+ * Everything appends to a strbuf owned by the caller.
+ */
+#ifndef LG_ESCAPE_H
+#define LG_ESCAPE_H
+
+#include "base/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Characters of a run without spaces after which esc_md_text allows a line break. */
+#define ESC_BREAK_RUN 30
+
+void esc_sanitize(struct strbuf *out, const char *s);
+
+/* Sanitized, escaped inline Markdown. max_chars > 0: at most that many characters
+ * of s are kept, and "…" marks the cut. NULL is the empty string. */
+void esc_md_text(struct strbuf *out, const char *s, size_t max_chars);
+
+/* Sanitized copy of s cut to max_chars characters with "…" (UTF-8 aware). Caller frees. */
+char *esc_clip(const char *s, size_t max_chars);
+
+/* The first line of s, sanitized, cut to max_chars characters. Caller frees. */
+char *esc_first_line(const char *s, size_t max_chars);
+
+/*
+ * Body of a code block: sanitized, tabs expanded to 8-column stops, lines longer
+ * than width characters hard-wrapped, trailing blank lines dropped, and at most
+ * max_lines lines kept. Returns how many lines were left out (0 when none).
+ */
+size_t esc_code_wrap(struct strbuf *out, const char *s, size_t width, size_t max_lines);
+
+/* A fenced code block around body: the fence is one backtick longer than the
+ * longest backtick run in body (at least three). info may be NULL. */
+void esc_md_fence(struct strbuf *out, const char *body, const char *info);
+
+/* Longest run of consecutive backticks in s. */
+size_t esc_backtick_run(const char *s);
+
+#endif

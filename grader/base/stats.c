@@ -1,0 +1,166 @@
+#include "base/stats.h"
+
+#include "base/alloc.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A total order with NaN last: qsort needs a consistent comparison, and a NaN at
+ * the end lets the quantile code see it and answer NaN, as numpy does. */
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return a < b ? -1 : a > b;
+}
+
+static double *sorted_copy(const double *x, size_t n)
+{
+    double *c = xmalloc((n ? n : 1) * sizeof(double));
+    if (n)
+        memcpy(c, x, n * sizeof(double));
+    qsort(c, n, sizeof(double), cmp_double);
+    return c;
+}
+
+/* numpy's _lerp: from the nearer end, so that t = 1 gives b exactly. Landing on an
+ * order statistic, or between equal ones, returns it as is: an infinite neighbour
+ * would otherwise turn inf * 0 into NaN. */
+static double lerp(double a, double b, double t)
+{
+    if (t == 0 || a == b)
+        return a;
+    if (t == 1)
+        return b;
+    double diff = b - a;
+    return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+}
+
+/* numpy's default method ("linear"): position q*(n-1) between order statistics. */
+static double quantile_sorted(const double *s, size_t n, double q)
+{
+    if (n == 0 || isnan(q) || isnan(s[n - 1]))
+        return NAN;
+    if (q <= 0)
+        return s[0];
+    if (q >= 1)
+        return s[n - 1];
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    if (lo >= n - 1)
+        return s[n - 1];
+    return lerp(s[lo], s[lo + 1], pos - (double)lo);
+}
+
+double stats_quantile(const double *x, size_t n, double q)
+{
+    double *s = sorted_copy(x, n);
+    double r = quantile_sorted(s, n, q);
+    free(s);
+    return r;
+}
+
+double stats_median(const double *x, size_t n)
+{
+    return stats_quantile(x, n, 0.5);
+}
+
+double stats_mean(const double *x, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    return sum / (double)n;
+}
+
+/* Two passes (mean, then squared deviations): no cancellation for samples that
+ * sit far from zero, as timings do. NaN for fewer than two samples, like numpy. */
+double stats_stddev(const double *x, size_t n)
+{
+    if (n < 2)
+        return NAN;
+    double m = stats_mean(x, n), ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (x[i] - m) * (x[i] - m);
+    return sqrt(ss / (double)(n - 1));
+}
+
+double stats_rse(const double *x, size_t n)
+{
+    if (n < 2)
+        return INFINITY;
+    double m = stats_mean(x, n);
+    if (m == 0)
+        return INFINITY;
+    return stats_stddev(x, n) / sqrt((double)n) / fabs(m);
+}
+
+/* With one sample, stddev is NaN and rse INFINITY: unknown spread, never a
+ * pretended zero. (Both come back from results.json as NaN, JSON having
+ * neither NaN nor infinities.) */
+void stats_timing(const double *ms, size_t n, struct timing *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (n == 0)
+        return;
+    double *s = sorted_copy(ms, n);
+    t->valid = true;
+    t->samples = n > (size_t)INT_MAX ? INT_MAX : (int)n;
+    t->median_ms = quantile_sorted(s, n, 0.5);
+    t->min_ms = s[0];
+    t->q1_ms = quantile_sorted(s, n, 0.25);
+    t->q3_ms = quantile_sorted(s, n, 0.75);
+    t->mean_ms = stats_mean(ms, n);
+    t->stddev_ms = stats_stddev(ms, n);
+    t->rse = stats_rse(ms, n);
+    free(s);
+}
+
+/*
+ * The median of the ratios a[i]/b[i] with a distribution-free ~95% interval.
+ *
+ * If m is the true median, the number of ratios below it is binomial(n, 1/2);
+ * by the normal approximation (mean n/2, sd sqrt(n)/2, 1.96 sd = 0.98*sqrt(n))
+ * the order statistics at ranks floor(n/2 - 0.98*sqrt(n)) and
+ * ceil(1 + n/2 + 0.98*sqrt(n)) (1-based) bracket m with about 95% probability,
+ * without assuming anything about the ratios' distribution. Ranks are clamped
+ * to [1, n], so for small n the interval is the whole sample range (and covers
+ * less than 95%: for n <= 5 no order-statistic interval reaches it).
+ *
+ * Pairs whose ratio is undefined (a NaN, or 0/0) are left out; x/0 is an infinity.
+ * With no usable pair, everything is NaN. lo and hi may be NULL.
+ */
+double stats_paired_ratio(const double *a, const double *b, size_t n, double *lo, double *hi)
+{
+    double *r = xmalloc((n ? n : 1) * sizeof(double));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double ratio = a[i] / b[i];
+        if (!isnan(ratio))
+            r[k++] = ratio;
+    }
+    double med = NAN, rlo = NAN, rhi = NAN;
+    if (k > 0) {
+        qsort(r, k, sizeof(double), cmp_double);
+        med = quantile_sorted(r, k, 0.5);
+        double half = (double)k / 2.0, w = 0.98 * sqrt((double)k);
+        double klo = floor(half - w), khi = ceil(1 + half + w);
+        if (klo < 1)
+            klo = 1;
+        if (khi > (double)k)
+            khi = (double)k;
+        rlo = r[(size_t)klo - 1];
+        rhi = r[(size_t)khi - 1];
+    }
+    free(r);
+    if (lo)
+        *lo = rlo;
+    if (hi)
+        *hi = rhi;
+    return med;
+}

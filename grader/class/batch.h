@@ -1,0 +1,66 @@
+/*
+ * batch: grade a whole class. Submissions are collected (folders or an LMS
+ * export zip), references and expected outputs are prepared once, every
+ * submission is built in parallel on the CPU cores, then run one at a time per
+ * GPU (several GPUs: one worker process each, CUDA_VISIBLE_DEVICES), with timed
+ * CPU work serialised across workers by a lock so timings do not disturb each
+ * other. Each student's results are written atomically as soon as they exist,
+ * with a stamp of what was graded: running the same command again after a crash
+ * or Ctrl-C continues where it stopped and never re-grades unchanged work
+ * (unless forced). Shards (--shard K/N) grade a slice; batch_merge joins them.
+ */
+#ifndef LG_BATCH_H
+#define LG_BATCH_H
+
+#include "grade/grade.h"
+#include "spec/spec.h"
+
+#include <stdbool.h>
+
+struct batch_opts {
+    const char *submissions; /* folder or zip */
+    const char *roster;      /* CSV or NULL */
+    const char *out;         /* reports root ("reports") */
+    const char *templates_dir;
+    const char *canvas_assignment; /* Canvas assignment id for gradebook-canvas.csv, or NULL */
+    const char *lang;              /* report language ("es"/"en"); NULL: the lab's */
+    int jobs;                      /* parallel builds; 0: number of CPUs */
+    int gpus;                      /* GPU workers; 0: every visible GPU (at least one worker) */
+    int shard_k, shard_n;          /* 1-based shard K of N; 0/0: everything */
+    bool force;                    /* re-grade unchanged submissions */
+    int pdf_mode;                  /* -1 none, 0 try, 1 required */
+    bool progress_bar;             /* a terminal: one updating line; else log lines */
+    struct grade_opts grade; /* full, hidden, timeout, ... (submission/student set per student) */
+};
+
+struct batch_summary {
+    int total, graded, skipped_unchanged, failed, grader_errors;
+    int no_pdf;     /* students whose PDF was tried and not made (the reason was printed) */
+    bool bad_input; /* the submissions or roster were refused: the caller's input to fix */
+    /* Wall-clock seconds by phase, for `make bench`. */
+    double t_collect, t_prepare, t_build, t_runs, t_reports;
+};
+
+void batch_opts_init(struct batch_opts *o);
+int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
+                struct batch_summary *s, struct error *err);
+/* Gradebooks and class summary from every results.json under out/<lab>; when
+ * submissions is given, students without results are listed in *missing. */
+int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err);
+
+/*
+ * The GPU worker w (0-based) grades on, as a CUDA_VISIBLE_DEVICES value: the w-th
+ * entry of this process's CUDA_VISIBLE_DEVICES when set (Slurm sets it to the GPUs
+ * it granted, e.g. "2,3", or to GPU UUIDs, when cgroups do not renumber devices),
+ * else "w". An index past the list's end also gives "w". Caller frees.
+ */
+char *batch_worker_device(int w);
+
+/*
+ * Sends sig to the worker processes of a running batch_grade (none outside one).
+ * Async-signal-safe: for the grader's SIGINT/SIGTERM handler, so that workers stop
+ * with the main process (each also has PR_SET_PDEATHSIG, for a SIGKILL).
+ */
+void batch_kill_workers(int sig);
+
+#endif

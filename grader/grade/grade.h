@@ -1,0 +1,110 @@
+/*
+ * grade: grade one submission of one lab end to end: build the references
+ * (cached), build the submission, compute or reuse expected outputs, run and
+ * time every variant on every selected case, compare, score. Fills a struct
+ * results; writing files and printing tables is the caller's business.
+ *
+ * struct grade_env is what stays the same across submissions (toolchain, GPU,
+ * caches); it owns its strings and caches. One grade_env grades many
+ * submissions in turn (batch grading), reusing reference builds, expected
+ * outputs and reference timings.
+ */
+#ifndef LG_GRADE_H
+#define LG_GRADE_H
+
+#include "run/build.h"
+#include "run/machine.h"
+#include "grade/results.h"
+#include "spec/spec.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct ref_timing;
+struct messages;
+
+/* This machine's measured limits (build/harness/calibrate), 0 where unknown. */
+struct calibration {
+    double cpu_bw_gbs, cpu_sgemm_gflops;
+    double gpu_copy_gbs, h2d_pinned_gbs, h2d_pageable_gbs, d2h_pinned_gbs, d2h_pageable_gbs;
+    double gpu_sgemm_gflops;
+    long gpu_l2_bytes;
+    bool valid;
+};
+
+struct grade_env {
+    struct toolchain tc;
+    struct gpu_probe gpu;
+    char *cache_dir; /* reference builds and expected outputs */
+    bool grade_mode; /* instructor grading: a missing GPU is a grader fault, not a skip */
+    long long memory_limit_bytes; /* per student run, enforced where cgroups are delegated */
+    struct calibration cal;       /* measured once per machine, cached */
+    struct ref_timing *ref_times; /* reference timings measured so far, per variant and case */
+    size_t n_ref_times, alloc_ref_times;
+    /* compute-sanitizer's real path, looked for the first time a pass needs it; NULL: none. */
+    char *sanitizer;
+    bool sanitizer_probed;
+};
+
+/* The compute-sanitizer pass: where the spec asks for it, on every GPU variant
+ * (--sanitize), or nowhere (--no-sanitize: recorded as skipped where the spec asks). */
+enum sanitize_mode { SANITIZE_SPEC, SANITIZE_ALL, SANITIZE_NONE };
+
+struct grade_opts {
+    const char *submission;   /* folder */
+    const char *student_id;   /* NULL: the folder's name */
+    const char *student_name; /* NULL: the id */
+    const char *work_dir;     /* scratch parent folder */
+    bool full;                /* include slow cases */
+    bool hidden;              /* include hidden cases */
+    const char *only;         /* exercise id or NULL */
+    const char *cases;        /* comma-separated case ids to grade, or NULL for all */
+    bool no_timing;           /* correctness only: no timing runs */
+    double timeout_s;         /* > 0: overrides every case's timeout */
+    bool keep_work;           /* keep build and run folders */
+    bool build_only;          /* build every variant and stop (batch: builds run ahead) */
+    bool reuse_build;         /* reuse a build folder left by an earlier build_only pass */
+    bool reuse_ref_times;     /* time each reference once per env (batch) */
+    enum sanitize_mode sanitize;
+    FILE *progress; /* one line per finished case, or NULL */
+    /* The grader's sentences in the report's language (messages.h); NULL: English. */
+    const struct messages *messages;
+};
+
+void grade_env_init(struct grade_env *env);
+void grade_env_release(struct grade_env *env);
+/* Detect the toolchain and GPU. harness_dir: built harness objects; include_dir: harness.h. */
+int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *include_dir,
+                    const char *cache_dir, enum isolation iso, struct error *err);
+
+void grade_opts_init(struct grade_opts *o);
+
+/* Measure (or read from the cache) this machine's limits into env->cal. Never fatal. */
+void grade_calibrate(struct grade_env *env, FILE *log);
+/* "GPU copy 3000 GB/s, ..." for reports; caller frees. */
+char *calibration_summary(const struct calibration *c);
+/*
+ * The bus a GPU variant's call crosses: inputs all on the host and outputs all on the device
+ * (host-to-device), or the reverse. Returns that transfer's measured bandwidth in GB/s from
+ * the kind of host memory involved (pinned only when every host argument is pinned), with
+ * *what naming it ("pinned host-to-device"), and in *peak_gbs the fastest the bus went
+ * (pinned, same direction): the physical floor for "impossible" times. 0 when the call is
+ * not such a copy or the calibration lacks the figure.
+ */
+double calibration_bus_gbs(const struct calibration *c, const struct exercise_spec *ex,
+                           const struct variant_spec *v, const char **what, double *peak_gbs);
+
+/* Grade one submission into r (initialised by the caller). -1 only when grading could not
+ * happen at all (err set); every per-exercise problem becomes a verdict instead. */
+int grade_submission(struct grade_env *env, const struct lab *lab, const struct grade_opts *o,
+                     struct results *r, struct error *err);
+
+/* Build every reference and compute the expected outputs of every selected case once,
+ * before many submissions are graded (in parallel processes that then only read them). */
+int grade_prepare(struct grade_env *env, const struct lab *lab, const struct grade_opts *o,
+                  struct error *err);
+
+/* A digest of a submission folder's files (names and contents), for skipping unchanged work. */
+int submission_digest(const char *dir, char out[65], struct error *err);
+
+#endif

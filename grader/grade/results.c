@@ -1,0 +1,736 @@
+#include "grade/results.h"
+
+#include "base/json.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Bumped only for changes an older reader would misread; added fields do not
+ * need it, since readers ignore what they do not know. */
+#define RESULTS_FORMAT "labgrader-results-1"
+
+static const struct {
+    const char *code, *name;
+} verdicts[] = {
+    [V_PASS] = {"OK", "passed"},           [V_WRONG] = {"WA", "wrong values"},
+    [V_COMPILE] = {"CE", "compile error"}, [V_MISSING] = {"MF", "missing function"},
+    [V_CRASH] = {"SG", "crashed"},         [V_EXIT] = {"RE", "runtime error"},
+    [V_TIMEOUT] = {"TO", "timed out"},     [V_MEMORY] = {"ML", "memory limit"},
+    [V_OUTPUT] = {"OL", "output limit"},   [V_CHEAT] = {"CH", "tampering detected"},
+    [V_SKIPPED] = {"SK", "skipped"},       [V_GRADER] = {"XX", "grader error"},
+};
+
+#define N_VERDICTS (sizeof(verdicts) / sizeof(verdicts[0]))
+
+const char *verdict_code(enum verdict v)
+{
+    return (size_t)v < N_VERDICTS ? verdicts[v].code : "??";
+}
+
+const char *verdict_name(enum verdict v)
+{
+    return (size_t)v < N_VERDICTS ? verdicts[v].name : "unknown";
+}
+
+int verdict_parse(const char *code)
+{
+    for (size_t i = 0; code && i < N_VERDICTS; i++)
+        if (!strcmp(verdicts[i].code, code))
+            return (int)i;
+    return -1;
+}
+
+bool verdict_is_failure(enum verdict v)
+{
+    return v != V_PASS && v != V_SKIPPED && v != V_GRADER;
+}
+
+void results_init(struct results *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+static void case_release(struct case_result *c)
+{
+    free(c->case_id);
+    free(c->sizes);
+    free(c->message);
+    free(c->detail);
+    free(c->mismatches);
+    free(c->round_ms);
+    free(c->round_ref_ms);
+    for (size_t i = 0; i < c->n_findings; i++)
+        free(c->findings[i]);
+    free(c->findings);
+}
+
+static void machine_release(struct machine_info *m)
+{
+    free(m->hostname);
+    free(m->cpu_model);
+    free(m->gpu_name);
+    free(m->gpu_cc);
+    free(m->driver_version);
+    free(m->cuda_runtime_version);
+    free(m->cc_version);
+    free(m->nvcc_version);
+    free(m->cflags);
+    free(m->nvccflags);
+    free(m->gpu_status);
+    free(m->calibration);
+}
+
+void results_release(struct results *r)
+{
+    char **strs[] = {&r->lab_id,         &r->lab_title,    &r->course,     &r->lang,
+                     &r->student_id,     &r->student_name, &r->submission, &r->submission_hash,
+                     &r->grader_version, &r->date,         &r->mode,       &r->isolation,
+                     &r->timing_mode,    &r->cgroup};
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+        free(*strs[i]);
+    machine_release(&r->machine);
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        struct exercise_result *ex = &r->exercises[e];
+        for (size_t v = 0; v < ex->n_variants; v++) {
+            struct variant_result *vr = &ex->variants[v];
+            for (size_t c = 0; c < vr->n_cases; c++)
+                case_release(&vr->cases[c]);
+            free(vr->cases);
+            for (size_t k = 0; k < vr->n_sanitizer; k++)
+                sanitizer_run_release(&vr->sanitizer[k]);
+            free(vr->sanitizer);
+            free(vr->variant_id);
+            free(vr->title);
+            free(vr->function);
+            free(vr->target);
+            free(vr->memory);
+            free(vr->build_log);
+        }
+        free(ex->variants);
+        free(ex->exercise_id);
+        free(ex->title);
+        free(ex->tol_summary);
+    }
+    free(r->exercises);
+    results_init(r);
+}
+
+void results_free(struct results *r)
+{
+    if (!r)
+        return;
+    results_release(r);
+    free(r);
+}
+
+void results_tally(struct results *r)
+{
+    r->score = r->max_score = 0;
+    r->n_pass = r->n_fail = r->n_skipped = r->n_grader_errors = 0;
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        struct exercise_result *ex = &r->exercises[e];
+        ex->points = ex->perf_points;
+        ex->max_points = ex->perf_max_points;
+        for (size_t v = 0; v < ex->n_variants; v++) {
+            for (size_t c = 0; c < ex->variants[v].n_cases; c++) {
+                const struct case_result *cr = &ex->variants[v].cases[c];
+                ex->points += cr->points;
+                ex->max_points += cr->max_points;
+                if (cr->verdict == V_PASS)
+                    r->n_pass++;
+                else if (cr->verdict == V_SKIPPED)
+                    r->n_skipped++;
+                else if (cr->verdict == V_GRADER)
+                    r->n_grader_errors++;
+                if (verdict_is_failure(cr->verdict))
+                    r->n_fail++;
+            }
+        }
+        r->score += ex->points;
+        r->max_score += ex->max_points;
+    }
+}
+
+/* ---- writing ---- */
+
+static void put_str(struct json_writer *w, const char *key, const char *v)
+{
+    json_writer_key(w, key);
+    json_writer_string(w, v);
+}
+
+static void put_num(struct json_writer *w, const char *key, double v)
+{
+    json_writer_key(w, key);
+    json_writer_number(w, v);
+}
+
+static void put_bool(struct json_writer *w, const char *key, bool v)
+{
+    json_writer_key(w, key);
+    json_writer_bool(w, v);
+}
+
+static void put_timing(struct json_writer *w, const char *key, const struct timing *t)
+{
+    json_writer_key(w, key);
+    json_writer_begin_object(w);
+    put_bool(w, "valid", t->valid);
+    put_num(w, "samples", t->samples);
+    put_num(w, "median_ms", t->median_ms);
+    put_num(w, "min_ms", t->min_ms);
+    put_num(w, "q1_ms", t->q1_ms);
+    put_num(w, "q3_ms", t->q3_ms);
+    put_num(w, "mean_ms", t->mean_ms);
+    put_num(w, "stddev_ms", t->stddev_ms);
+    put_num(w, "rse", t->rse);
+    json_writer_end_object(w);
+}
+
+/* Written only where a clock was read or a maximum known: CPU runs and machines without NVML
+ * leave it out. */
+static void put_gpu_clock(struct json_writer *w, const char *key, const struct gpu_clock *g)
+{
+    if (g->max_mhz <= 0 && g->limit_mhz <= 0)
+        return;
+    json_writer_key(w, key);
+    json_writer_begin_object(w);
+    put_num(w, "min_mhz", g->min_mhz);
+    put_num(w, "max_mhz", g->max_mhz);
+    put_num(w, "limit_mhz", g->limit_mhz);
+    put_num(w, "dropped", g->dropped);
+    put_bool(w, "throttled", g->throttled);
+    json_writer_end_object(w);
+}
+
+/* n_first is not written: it is the length of "first". */
+static void put_mismatch(struct json_writer *w, const struct mismatch *m)
+{
+    json_writer_begin_object(w);
+    put_str(w, "arg", m->arg);
+    put_num(w, "n_mismatch", (double)m->n_mismatch);
+    put_num(w, "n_total", (double)m->n_total);
+    put_num(w, "max_abs", m->max_abs);
+    put_num(w, "max_rel", m->max_rel);
+    json_writer_key(w, "first");
+    json_writer_begin_array(w);
+    for (int k = 0; k < m->n_first && k < (int)(sizeof(m->first) / sizeof(m->first[0])); k++) {
+        json_writer_begin_object(w);
+        put_str(w, "index", m->first[k].index);
+        put_num(w, "actual", m->first[k].actual);
+        put_num(w, "expected", m->first[k].expected);
+        json_writer_end_object(w);
+    }
+    json_writer_end_array(w);
+    json_writer_end_object(w);
+}
+
+static void put_case(struct json_writer *w, const struct case_result *c)
+{
+    json_writer_begin_object(w);
+    put_str(w, "case_id", c->case_id);
+    put_str(w, "sizes", c->sizes);
+    put_bool(w, "hidden", c->hidden);
+    put_bool(w, "slow", c->slow);
+    put_str(w, "verdict", verdict_code(c->verdict));
+    put_str(w, "message", c->message);
+    put_str(w, "detail", c->detail);
+    put_num(w, "points", c->points);
+    put_num(w, "max_points", c->max_points);
+    put_timing(w, "time", &c->time);
+    put_timing(w, "time_transfer", &c->time_transfer);
+    put_timing(w, "ref_time", &c->ref_time);
+    put_timing(w, "ref_time_transfer", &c->ref_time_transfer);
+    put_gpu_clock(w, "gpu_clock", &c->clock);
+    put_gpu_clock(w, "ref_gpu_clock", &c->ref_clock);
+    put_num(w, "baseline_ms", c->baseline_ms);
+    put_num(w, "speedup_ref", c->speedup_ref);
+    put_num(w, "speedup_baseline", c->speedup_baseline);
+    if (c->n_rounds) {
+        json_writer_key(w, "rounds");
+        json_writer_begin_array(w);
+        for (size_t i = 0; i < c->n_rounds; i++) {
+            json_writer_begin_object(w);
+            put_num(w, "ms", c->round_ms[i]);
+            put_num(w, "ref_ms", c->round_ref_ms[i]);
+            json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
+    }
+    put_num(w, "gflops", c->gflops);
+    put_num(w, "gbps", c->gbps);
+    json_writer_key(w, "mismatches");
+    json_writer_begin_array(w);
+    for (size_t i = 0; i < c->n_mismatches; i++)
+        put_mismatch(w, &c->mismatches[i]);
+    json_writer_end_array(w);
+    json_writer_key(w, "findings");
+    json_writer_begin_array(w);
+    for (size_t i = 0; i < c->n_findings; i++)
+        json_writer_string(w, c->findings[i]);
+    json_writer_end_array(w);
+    put_num(w, "perf_finding", (double)c->perf_finding);
+    put_num(w, "wall_s", c->wall_s);
+    put_num(w, "cpu_s", c->cpu_s);
+    put_num(w, "peak_rss_kb", (double)c->peak_rss_kb);
+    json_writer_end_object(w);
+}
+
+static void put_sanitizer_run(struct json_writer *w, const struct sanitizer_run *run)
+{
+    const struct sanitizer_output *o = &run->out;
+    json_writer_begin_object(w);
+    put_str(w, "tool", run->tool);
+    put_str(w, "case_id", run->case_id);
+    put_str(w, "status", sanitizer_status_name(run->status));
+    put_str(w, "reason", run->reason);
+    put_num(w, "wall_s", run->wall_s);
+    put_bool(w, "summary", o->summary);
+    put_num(w, "errors", (double)o->errors);
+    put_num(w, "warnings", (double)o->warnings);
+    put_num(w, "not_printed", (double)o->not_printed);
+    put_num(w, "other_reports", (double)o->other_reports);
+    put_str(w, "tool_error", o->tool_error);
+    json_writer_key(w, "reports");
+    json_writer_begin_array(w);
+    for (size_t i = 0; i < o->n_reports; i++) {
+        const struct sanitizer_report *r = &o->reports[i];
+        json_writer_begin_object(w);
+        put_str(w, "kind", r->kind);
+        put_str(w, "location", r->location);
+        put_str(w, "thread", r->thread);
+        put_str(w, "block", r->block);
+        put_str(w, "access", r->access);
+        put_num(w, "count", (double)r->count);
+        json_writer_end_object(w);
+    }
+    json_writer_end_array(w);
+    json_writer_end_object(w);
+}
+
+static void put_variant(struct json_writer *w, const struct variant_result *vr)
+{
+    json_writer_begin_object(w);
+    put_str(w, "variant_id", vr->variant_id);
+    put_str(w, "title", vr->title);
+    put_str(w, "function", vr->function);
+    put_str(w, "target", vr->target);
+    put_str(w, "memory", vr->memory);
+    put_bool(w, "built", vr->built);
+    put_str(w, "build_log", vr->build_log);
+    put_num(w, "n_warnings", vr->n_warnings);
+    json_writer_key(w, "cases");
+    json_writer_begin_array(w);
+    for (size_t c = 0; c < vr->n_cases; c++)
+        put_case(w, &vr->cases[c]);
+    json_writer_end_array(w);
+    /* Only when the pass was asked for: results of labs without it stay as they were. */
+    if (vr->n_sanitizer) {
+        json_writer_key(w, "sanitizer");
+        json_writer_begin_array(w);
+        for (size_t k = 0; k < vr->n_sanitizer; k++)
+            put_sanitizer_run(w, &vr->sanitizer[k]);
+        json_writer_end_array(w);
+    }
+    json_writer_end_object(w);
+}
+
+static void put_exercise(struct json_writer *w, const struct exercise_result *ex)
+{
+    json_writer_begin_object(w);
+    put_str(w, "exercise_id", ex->exercise_id);
+    put_str(w, "title", ex->title);
+    put_num(w, "points", ex->points);
+    put_num(w, "max_points", ex->max_points);
+    put_num(w, "perf_points", ex->perf_points);
+    put_num(w, "perf_max_points", ex->perf_max_points);
+    put_str(w, "tol_summary", ex->tol_summary);
+    json_writer_key(w, "variants");
+    json_writer_begin_array(w);
+    for (size_t v = 0; v < ex->n_variants; v++)
+        put_variant(w, &ex->variants[v]);
+    json_writer_end_array(w);
+    json_writer_end_object(w);
+}
+
+static void put_machine(struct json_writer *w, const struct machine_info *m)
+{
+    json_writer_key(w, "machine");
+    json_writer_begin_object(w);
+    put_str(w, "hostname", m->hostname);
+    put_str(w, "cpu_model", m->cpu_model);
+    put_num(w, "cpu_threads", m->cpu_threads);
+    put_str(w, "gpu_name", m->gpu_name);
+    put_str(w, "gpu_cc", m->gpu_cc);
+    put_num(w, "gpu_memory_mib", (double)m->gpu_memory_mib);
+    put_str(w, "driver_version", m->driver_version);
+    put_str(w, "cuda_runtime_version", m->cuda_runtime_version);
+    put_str(w, "cc_version", m->cc_version);
+    put_str(w, "nvcc_version", m->nvcc_version);
+    put_str(w, "cflags", m->cflags);
+    put_str(w, "nvccflags", m->nvccflags);
+    put_str(w, "gpu_status", m->gpu_status);
+    put_str(w, "calibration", m->calibration);
+    json_writer_end_object(w);
+}
+
+void results_to_json(const struct results *r, struct strbuf *out)
+{
+    struct json_writer w;
+    json_writer_init(&w, out);
+    json_writer_begin_object(&w);
+    put_str(&w, "format", RESULTS_FORMAT);
+    put_str(&w, "lab_id", r->lab_id);
+    put_num(&w, "lab_number", (double)r->lab_number);
+    put_str(&w, "lab_title", r->lab_title);
+    put_str(&w, "course", r->course);
+    put_str(&w, "lang", r->lang);
+    put_str(&w, "student_id", r->student_id);
+    put_str(&w, "student_name", r->student_name);
+    put_str(&w, "submission", r->submission);
+    put_str(&w, "submission_hash", r->submission_hash);
+    put_str(&w, "grader_version", r->grader_version);
+    put_str(&w, "date", r->date);
+    put_str(&w, "mode", r->mode);
+    put_str(&w, "isolation", r->isolation);
+    put_str(&w, "timing_mode", r->timing_mode);
+    put_bool(&w, "timing_blocking", r->timing_blocking);
+    put_str(&w, "cgroup", r->cgroup);
+    put_bool(&w, "memory_limit_enforced", r->memory_limit_enforced);
+    put_bool(&w, "pids_limit_enforced", r->pids_limit_enforced);
+    put_bool(&w, "full", r->full);
+    put_bool(&w, "hidden", r->hidden);
+    put_bool(&w, "show_hidden", r->show_hidden);
+    put_machine(&w, &r->machine);
+    put_num(&w, "score", r->score);
+    put_num(&w, "max_score", r->max_score);
+    put_num(&w, "n_pass", r->n_pass);
+    put_num(&w, "n_fail", r->n_fail);
+    put_num(&w, "n_skipped", r->n_skipped);
+    put_num(&w, "n_grader_errors", r->n_grader_errors);
+    json_writer_key(&w, "exercises");
+    json_writer_begin_array(&w);
+    for (size_t e = 0; e < r->n_exercises; e++)
+        put_exercise(&w, &r->exercises[e]);
+    json_writer_end_array(&w);
+    json_writer_end_object(&w);
+    strbuf_addch(out, '\n');
+}
+
+int results_write(const struct results *r, const char *path, struct error *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    results_to_json(r, &sb);
+    int rc = write_file_atomic(path, sb.buf, sb.len, err);
+    strbuf_release(&sb);
+    return rc;
+}
+
+/* ---- reading ---- */
+
+/* Missing fields keep the defaults of results_init (0, false, NULL); null, which
+ * the writer uses for NaN and infinities, reads back as NaN. */
+
+static char *dup_str(const struct json_value *o, const char *key)
+{
+    const char *s = json_get_string(o, key);
+    return s ? xstrdup(s) : NULL;
+}
+
+static double num(const struct json_value *o, const char *key)
+{
+    const struct json_value *v = json_get(o, key);
+    if (v && v->type == JSON_NULL)
+        return NAN;
+    return json_get_number(o, key, 0);
+}
+
+/* Converting a NaN or out-of-range double to an integer is undefined behaviour:
+ * a hand-edited or corrupt file must not get that far. */
+static long num_long(const struct json_value *o, const char *key)
+{
+    double d = num(o, key);
+    if (isnan(d))
+        return 0;
+    if (d <= (double)LONG_MIN)
+        return LONG_MIN;
+    if (d >= (double)LONG_MAX)
+        return LONG_MAX;
+    return (long)d;
+}
+
+static int num_int(const struct json_value *o, const char *key)
+{
+    long l = num_long(o, key);
+    return l < INT_MIN ? INT_MIN : l > INT_MAX ? INT_MAX : (int)l;
+}
+
+static size_t arr_len(const struct json_value *a)
+{
+    return a && a->type == JSON_ARRAY ? a->n : 0;
+}
+
+static void copy_cstr(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+static void read_timing(const struct json_value *o, struct timing *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->valid = json_get_bool(o, "valid", false);
+    t->samples = num_int(o, "samples");
+    t->median_ms = num(o, "median_ms");
+    t->min_ms = num(o, "min_ms");
+    t->q1_ms = num(o, "q1_ms");
+    t->q3_ms = num(o, "q3_ms");
+    t->mean_ms = num(o, "mean_ms");
+    t->stddev_ms = num(o, "stddev_ms");
+    t->rse = num(o, "rse");
+}
+
+/* Absent (a CPU run, no NVML, an older grader's results): all zero. */
+static void read_gpu_clock(const struct json_value *o, struct gpu_clock *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->min_mhz = num_int(o, "min_mhz");
+    g->max_mhz = num_int(o, "max_mhz");
+    g->limit_mhz = num_int(o, "limit_mhz");
+    g->dropped = num_int(o, "dropped");
+    g->throttled = json_get_bool(o, "throttled", false);
+}
+
+static void read_mismatch(const struct json_value *o, struct mismatch *m)
+{
+    copy_cstr(m->arg, sizeof(m->arg), json_get_string(o, "arg"));
+    m->n_mismatch = num_long(o, "n_mismatch");
+    m->n_total = num_long(o, "n_total");
+    m->max_abs = num(o, "max_abs");
+    m->max_rel = num(o, "max_rel");
+    const struct json_value *first = json_get(o, "first");
+    size_t n = arr_len(first), cap = sizeof(m->first) / sizeof(m->first[0]);
+    m->n_first = (int)(n < cap ? n : cap);
+    for (int k = 0; k < m->n_first; k++) {
+        const struct json_value *f = json_at(first, (size_t)k);
+        copy_cstr(m->first[k].index, sizeof(m->first[k].index), json_get_string(f, "index"));
+        m->first[k].actual = num(f, "actual");
+        m->first[k].expected = num(f, "expected");
+    }
+}
+
+static void read_case(const struct json_value *o, struct case_result *c)
+{
+    c->case_id = dup_str(o, "case_id");
+    c->sizes = dup_str(o, "sizes");
+    c->hidden = json_get_bool(o, "hidden", false);
+    c->slow = json_get_bool(o, "slow", false);
+    /* A missing or unknown verdict (a newer grader's) is never charged to the student. */
+    int v = verdict_parse(json_get_string(o, "verdict"));
+    c->verdict = v < 0 ? V_GRADER : (enum verdict)v;
+    c->message = dup_str(o, "message");
+    c->detail = dup_str(o, "detail");
+    c->points = num(o, "points");
+    c->max_points = num(o, "max_points");
+    read_timing(json_get(o, "time"), &c->time);
+    read_timing(json_get(o, "time_transfer"), &c->time_transfer);
+    read_timing(json_get(o, "ref_time"), &c->ref_time);
+    read_timing(json_get(o, "ref_time_transfer"), &c->ref_time_transfer);
+    read_gpu_clock(json_get(o, "gpu_clock"), &c->clock);
+    read_gpu_clock(json_get(o, "ref_gpu_clock"), &c->ref_clock);
+    c->baseline_ms = num(o, "baseline_ms");
+    c->speedup_ref = num(o, "speedup_ref");
+    c->speedup_baseline = num(o, "speedup_baseline");
+    const struct json_value *rounds = json_get(o, "rounds");
+    c->n_rounds = arr_len(rounds);
+    c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
+    c->round_ref_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
+    for (size_t i = 0; i < c->n_rounds; i++) {
+        c->round_ms[i] = num(json_at(rounds, i), "ms");
+        c->round_ref_ms[i] = num(json_at(rounds, i), "ref_ms");
+    }
+    c->gflops = num(o, "gflops");
+    c->gbps = num(o, "gbps");
+    const struct json_value *ms = json_get(o, "mismatches");
+    c->n_mismatches = arr_len(ms);
+    c->mismatches = c->n_mismatches ? xcalloc(c->n_mismatches, sizeof(*c->mismatches)) : NULL;
+    for (size_t i = 0; i < c->n_mismatches; i++)
+        read_mismatch(json_at(ms, i), &c->mismatches[i]);
+    /* Only strings: consumers may rely on every finding being non-NULL. */
+    const struct json_value *fs = json_get(o, "findings");
+    c->n_findings = 0;
+    c->findings = arr_len(fs) ? xcalloc(arr_len(fs), sizeof(char *)) : NULL;
+    for (size_t i = 0; i < arr_len(fs); i++) {
+        const struct json_value *f = json_at(fs, i);
+        if (f->type == JSON_STRING)
+            c->findings[c->n_findings++] = xstrdup(f->string);
+    }
+    long pf = num_long(o, "perf_finding");
+    c->perf_finding = pf > 0 && (size_t)pf <= c->n_findings ? (size_t)pf : 0;
+    c->wall_s = num(o, "wall_s");
+    c->cpu_s = num(o, "cpu_s");
+    c->peak_rss_kb = num_long(o, "peak_rss_kb");
+}
+
+static void read_sanitizer_run(const struct json_value *o, struct sanitizer_run *run)
+{
+    struct sanitizer_output *out = &run->out;
+    run->tool = dup_str(o, "tool");
+    run->case_id = dup_str(o, "case_id");
+    /* An unknown status (a newer grader's) is the grader's side, never the student's. */
+    int st = sanitizer_status_parse(json_get_string(o, "status"));
+    run->status = st < 0 ? SANITIZER_FAILED : (enum sanitizer_status)st;
+    run->reason = dup_str(o, "reason");
+    run->wall_s = num(o, "wall_s");
+    out->summary = json_get_bool(o, "summary", false);
+    out->errors = num_long(o, "errors");
+    out->warnings = num_long(o, "warnings");
+    out->not_printed = num_long(o, "not_printed");
+    out->other_reports = num_long(o, "other_reports");
+    out->tool_error = dup_str(o, "tool_error");
+    const struct json_value *rs = json_get(o, "reports");
+    out->reports = arr_len(rs) ? xcalloc(arr_len(rs), sizeof(*out->reports)) : NULL;
+    for (size_t i = 0; i < arr_len(rs); i++) {
+        const struct json_value *r = json_at(rs, i);
+        const char *kind = json_get_string(r, "kind");
+        if (!kind)
+            continue; /* consumers rely on every report having a kind */
+        struct sanitizer_report *sr = &out->reports[out->n_reports++];
+        sr->kind = xstrdup(kind);
+        sr->location = dup_str(r, "location");
+        sr->thread = dup_str(r, "thread");
+        sr->block = dup_str(r, "block");
+        sr->access = dup_str(r, "access");
+        sr->count = num_long(r, "count");
+    }
+}
+
+static void read_variant(const struct json_value *o, struct variant_result *vr)
+{
+    vr->variant_id = dup_str(o, "variant_id");
+    vr->title = dup_str(o, "title");
+    vr->function = dup_str(o, "function");
+    vr->target = dup_str(o, "target");
+    vr->memory = dup_str(o, "memory");
+    vr->built = json_get_bool(o, "built", false);
+    vr->build_log = dup_str(o, "build_log");
+    vr->n_warnings = num_int(o, "n_warnings");
+    const struct json_value *cs = json_get(o, "cases");
+    vr->n_cases = arr_len(cs);
+    vr->cases = vr->n_cases ? xcalloc(vr->n_cases, sizeof(*vr->cases)) : NULL;
+    for (size_t c = 0; c < vr->n_cases; c++)
+        read_case(json_at(cs, c), &vr->cases[c]);
+    const struct json_value *ss = json_get(o, "sanitizer");
+    vr->n_sanitizer = arr_len(ss);
+    vr->sanitizer = vr->n_sanitizer ? xcalloc(vr->n_sanitizer, sizeof(*vr->sanitizer)) : NULL;
+    for (size_t k = 0; k < vr->n_sanitizer; k++) {
+        sanitizer_run_init(&vr->sanitizer[k]);
+        read_sanitizer_run(json_at(ss, k), &vr->sanitizer[k]);
+    }
+}
+
+static void read_exercise(const struct json_value *o, struct exercise_result *ex)
+{
+    ex->exercise_id = dup_str(o, "exercise_id");
+    ex->title = dup_str(o, "title");
+    ex->points = num(o, "points");
+    ex->max_points = num(o, "max_points");
+    ex->perf_points = num(o, "perf_points");
+    ex->perf_max_points = num(o, "perf_max_points");
+    ex->tol_summary = dup_str(o, "tol_summary");
+    const struct json_value *vs = json_get(o, "variants");
+    ex->n_variants = arr_len(vs);
+    ex->variants = ex->n_variants ? xcalloc(ex->n_variants, sizeof(*ex->variants)) : NULL;
+    for (size_t v = 0; v < ex->n_variants; v++)
+        read_variant(json_at(vs, v), &ex->variants[v]);
+}
+
+static void read_machine(const struct json_value *o, struct machine_info *m)
+{
+    m->hostname = dup_str(o, "hostname");
+    m->cpu_model = dup_str(o, "cpu_model");
+    m->cpu_threads = num_int(o, "cpu_threads");
+    m->gpu_name = dup_str(o, "gpu_name");
+    m->gpu_cc = dup_str(o, "gpu_cc");
+    m->gpu_memory_mib = num_long(o, "gpu_memory_mib");
+    m->driver_version = dup_str(o, "driver_version");
+    m->cuda_runtime_version = dup_str(o, "cuda_runtime_version");
+    m->cc_version = dup_str(o, "cc_version");
+    m->nvcc_version = dup_str(o, "nvcc_version");
+    m->cflags = dup_str(o, "cflags");
+    m->nvccflags = dup_str(o, "nvccflags");
+    m->gpu_status = dup_str(o, "gpu_status");
+    m->calibration = dup_str(o, "calibration");
+}
+
+int results_from_json(struct results *r, const char *json, size_t len, const char *path,
+                      struct error *err)
+{
+    const char *name = path ? path : "<results>";
+    struct json_value *root = NULL;
+    if (json_parse(json, len, &root, err) != 0) {
+        if (err)
+            snprintf(err->file, sizeof(err->file), "%s", name);
+        return -1;
+    }
+    if (root->type != JSON_OBJECT) {
+        json_value_free(root);
+        return error_set_at(err, name, 0, 0, "not a labgrader results file (not a JSON object)");
+    }
+    const char *format = json_get_string(root, "format");
+    if (!format || strcmp(format, RESULTS_FORMAT) != 0) {
+        error_set_at(
+            err, name, 0, 0, "not a labgrader results file (format %s%s%s, expected \"%s\")",
+            format ? "\"" : "", format ? format : "missing", format ? "\"" : "", RESULTS_FORMAT);
+        json_value_free(root);
+        return -1;
+    }
+    r->lab_id = dup_str(root, "lab_id");
+    r->lab_number = num_long(root, "lab_number");
+    r->lab_title = dup_str(root, "lab_title");
+    r->course = dup_str(root, "course");
+    r->lang = dup_str(root, "lang");
+    r->student_id = dup_str(root, "student_id");
+    r->student_name = dup_str(root, "student_name");
+    r->submission = dup_str(root, "submission");
+    r->submission_hash = dup_str(root, "submission_hash");
+    r->grader_version = dup_str(root, "grader_version");
+    r->date = dup_str(root, "date");
+    r->mode = dup_str(root, "mode");
+    r->isolation = dup_str(root, "isolation");
+    r->timing_mode = dup_str(root, "timing_mode");
+    r->timing_blocking = json_get_bool(root, "timing_blocking", false);
+    r->cgroup = dup_str(root, "cgroup");
+    r->memory_limit_enforced = json_get_bool(root, "memory_limit_enforced", false);
+    r->pids_limit_enforced = json_get_bool(root, "pids_limit_enforced", false);
+    r->full = json_get_bool(root, "full", false);
+    r->hidden = json_get_bool(root, "hidden", false);
+    r->show_hidden = json_get_bool(root, "show_hidden", false);
+    read_machine(json_get(root, "machine"), &r->machine);
+    const struct json_value *exs = json_get(root, "exercises");
+    r->n_exercises = arr_len(exs);
+    r->exercises = r->n_exercises ? xcalloc(r->n_exercises, sizeof(*r->exercises)) : NULL;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        read_exercise(json_at(exs, e), &r->exercises[e]);
+    r->score = num(root, "score");
+    r->max_score = num(root, "max_score");
+    r->n_pass = num_int(root, "n_pass");
+    r->n_fail = num_int(root, "n_fail");
+    r->n_skipped = num_int(root, "n_skipped");
+    r->n_grader_errors = num_int(root, "n_grader_errors");
+    json_value_free(root);
+    return 0;
+}
+
+int results_read(struct results *r, const char *path, struct error *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    int rc = read_file(path, &sb, err);
+    if (rc == 0)
+        rc = results_from_json(r, sb.buf, sb.len, path, err);
+    strbuf_release(&sb);
+    return rc;
+}

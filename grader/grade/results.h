@@ -1,0 +1,172 @@
+/*
+ * results: what grading one submission produced, and its JSON form
+ * (reports/<lab>/<student>/results.json), which reports, exports and batch
+ * merges read back. Grading writes it; nothing downstream re-runs anything.
+ *
+ * Verdicts keep the submission's faults apart from the grader's (after isolate):
+ * XX is never charged to the student and makes the exit status 3, not 1.
+ * struct results owns everything below it; results_release() frees it.
+ */
+#ifndef LG_RESULTS_H
+#define LG_RESULTS_H
+
+#include "base/error.h"
+#include "base/stats.h"
+#include "run/machine.h"
+#include "run/sanitizer.h"
+#include "base/strbuf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum verdict {
+    V_PASS,    /* OK: agrees with the reference */
+    V_WRONG,   /* WA: values differ beyond the tolerance */
+    V_COMPILE, /* CE: the submission did not compile or link */
+    V_MISSING, /* MF: a function the lab asks for is not defined */
+    V_CRASH,   /* SG: killed by a signal (segfault, abort, ...) */
+    V_EXIT,    /* RE: non-zero exit, or a CUDA error after the student's call */
+    V_TIMEOUT, /* TO: wall-clock limit; the whole process group was killed */
+    V_MEMORY,  /* ML: memory limit */
+    V_OUTPUT,  /* OL: output or file size limit */
+    V_CHEAT,   /* CH: tampering caught (inputs modified, stale results, impossible time) */
+    V_SKIPPED, /* SK: not run here (no GPU, slow case, hidden case) with the reason */
+    V_GRADER,  /* XX: the grader or machine failed; never the student's fault */
+};
+
+const char *verdict_code(enum verdict v); /* "OK", "WA", ... */
+const char *verdict_name(enum verdict v); /* "passed", "wrong values", ... */
+/* "OK" -> V_PASS; -1 when unknown. */
+int verdict_parse(const char *code);
+bool verdict_is_failure(enum verdict v); /* a submission fault */
+
+/* The GPU's SM clock over one run's kept timing samples, read through NVML after each sample
+ * (0 where NVML is unavailable or the run is on the CPU), the maximum SM clock it was compared
+ * with, and the samples dropped as taken while throttled (grader/harness/throttle.h). */
+struct gpu_clock {
+    int min_mhz, max_mhz;
+    int limit_mhz;
+    int dropped;
+    bool throttled; /* dropping stopped: the GPU throttled for most samples */
+};
+
+struct mismatch_at {
+    char index[64]; /* "[3, 17]" */
+    double actual, expected;
+};
+
+struct mismatch {
+    char arg[64];
+    long n_mismatch, n_total;
+    double max_abs, max_rel;
+    struct mismatch_at first[5];
+    int n_first;
+};
+
+struct case_result {
+    char *case_id;
+    char *sizes; /* "n=1024" */
+    bool hidden, slow;
+    enum verdict verdict;
+    char *message; /* one line, for tables */
+    char *detail;  /* several lines: mismatch summary, crash output excerpt */
+    double points, max_points;
+    struct timing time;          /* the call alone (device pointers: no transfer) */
+    struct timing time_transfer; /* device variants: H2D + call + D2H */
+    struct timing ref_time, ref_time_transfer;
+    struct gpu_clock clock, ref_clock; /* the student's and the reference's timed runs */
+    double baseline_ms;                /* CPU baseline reference time for this case; 0 if none */
+    double speedup_ref;                /* ref / student, paired; 0 if unknown */
+    /* Alternating rounds (timing.rounds > 1): the student's and the reference's median time
+     * in each round, in the order taken (ABAB); speedup_ref is then 1 / the median of the
+     * paired ratios. n_rounds 0: timed once each. */
+    double *round_ms, *round_ref_ms;
+    size_t n_rounds;
+    double speedup_baseline; /* baseline / student; 0 if unknown */
+    double gflops, gbps;     /* from the spec's work formulas; 0 if none */
+    struct mismatch *mismatches;
+    size_t n_mismatches;
+    char **findings; /* anti-cheating and measurement notes */
+    size_t n_findings;
+    /* Which finding states the case's speed points (1-based; 0: none), so exports can pick
+     * it out whatever the language it was written in. */
+    size_t perf_finding;
+    double wall_s, cpu_s;
+    long peak_rss_kb;
+};
+
+struct variant_result {
+    char *variant_id;
+    char *title;
+    char *function;
+    char *target; /* "cpu" or "gpu" */
+    char *memory; /* "host", "device", ... */
+    bool built;
+    char *build_log; /* compiler output excerpt (warnings and errors) */
+    int n_warnings;
+    struct case_result *cases;
+    size_t n_cases;
+    /* The compute-sanitizer pass, one run per tool (JSON "sanitizer", absent when not asked
+     * for): findings beside the grade, which they never change. */
+    struct sanitizer_run *sanitizer;
+    size_t n_sanitizer;
+};
+
+struct exercise_result {
+    char *exercise_id;
+    char *title;
+    double points, max_points;
+    double perf_points, perf_max_points;
+    char *tol_summary; /* "rtol=1e-3 atol=1e-3" */
+    struct variant_result *variants;
+    size_t n_variants;
+};
+
+struct results {
+    char *lab_id;
+    long lab_number;
+    char *lab_title;
+    char *course;
+    char *lang;
+    char *student_id;
+    char *student_name;
+    char *submission;      /* path as given */
+    char *submission_hash; /* sha256 over the submission's files */
+    char *grader_version;
+    char *date;
+    char *mode;           /* "check" (student) or "grade" (instructor) */
+    char *isolation;      /* "bwrap", "supervisor" */
+    char *timing_mode;    /* "warm" or "cold-l2" */
+    bool timing_blocking; /* some exercise's GPU calls are timed behind a blocking kernel */
+    /* What the student programs' runs were held to beyond the isolation level (JSON fields
+     * "cgroup", "memory_limit_enforced", "pids_limit_enforced"): cgroup is "v2" when every
+     * run had its own cgroup v2, "none" when some did not, NULL when no student program ran
+     * (or results older than these fields); a limit counts as enforced only when every run
+     * had it. */
+    char *cgroup;
+    bool memory_limit_enforced, pids_limit_enforced;
+    bool full;   /* slow cases included */
+    bool hidden; /* hidden cases included */
+    bool show_hidden;
+    struct machine_info machine;
+    struct exercise_result *exercises;
+    size_t n_exercises;
+    double score, max_score;
+    int n_pass, n_fail, n_skipped, n_grader_errors;
+};
+
+void results_init(struct results *r);
+void results_release(struct results *r);
+void results_free(struct results *r);
+
+/* Recompute points totals and counts from the case verdicts. */
+void results_tally(struct results *r);
+
+/* JSON round trip. results_read fills an initialised struct. */
+void results_to_json(const struct results *r, struct strbuf *out);
+int results_write(const struct results *r, const char *path, struct error *err);
+int results_from_json(struct results *r, const char *json, size_t len, const char *path,
+                      struct error *err);
+int results_read(struct results *r, const char *path, struct error *err);
+
+#endif

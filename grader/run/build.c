@@ -1,0 +1,935 @@
+#include "run/build.h"
+
+#include "spec/driver.h"
+#include "base/messages.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BASE_CFLAGS "-std=gnu11 -O2 -Wall -Wextra"
+/* -lineinfo: compute-sanitizer's reports name the source file and line (sanitizer.h); it
+ * adds line tables only, and changes neither the code nor its speed. */
+#define BASE_NVCCFLAGS "-O2 -lineinfo -Xcompiler -Wall"
+#define SUBMISSION_MAX_BYTES (64LL << 20)
+#define SUBMISSION_MAX_FILES 500
+
+struct build_obj {
+    char *source; /* as named in the spec */
+    char *flags;  /* the extra flags it was compiled with */
+    char *object; /* relative to the build folder */
+    enum build_status status;
+    char *message;
+    char *log;
+    int n_warnings;
+};
+
+/* argv: a NULL-terminated growable list of owned strings. */
+struct argv_list {
+    char **v;
+    size_t n, alloc;
+};
+
+static void argv_push(struct argv_list *a, const char *s)
+{
+    ALLOC_GROW(a->v, a->n + 2, a->alloc);
+    a->v[a->n++] = xstrdup(s);
+    a->v[a->n] = NULL;
+}
+
+/* Whitespace-separated flags; labs and environment give flags without shell quoting. */
+static void argv_push_split(struct argv_list *a, const char *flags)
+{
+    char *copy, *save = NULL;
+    if (!flags)
+        return;
+    copy = xstrdup(flags);
+    for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save))
+        argv_push(a, t);
+    free(copy);
+}
+
+static void argv_release(struct argv_list *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    a->v = NULL;
+    a->n = a->alloc = 0;
+}
+
+void toolchain_init(struct toolchain *tc)
+{
+    memset(tc, 0, sizeof(*tc));
+    tc->isolation = ISOLATION_AUTO;
+    tc->compile_timeout_s = 120;
+}
+
+void toolchain_release(struct toolchain *tc)
+{
+    free(tc->cc);
+    free(tc->nvcc);
+    free(tc->cuda_home);
+    free(tc->cc_version);
+    free(tc->nvcc_version);
+    free(tc->harness_dir);
+    free(tc->harness_include);
+    free(tc->gpu_arch);
+    free(tc->no_cuda_reason);
+    for (size_t i = 0; tc->env && tc->env[i]; i++)
+        free(tc->env[i]);
+    free(tc->env);
+    for (size_t i = 0; tc->ro_paths && tc->ro_paths[i]; i++)
+        free(tc->ro_paths[i]);
+    free(tc->ro_paths);
+    toolchain_init(tc);
+}
+
+/* The line of `prog --version` (run under the supervisor) that contains `prefer` (nvcc's
+ * "Cuda compilation tools, release 13.0, V13.0.88"), else its first line. */
+static char *tool_version(const char *prog, const char *prefer)
+{
+    const char *argv[] = {prog, "--version", NULL};
+    struct sandbox_opts o;
+    struct sandbox_result r;
+    struct error err;
+    char *res = NULL;
+    sandbox_opts_init(&o);
+    sandbox_result_init(&r);
+    o.argv = argv;
+    o.workdir = "/tmp";
+    o.wall_limit_s = 30;
+    o.isolation = ISOLATION_SUPERVISOR;
+    if (sandbox_run(&o, &r, &err) == 0 && r.status == SB_EXITED && r.exit_code == 0 && r.output)
+        res = text_pick_line(r.output, prefer);
+    sandbox_result_release(&r);
+    return res;
+}
+
+static char *find_nvcc(char **cuda_home)
+{
+    const char *env = getenv("NVCC");
+    const char *home = getenv("CUDA_HOME");
+    char *p;
+    if (env && *env && (p = find_program(env)))
+        goto found;
+    if (home && *home) {
+        p = path_join(home, "bin/nvcc");
+        if (access(p, X_OK) == 0)
+            goto found;
+        free(p);
+    }
+    p = xstrdup("/usr/local/cuda/bin/nvcc");
+    if (access(p, X_OK) == 0)
+        goto found;
+    free(p);
+    p = find_program("nvcc");
+    if (!p)
+        return NULL;
+found : {
+    char *real = realpath(p, NULL);
+    char *dir = xstrdup(real ? real : p);
+    free(real);
+    /* <home>/bin/nvcc */
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    *cuda_home = dir;
+}
+    return p;
+}
+
+static void push_owned(char ***list, size_t *n, size_t *alloc, char *s)
+{
+    ALLOC_GROW(*list, *n + 2, *alloc);
+    (*list)[(*n)++] = s;
+    (*list)[*n] = NULL;
+}
+
+/* Search paths of this machine travel into the sandbox (e.g. libraries unpacked
+ * outside /usr on a machine without a package manager). */
+static void collect_passthrough(struct toolchain *tc)
+{
+    static const char *const vars[] = {"CPATH",
+                                       "LIBRARY_PATH",
+                                       "LD_LIBRARY_PATH",
+                                       "CUDA_VISIBLE_DEVICES",
+                                       "OPENBLAS_NUM_THREADS",
+                                       "OMP_NUM_THREADS"};
+    size_t ne = 0, ae = 0, np = 0, ap = 0;
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (!v || !*v)
+            continue;
+        push_owned(&tc->env, &ne, &ae, xstrfmt("%s=%s", vars[i], v));
+        if (!strcmp(vars[i], "CUDA_VISIBLE_DEVICES") || strstr(vars[i], "THREADS"))
+            continue;
+        char *copy = xstrdup(v), *save = NULL;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+            bool dup = false;
+            if (d[0] != '/' || !dir_exists(d) || !strncmp(d, "/usr/", 5))
+                continue;
+            for (size_t k = 0; k < np; k++)
+                dup = dup || !strcmp(tc->ro_paths[k], d);
+            if (!dup)
+                push_owned(&tc->ro_paths, &np, &ap, xstrdup(d));
+        }
+        free(copy);
+    }
+    if (!tc->env)
+        push_owned(&tc->env, &ne, &ae, xstrdup("LG_SANDBOX=1"));
+    if (!tc->ro_paths) {
+        tc->ro_paths = xcalloc(1, sizeof(char *));
+    }
+}
+
+const char **toolchain_ro_paths(const struct toolchain *tc, const char *const *extra)
+{
+    size_t n = 0, m = 0;
+    while (tc->ro_paths && tc->ro_paths[n])
+        n++;
+    while (extra && extra[m])
+        m++;
+    const char **list = xcalloc(n + m + 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++)
+        list[i] = tc->ro_paths[i];
+    for (size_t i = 0; i < m; i++)
+        list[n + i] = extra[i];
+    return list;
+}
+
+/* A compiler installed outside /usr (e.g. /opt/gcc/bin/gcc) must be visible in the
+ * sandbox, with its whole prefix (libexec, include, lib), and first in PATH so that
+ * nvcc finds the same host compiler. */
+static void add_tool_prefix(struct toolchain *tc, const char *tool, struct strbuf *path)
+{
+    char *real = realpath(tool, NULL);
+    const char *cands[2] = {tool, real};
+    for (int i = 0; i < 2; i++) {
+        if (!cands[i])
+            continue;
+        char *dir = xstrdup(cands[i]);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        if (i == 0 && !strstr(strbuf_str(path), dir))
+            strbuf_addf(path, "%s:", dir);
+        char *prefix = xstrdup(dir);
+        slash = strrchr(prefix, '/');
+        if (slash && slash != prefix)
+            *slash = '\0';
+        if (strncmp(prefix, "/usr", 4) != 0 && strcmp(prefix, "/") != 0 &&
+            strncmp(prefix, "/bin", 4) != 0) {
+            size_t n = 0, alloc = 0;
+            bool dup = false;
+            while (tc->ro_paths && tc->ro_paths[n]) {
+                dup = dup || !strcmp(tc->ro_paths[n], prefix);
+                n++;
+            }
+            alloc = n + 1;
+            if (!dup)
+                push_owned(&tc->ro_paths, &n, &alloc, xstrdup(prefix));
+        }
+        free(prefix);
+        free(dir);
+    }
+    free(real);
+}
+
+int toolchain_detect(struct toolchain *tc, const char *harness_dir, const char *include_dir,
+                     struct error *err)
+{
+    const char *cc = getenv("CC");
+    char *probe;
+    collect_passthrough(tc);
+    tc->cc = find_program(cc && *cc ? cc : "cc");
+    if (!tc->cc)
+        tc->cc = find_program("gcc");
+    if (!tc->cc)
+        return error_set(err, "no C compiler found (CC, cc, gcc): install gcc with "
+                              "'sudo apt-get install build-essential'");
+    tc->cc_version = tool_version(tc->cc, NULL);
+    /* Real paths: the sandbox binds exactly these folders, and a symlink's target would
+     * stay outside. */
+    tc->harness_dir = realpath(harness_dir, NULL);
+    tc->harness_include = realpath(include_dir, NULL);
+    if (!tc->harness_dir || !tc->harness_include)
+        return error_set_at(err, tc->harness_dir ? include_dir : harness_dir, 0, 0,
+                            "labgrader's harness is missing: run 'make'");
+    probe = path_join(harness_dir, "harness.o");
+    if (!file_exists(probe)) {
+        free(probe);
+        return error_set_at(err, harness_dir, 0, 0,
+                            "the harness is not built (harness.o missing): run 'make'");
+    }
+    free(probe);
+    tc->nvcc = find_nvcc(&tc->cuda_home);
+    {
+        struct strbuf path = STRBUF_INIT;
+        size_t n = 0, alloc = 0;
+        add_tool_prefix(tc, tc->cc, &path);
+        if (tc->nvcc)
+            add_tool_prefix(tc, tc->nvcc, &path);
+        strbuf_addstr(&path, "/usr/local/bin:/usr/bin:/bin");
+        while (tc->env && tc->env[n])
+            n++;
+        alloc = n + 1;
+        char *entry = xstrfmt("PATH=%s", path.buf);
+        push_owned(&tc->env, &n, &alloc, entry);
+        strbuf_release(&path);
+    }
+    if (!tc->nvcc) {
+        tc->no_cuda_reason = xstrdup("no CUDA toolkit: nvcc not found in $CUDA_HOME/bin, "
+                                     "/usr/local/cuda/bin or PATH");
+    } else {
+        tc->nvcc_version = tool_version(tc->nvcc, "release");
+        probe = path_join(harness_dir, "harness_gpu.o");
+        if (!file_exists(probe))
+            tc->no_cuda_reason = xstrdup("labgrader was built without CUDA (harness_gpu.o "
+                                         "missing): run 'make clean all' with nvcc available");
+        free(probe);
+    }
+    return 0;
+}
+
+char *toolchain_cflags(const struct toolchain *tc, const struct lab *lab)
+{
+    (void)tc;
+    return xstrfmt("%s%s%s", BASE_CFLAGS, lab && lab->cflags ? " " : "",
+                   lab && lab->cflags ? lab->cflags : "");
+}
+
+char *toolchain_nvccflags(const struct toolchain *tc, const struct lab *lab)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addstr(&sb, BASE_NVCCFLAGS);
+    if (tc->gpu_arch)
+        strbuf_addf(&sb, " -arch=%s", tc->gpu_arch);
+    if (lab && lab->nvccflags)
+        strbuf_addf(&sb, " %s", lab->nvccflags);
+    return strbuf_detach(&sb);
+}
+
+void build_result_init(struct build_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    strbuf_init(&r->log);
+}
+
+void build_result_release(struct build_result *r)
+{
+    free(r->message);
+    strbuf_release(&r->log);
+    free(r->runner);
+    build_result_init(r);
+}
+
+/* Copy regular files of the submission (no links, no devices) within limits. */
+static int copy_tree(const char *src, const char *dst, long long *bytes, long *files,
+                     struct error *err)
+{
+    DIR *d = opendir(src);
+    struct dirent *de;
+    int rc = 0;
+    if (!d)
+        return error_set_at(err, src, 0, 0, "cannot read the submission folder: %s",
+                            strerror(errno));
+    if (mkdir_p(dst, err) != 0) {
+        closedir(d);
+        return -1;
+    }
+    while (rc == 0 && (de = readdir(d))) {
+        struct stat st;
+        if (de->d_name[0] == '.')
+            continue;
+        char *s = path_join(src, de->d_name), *t = path_join(dst, de->d_name);
+        if (lstat(s, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                rc = copy_tree(s, t, bytes, files, err);
+            else if (S_ISREG(st.st_mode)) {
+                *bytes += st.st_size;
+                if (++*files > SUBMISSION_MAX_FILES || *bytes > SUBMISSION_MAX_BYTES)
+                    rc = error_set_at(err, src, 0, 0,
+                                      "the submission is too large (over %d files or %lld MiB)",
+                                      SUBMISSION_MAX_FILES, SUBMISSION_MAX_BYTES >> 20);
+                else
+                    rc = copy_file(s, t, err);
+            }
+        }
+        free(s);
+        free(t);
+    }
+    closedir(d);
+    return rc;
+}
+
+static int digest_tree(struct sha256 *h, const char *dir, const char *rel, struct error *err)
+{
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, NULL, alphasort);
+    int rc = 0;
+    if (n < 0)
+        return error_set_at(err, dir, 0, 0, "cannot read: %s", strerror(errno));
+    for (int i = 0; i < n; i++) {
+        const char *name = list[i]->d_name;
+        struct stat st;
+        if (rc == 0 && name[0] != '.') {
+            char *p = path_join(dir, name);
+            char *r = *rel ? xstrfmt("%s/%s", rel, name) : xstrdup(name);
+            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+                rc = digest_tree(h, p, r, err);
+            } else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+                sha256_update(h, r, strlen(r) + 1);
+                rc = sha256_file(h, p, err);
+            }
+            free(p);
+            free(r);
+        }
+        free(list[i]);
+    }
+    free(list);
+    return rc;
+}
+
+int submission_files_digest(const char *dir, char out[65], struct error *err)
+{
+    struct sha256 h;
+    sha256_init(&h);
+    if (digest_tree(&h, dir, "", err) != 0)
+        return -1;
+    sha256_final_hex(&h, out);
+    return 0;
+}
+
+int build_ctx_init(struct build_ctx *b, const struct toolchain *tc, const struct lab *lab,
+                   bool reference, const char *src_dir, const char *dir, struct error *err)
+{
+    struct strbuf hdr = STRBUF_INIT;
+    memset(b, 0, sizeof(*b));
+    b->tc = tc;
+    b->lab = lab;
+    b->reference = reference;
+    b->dir = xstrdup(dir);
+    b->src_dir = src_dir ? xstrdup(src_dir) : NULL;
+    if (mkdir_p(dir, err) != 0)
+        return -1;
+    driver_prototypes_header(lab, reference, &hdr);
+    char *hpath = path_join(dir, "lg_prototypes.h");
+    struct strbuf cur = STRBUF_INIT;
+    int rc = 0;
+    if (read_file(hpath, &cur, NULL) != 0 || strcmp(strbuf_str(&cur), strbuf_str(&hdr)))
+        rc = write_file_atomic(hpath, hdr.buf, hdr.len, err);
+    strbuf_release(&cur);
+    free(hpath);
+    strbuf_release(&hdr);
+    if (rc != 0)
+        return -1;
+    if (!reference) {
+        /* A folder built earlier from the same files (batch grading builds ahead in
+         * parallel, then runs) is reused as it is. */
+        char digest[65];
+        char *stamp = path_join(dir, "src.digest");
+        struct strbuf old = STRBUF_INIT;
+        if (submission_files_digest(src_dir, digest, err) != 0) {
+            free(stamp);
+            return -1;
+        }
+        if (read_file(stamp, &old, NULL) == 0 && !strcmp(strbuf_str(&old), digest)) {
+            strbuf_release(&old);
+            free(stamp);
+            return 0;
+        }
+        strbuf_release(&old);
+        char *dst = path_join(dir, "src");
+        long long bytes = 0;
+        long files = 0;
+        remove_tree(dst, NULL);
+        rc = copy_tree(src_dir, dst, &bytes, &files, err);
+        free(dst);
+        if (rc == 0)
+            rc = write_file_atomic(stamp, digest, strlen(digest), err);
+        free(stamp);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void build_ctx_release(struct build_ctx *b)
+{
+    for (size_t i = 0; i < b->n_objs; i++) {
+        free(b->objs[i].source);
+        free(b->objs[i].flags);
+        free(b->objs[i].object);
+        free(b->objs[i].message);
+        free(b->objs[i].log);
+    }
+    free(b->objs);
+    free(b->dir);
+    free(b->src_dir);
+    memset(b, 0, sizeof(*b));
+}
+
+static bool is_cuda_source(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && !strcmp(path + n - 3, ".cu");
+}
+
+static int count_warnings(const char *log)
+{
+    int n = 0;
+    for (const char *p = log; (p = strstr(p, "warning")); p++)
+        if (p > log && (p[-1] == ' ' || p[-1] == ':') && (p[7] == ':' || p[7] == ' '))
+            n++;
+    return n;
+}
+
+/* Run a build command in the sandbox; the output is appended to log. */
+static int run_tool(struct build_ctx *b, struct argv_list *cmd, struct strbuf *log, bool *ok,
+                    struct error *err)
+{
+    const char *extra[] = {b->tc->harness_include, b->tc->harness_dir,
+                           b->reference ? b->lab->dir : NULL, b->reference ? b->lab->root : NULL,
+                           NULL};
+    const char **ro = toolchain_ro_paths(b->tc, extra);
+    struct sandbox_opts o;
+    struct sandbox_result r;
+    char desc[512];
+    int rc = 0;
+    sandbox_opts_init(&o);
+    sandbox_result_init(&r);
+    o.argv = (const char *const *)cmd->v;
+    o.workdir = b->dir;
+    o.ro_paths = ro;
+    o.env = (const char *const *)b->tc->env;
+    o.wall_limit_s = b->tc->compile_timeout_s;
+    o.cpu_limit_s = b->tc->compile_timeout_s;
+    o.file_limit_bytes = 512LL << 20;
+    o.output_cap = 256 * 1024;
+    o.isolation = b->tc->isolation;
+    /* The compile is untrusted too (template and macro bombs): half the machine's memory
+     * and a few hundred tasks (nvcc runs cicc, ptxas, fatbinary) where cgroups are
+     * delegated; the wall and CPU limits hold everywhere. */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        o.memory_limit_bytes = (long long)pages * page / 2;
+    o.max_processes = 512;
+    /* Without delegated cgroups nothing else stops a macro bomb (exponential #define
+     * doubling): cc1 grows by hundreds of MiB a second. Compilers never start CUDA, so
+     * the address-space limit the runs cannot have is safe here. Per process (cc1plus,
+     * cicc, ptxas each get it) and fixed: scaled down to a small laptop's memory it would
+     * refuse honest template-heavy CUDA (thrust, CUB), which needs a few GiB. */
+    o.address_space_bytes = 4LL << 30;
+    *ok = false;
+    if (sandbox_run(&o, &r, err) != 0) {
+        error_prefix(err, "cannot run %s: ", cmd->v[0]);
+        rc = -1;
+    } else {
+        if (r.output_len)
+            strbuf_add(log, r.output, r.output_len);
+        if (r.output_truncated)
+            strbuf_addstr(log, "\n[... compiler output truncated ...]\n");
+        if (r.status == SB_EXITED && r.exit_code == 0)
+            *ok = true;
+        else if (r.status != SB_EXITED) {
+            sandbox_describe(&r, desc, sizeof(desc));
+            strbuf_addf(log, "\n%s: %s\n", path_base(cmd->v[0]), desc);
+        }
+    }
+    sandbox_result_release(&r);
+    free(ro);
+    return rc;
+}
+
+static void lib_flags(const char *lib, bool compile, struct argv_list *out)
+{
+    /* openblas ships a pkg-config file whose include dir is not on the default path. */
+    if (!strcmp(lib, "openblas")) {
+        if (compile) {
+            argv_push(out, "-I/usr/include/x86_64-linux-gnu/openblas-pthread");
+            argv_push(out, "-I/usr/include/openblas");
+            const char *cpath = getenv("LG_OPENBLAS_CFLAGS");
+            argv_push_split(out, cpath);
+        } else {
+            argv_push(out, "-L/usr/lib/x86_64-linux-gnu/openblas-pthread");
+            argv_push(out, "-lopenblas");
+        }
+        return;
+    }
+    if (!compile) {
+        char *l = xstrfmt("-l%s", lib);
+        argv_push(out, l);
+        free(l);
+    }
+}
+
+static const struct impl_spec *impl_of(const struct build_ctx *b, const struct variant_spec *v)
+{
+    return b->reference ? &v->reference : &v->student;
+}
+
+/* Compile one source (cached per source + flags within this build folder). */
+static struct build_obj *compile_source(struct build_ctx *b, const struct variant_spec *v,
+                                        const char *source, struct error *err)
+{
+    const struct impl_spec *impl = impl_of(b, v);
+    bool cuda = is_cuda_source(source);
+    struct argv_list cmd = {0};
+    struct strbuf flags = STRBUF_INIT, log = STRBUF_INIT;
+    for (size_t i = 0; i < impl->n_libs; i++)
+        strbuf_addf(&flags, " %s", impl->libs[i]);
+    for (size_t i = 0; i < b->n_objs; i++)
+        if (!strcmp(b->objs[i].source, source) && !strcmp(b->objs[i].flags, strbuf_str(&flags))) {
+            strbuf_release(&flags);
+            return &b->objs[i];
+        }
+
+    ALLOC_GROW(b->objs, b->n_objs + 1, b->alloc_objs);
+    struct build_obj *o = &b->objs[b->n_objs++];
+    memset(o, 0, sizeof(*o));
+    o->source = xstrdup(source);
+    o->flags = strbuf_detach(&flags);
+    o->object = xstrfmt("obj/%zu-%s.o", b->n_objs, path_base(source));
+    if (mkdir_p(b->dir, err) != 0)
+        return NULL;
+    char *objdir = path_join(b->dir, "obj");
+    if (mkdir_p(objdir, err) != 0) {
+        free(objdir);
+        return NULL;
+    }
+    free(objdir);
+
+    char *src_path = b->reference ? xstrdup(source) : xstrfmt("src/%s", source);
+    char *abs_src = path_join(b->dir, src_path);
+    if (!file_exists(b->reference ? source : abs_src)) {
+        o->status = BUILD_MISSING_FUNCTION;
+        o->message = xstrfmt(
+            messages_get(b->messages, "source file '%s' is missing from the submission"), source);
+        o->log = xstrdup(o->message);
+        free(src_path);
+        free(abs_src);
+        return o;
+    }
+    char *src_dir = xstrdup(b->reference ? source : abs_src);
+    char *slash = strrchr(src_dir, '/');
+    if (slash)
+        *slash = '\0';
+
+    if (cuda) {
+        if (!b->tc->nvcc) {
+            o->status = BUILD_NO_TOOLCHAIN;
+            o->message = xstrdup(b->tc->no_cuda_reason);
+            o->log = xstrdup(o->message);
+            free(src_path);
+            free(abs_src);
+            free(src_dir);
+            return o;
+        }
+        char *f = toolchain_nvccflags(b->tc, b->lab);
+        argv_push(&cmd, b->tc->nvcc);
+        argv_push_split(&cmd, f);
+        free(f);
+    } else {
+        char *f = toolchain_cflags(b->tc, b->lab);
+        argv_push(&cmd, b->tc->cc);
+        argv_push_split(&cmd, f);
+        free(f);
+    }
+    for (size_t i = 0; i < impl->n_libs; i++)
+        lib_flags(impl->libs[i], true, &cmd);
+    argv_push(&cmd, "-include");
+    argv_push(&cmd, "lg_prototypes.h");
+    argv_push(&cmd, "-I");
+    argv_push(&cmd, src_dir);
+    argv_push(&cmd, "-c");
+    argv_push(&cmd, src_path);
+    argv_push(&cmd, "-o");
+    argv_push(&cmd, o->object);
+    bool ok;
+    int rc = run_tool(b, &cmd, &log, &ok, err);
+    argv_release(&cmd);
+    free(src_path);
+    free(abs_src);
+    free(src_dir);
+    if (rc != 0) {
+        strbuf_release(&log);
+        return NULL;
+    }
+    o->n_warnings = count_warnings(strbuf_str(&log));
+    o->log = strbuf_detach(&log);
+    if (!ok) {
+        o->status = BUILD_COMPILE_ERROR;
+        o->message = xstrfmt(messages_get(b->messages, "%s does not compile"), source);
+    }
+    return o;
+}
+
+static bool link_log_misses(const char *log, const char *function)
+{
+    char *pat1 = xstrfmt("undefined reference to `%s'", function);
+    char *pat2 = xstrfmt("undefined reference to '%s'", function);
+    bool r = strstr(log, pat1) || strstr(log, pat2);
+    free(pat1);
+    free(pat2);
+    return r;
+}
+
+/* build.txt + build.log in the variant's folder: the outcome of an earlier build. */
+static int save_record(const char *vdir, const struct build_result *r, struct error *err)
+{
+    char *txt = xstrfmt("status %d\nwarnings %d\nmessage %s\n", (int)r->status, r->n_warnings,
+                        r->message ? r->message : "");
+    char *p = path_join(vdir, "build.log");
+    int rc = write_file_atomic(p, strbuf_str(&r->log), r->log.len, err);
+    free(p);
+    p = path_join(vdir, "build.txt");
+    if (rc == 0)
+        rc = write_file_atomic(p, txt, strlen(txt), err);
+    free(p);
+    free(txt);
+    return rc;
+}
+
+static bool load_record(const char *vdir, struct build_result *r)
+{
+    struct strbuf txt = STRBUF_INIT;
+    char *p = path_join(vdir, "build.txt");
+    int status = -1, warnings = 0;
+    bool ok = false;
+    if (read_file(p, &txt, NULL) == 0 &&
+        sscanf(strbuf_str(&txt), "status %d\nwarnings %d\n", &status, &warnings) == 2 &&
+        status >= BUILD_OK && status <= BUILD_GRADER_ERROR) {
+        const char *m = strstr(txt.buf, "message ");
+        char *runner = path_join(vdir, "runner");
+        if (status != BUILD_OK || file_exists(runner)) {
+            r->status = (enum build_status)status;
+            r->n_warnings = warnings;
+            if (m) {
+                m += 8;
+                size_t len = strcspn(m, "\n");
+                r->message = len ? xstrndup(m, len) : NULL;
+            }
+            char *lp = path_join(vdir, "build.log");
+            read_file(lp, &r->log, NULL);
+            free(lp);
+            if (status == BUILD_OK)
+                r->runner = xstrdup(runner);
+            ok = true;
+        }
+        free(runner);
+    }
+    free(p);
+    strbuf_release(&txt);
+    return ok;
+}
+
+int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
+                  struct build_result *r, struct error *err)
+{
+    const struct impl_spec *impl = impl_of(b, v);
+    struct argv_list objs = {0}, cmd = {0};
+    bool any_cuda = v->target == TARGET_GPU;
+    char *vdir = NULL, *driver_path = NULL;
+    struct strbuf drv = STRBUF_INIT;
+    int rc = -1;
+
+    r->status = BUILD_OK;
+    vdir = xstrfmt("%s/%s-%s", b->dir, ex->id, v->id);
+    if (load_record(vdir, r)) {
+        free(vdir);
+        return 0;
+    }
+    if (v->target == TARGET_GPU && b->tc->no_cuda_reason) {
+        r->status = BUILD_NO_TOOLCHAIN;
+        r->message = xstrdup(b->tc->no_cuda_reason);
+        /* Still compile CUDA sources when nvcc exists: a student without a GPU wants to know
+         * whether the code compiles. */
+        if (!b->tc->nvcc) {
+            free(vdir);
+            return 0;
+        }
+    }
+
+    for (size_t i = 0; i < impl->n_sources; i++) {
+        struct build_obj *o = compile_source(b, v, impl->sources[i], err);
+        if (!o)
+            goto out;
+        if (o->log && *o->log) {
+            strbuf_addf(&r->log, "$ compile %s\n%s", o->source, o->log);
+            if (r->log.len && r->log.buf[r->log.len - 1] != '\n')
+                strbuf_addch(&r->log, '\n');
+        }
+        r->n_warnings += o->n_warnings;
+        if (is_cuda_source(o->source))
+            any_cuda = true;
+        if (o->status != BUILD_OK && r->status != BUILD_COMPILE_ERROR &&
+            r->status != BUILD_MISSING_FUNCTION) {
+            free(r->message);
+            r->status = o->status;
+            r->message = xstrdup(o->message);
+        }
+        argv_push(&objs, o->object);
+    }
+    if (mkdir_p(vdir, err) != 0)
+        goto out;
+    if (r->status != BUILD_OK) {
+        rc = save_record(vdir, r, err);
+        goto out;
+    }
+
+    driver_source(ex, v, b->reference, &drv);
+    driver_path = xstrfmt("%s/driver.c", vdir);
+    if (write_file_atomic(driver_path, drv.buf, drv.len, err) != 0)
+        goto out;
+
+    /* The driver is generated from the spec and trusted, but compiled the same way. */
+    {
+        bool ok;
+        struct strbuf log = STRBUF_INIT;
+        argv_push(&cmd, b->tc->cc);
+        argv_push_split(&cmd, "-std=gnu11 -O2 -Wall");
+        argv_push(&cmd, "-I");
+        argv_push(&cmd, b->tc->harness_include);
+        argv_push(&cmd, "-I");
+        argv_push(&cmd, ".");
+        argv_push(&cmd, "-c");
+        char *rel = xstrfmt("%s-%s/driver.c", ex->id, v->id);
+        char *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
+        argv_push(&cmd, rel);
+        argv_push(&cmd, "-o");
+        argv_push(&cmd, relo);
+        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
+            free(rel);
+            free(relo);
+            strbuf_release(&log);
+            goto out;
+        }
+        argv_release(&cmd);
+        if (!ok) {
+            /* Only the lab's own declarations can break the generated driver. */
+            error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
+                      strbuf_str(&log));
+            free(rel);
+            free(relo);
+            strbuf_release(&log);
+            r->status = BUILD_GRADER_ERROR;
+            goto out;
+        }
+        strbuf_release(&log);
+        free(rel);
+
+        /* Link. */
+        char *runner_rel = xstrfmt("%s-%s/runner", ex->id, v->id);
+        argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
+        if (any_cuda && b->tc->gpu_arch) {
+            char *a = xstrfmt("-arch=%s", b->tc->gpu_arch);
+            argv_push(&cmd, a);
+            free(a);
+        }
+        argv_push(&cmd, "-o");
+        argv_push(&cmd, runner_rel);
+        argv_push(&cmd, relo);
+        free(relo);
+        for (size_t i = 0; i < objs.n; i++)
+            argv_push(&cmd, objs.v[i]);
+        const char *hobjs[] = {"harness.o", "rng.o", "dtype.o",
+                               v->target == TARGET_GPU ? "harness_gpu.o" : "harness_nogpu.o"};
+        for (size_t i = 0; i < 4; i++) {
+            char *p = path_join(b->tc->harness_dir, hobjs[i]);
+            argv_push(&cmd, p);
+            free(p);
+        }
+        for (size_t i = 0; i < impl->n_libs; i++)
+            lib_flags(impl->libs[i], false, &cmd);
+        if (b->lab->ldflags)
+            argv_push_split(&cmd, b->lab->ldflags);
+        argv_push(&cmd, "-lm");
+        log = (struct strbuf)STRBUF_INIT;
+        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
+            free(runner_rel);
+            strbuf_release(&log);
+            goto out;
+        }
+        if (log.len)
+            strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
+        if (!ok) {
+            if (link_log_misses(strbuf_str(&log), impl->function)) {
+                r->status = BUILD_MISSING_FUNCTION;
+                r->message = xstrfmt(
+                    messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
+                    impl->n_sources == 1 ? impl->sources[0]
+                                         : messages_get(b->messages, "the sources"));
+            } else {
+                r->status = BUILD_COMPILE_ERROR;
+                r->message =
+                    xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
+            }
+        } else {
+            r->runner = path_join(b->dir, runner_rel);
+        }
+        free(runner_rel);
+        strbuf_release(&log);
+    }
+    if (r->status == BUILD_OK && v->target == TARGET_GPU && b->tc->no_cuda_reason) {
+        r->status = BUILD_NO_TOOLCHAIN;
+        r->message = xstrdup(b->tc->no_cuda_reason);
+    }
+    rc = save_record(vdir, r, err);
+out:
+    argv_release(&objs);
+    argv_release(&cmd);
+    free(vdir);
+    free(driver_path);
+    strbuf_release(&drv);
+    return rc;
+}
+
+int build_reference_digest(const struct toolchain *tc, const struct lab *lab, char out[65],
+                           struct error *err)
+{
+    struct sha256 s;
+    struct strbuf hdr = STRBUF_INIT;
+    sha256_init(&s);
+    sha256_update(&s, "labgrader-ref-1", 15);
+    driver_prototypes_header(lab, true, &hdr);
+    sha256_update(&s, hdr.buf, hdr.len);
+    strbuf_release(&hdr);
+    const char *parts[] = {tc->cc,       tc->cc_version, tc->nvcc,       tc->nvcc_version,
+                           tc->gpu_arch, lab->cflags,    lab->nvccflags, lab->ldflags};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        const char *p = parts[i] ? parts[i] : "-";
+        sha256_update(&s, p, strlen(p) + 1);
+    }
+    const char *hobjs[] = {"harness.o", "rng.o", "dtype.o", "harness_gpu.o", "harness_nogpu.o"};
+    for (size_t i = 0; i < 5; i++) {
+        char *p = path_join(tc->harness_dir, hobjs[i]);
+        if (file_exists(p) && sha256_file(&s, p, err) != 0) {
+            free(p);
+            return -1;
+        }
+        free(p);
+    }
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        for (size_t v = 0; v < lab->exercises[e].n_variants; v++) {
+            const struct variant_spec *var = &lab->exercises[e].variants[v];
+            if (!var->has_reference)
+                continue;
+            for (size_t i = 0; i < var->reference.n_sources; i++)
+                if (sha256_file(&s, var->reference.sources[i], err) != 0)
+                    return -1;
+            for (size_t i = 0; i < var->reference.n_libs; i++)
+                sha256_update(&s, var->reference.libs[i], strlen(var->reference.libs[i]) + 1);
+        }
+    sha256_final_hex(&s, out);
+    return 0;
+}

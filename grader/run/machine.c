@@ -1,0 +1,162 @@
+#include "run/machine.h"
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void gpu_probe_init(struct gpu_probe *g)
+{
+    memset(g, 0, sizeof(*g));
+}
+
+void gpu_probe_release(struct gpu_probe *g)
+{
+    free(g->reason);
+    free(g->name);
+    free(g->cc);
+    free(g->driver);
+    free(g->runtime);
+    gpu_probe_init(g);
+}
+
+static void set_str(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = xstrdup(v);
+}
+
+void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc)
+{
+    struct sandbox_opts o;
+    struct sandbox_result r;
+    struct error err;
+    char *prog;
+    const char *forced = getenv("LABGRADER_NO_GPU");
+
+    if (forced && *forced) {
+        g->reason = xstrfmt("GPU disabled by LABGRADER_NO_GPU=%s", forced);
+        return;
+    }
+    if (tc->no_cuda_reason) {
+        g->reason = xstrdup(tc->no_cuda_reason);
+        return;
+    }
+    prog = path_join(tc->harness_dir, "gpuprobe");
+    if (!file_exists(prog)) {
+        g->reason = xstrfmt("%s is missing: run 'make'", prog);
+        free(prog);
+        return;
+    }
+    const char *argv[] = {prog, NULL};
+    sandbox_opts_init(&o);
+    sandbox_result_init(&r);
+    o.argv = argv;
+    o.workdir = "/tmp";
+    o.wall_limit_s = 60;
+    o.isolation = ISOLATION_SUPERVISOR;
+    o.env = (const char *const *)tc->env;
+    o.gpu = true;
+    if (sandbox_run(&o, &r, &err) != 0) {
+        g->reason = xstrfmt("cannot run the GPU probe: %s", err.msg);
+        free(prog);
+        return;
+    }
+    free(prog);
+    bool in_device0 = false;
+    for (char *line = r.output; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *sp = strchr(line, ' ');
+        if (sp) {
+            *sp = '\0';
+            const char *v = sp + 1;
+            long n;
+            if (!strcmp(line, "device"))
+                in_device0 = !strcmp(v, "0");
+            else if (!strcmp(line, "error"))
+                set_str(&g->reason, v);
+            else if (!strcmp(line, "runtime"))
+                set_str(&g->runtime, v);
+            else if (!strcmp(line, "driver_api"))
+                set_str(&g->driver, v);
+            else if (!strcmp(line, "count") && parse_long(v, &n))
+                g->count = (int)n;
+            else if (in_device0 && !strcmp(line, "name"))
+                set_str(&g->name, v);
+            else if (in_device0 && !strcmp(line, "cc"))
+                set_str(&g->cc, v);
+            else if (in_device0 && !strcmp(line, "memory_mib") && parse_long(v, &n))
+                g->memory_mib = n;
+            else if (in_device0 && !strcmp(line, "l2_bytes") && parse_long(v, &n))
+                g->l2_bytes = n;
+            else if (in_device0 && !strcmp(line, "sms") && parse_long(v, &n))
+                g->sms = (int)n;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    g->available = r.status == SB_EXITED && r.exit_code == 0 && g->name;
+    if (!g->available && !g->reason) {
+        char d[256];
+        sandbox_describe(&r, d, sizeof(d));
+        g->reason = xstrfmt("the GPU probe failed: %s", d);
+    }
+    if (!g->available && g->reason && strncmp(g->reason, "no ", 3) != 0) {
+        char *old = g->reason;
+        g->reason = xstrfmt("no usable CUDA device: %s", old);
+        free(old);
+    }
+    sandbox_result_release(&r);
+}
+
+static char *cpu_model(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    char *model = NULL;
+    if (!f)
+        return xstrdup("unknown");
+    while (fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5)) {
+            char *colon = strchr(line, ':');
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                colon[strcspn(colon, "\n")] = '\0';
+                model = xstrdup(colon);
+                break;
+            }
+        }
+    }
+    fclose(f);
+    return model ? model : xstrdup("unknown");
+}
+
+void machine_info_collect(struct machine_info *m, const struct toolchain *tc,
+                          const struct gpu_probe *g, const struct lab *lab)
+{
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    m->hostname = xstrdup(host);
+    m->cpu_model = cpu_model();
+    m->cpu_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (g->available) {
+        m->gpu_name = xstrdup(g->name);
+        m->gpu_cc = xstrdup(g->cc ? g->cc : "?");
+        m->gpu_memory_mib = g->memory_mib;
+        m->gpu_status = xstrdup("available");
+    } else {
+        m->gpu_status = xstrdup(g->reason ? g->reason : "no GPU");
+    }
+    m->driver_version = g->driver ? xstrdup(g->driver) : NULL;
+    m->cuda_runtime_version = g->runtime ? xstrdup(g->runtime) : NULL;
+    m->cc_version = tc->cc_version ? xstrdup(tc->cc_version) : NULL;
+    m->nvcc_version = tc->nvcc_version ? xstrdup(tc->nvcc_version) : NULL;
+    m->cflags = toolchain_cflags(tc, lab);
+    m->nvccflags = tc->nvcc ? toolchain_nvccflags(tc, lab) : NULL;
+}

@@ -1,0 +1,47 @@
+/*
+ * machine: what this computer is, for reports and for deciding whether GPU
+ * variants can run. The GPU is probed by running gpuprobe in a child process,
+ * so a broken driver costs a message, never the grader.
+ */
+#ifndef LG_MACHINE_H
+#define LG_MACHINE_H
+
+#include "run/build.h"
+
+#include <stdbool.h>
+
+/* This machine as a results file records it (results.h); strings owned by the holder. */
+struct machine_info {
+    char *hostname;
+    char *cpu_model;
+    int cpu_threads;
+    char *gpu_name; /* NULL when no GPU */
+    char *gpu_cc;
+    long gpu_memory_mib;
+    char *driver_version, *cuda_runtime_version;
+    char *cc_version, *nvcc_version;
+    char *cflags, *nvccflags;
+    char *gpu_status;  /* why GPU work is skipped, or "available" */
+    char *calibration; /* measured limits of this machine, one line, or NULL */
+};
+
+struct gpu_probe {
+    bool available;
+    char *reason; /* why not, when !available */
+    char *name, *cc, *driver, *runtime;
+    long memory_mib;
+    long l2_bytes;
+    int sms;
+    int count;
+};
+
+void gpu_probe_init(struct gpu_probe *g);
+void gpu_probe_release(struct gpu_probe *g);
+/* Runs <harness_dir>/gpuprobe when it exists; fills g (never fails: reasons instead). */
+void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc);
+
+/* Fill m from this machine, the toolchain and the probe (strings are copied). */
+void machine_info_collect(struct machine_info *m, const struct toolchain *tc,
+                          const struct gpu_probe *g, const struct lab *lab);
+
+#endif

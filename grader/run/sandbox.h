@@ -1,0 +1,109 @@
+/*
+ * sandbox: run an untrusted command under a supervisor.
+ *
+ * The child gets its own session and process group, PR_SET_NO_NEW_PRIVS,
+ * rlimits (CPU, file size, open files, no core dumps; never RLIMIT_AS, which
+ * CUDA's start-up reservation breaks), a clean environment and a scratch working
+ * directory. The wall-clock limit kills the whole process group, grandchildren
+ * included. Output (stdout and stderr merged) is captured up to a cap.
+ * Where bubblewrap works, the command also runs in namespaces: no network, a
+ * read-only system, only the scratch directory (and `rw_paths`) writable,
+ * `ro_paths` visible, nothing else of the grader's or other students' files,
+ * and /dev/nvidia* when `gpu` is set.
+ *
+ * sandbox_result owns `output`; sandbox_result_release() frees it.
+ */
+#ifndef LG_SANDBOX_H
+#define LG_SANDBOX_H
+
+#include "base/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum isolation {
+    ISOLATION_AUTO,       /* bubblewrap if it works here, else supervisor */
+    ISOLATION_SUPERVISOR, /* rlimits, process group, clean env; no namespaces */
+    ISOLATION_BWRAP,      /* namespaces through bubblewrap; fail if unavailable */
+};
+
+const char *isolation_name(enum isolation i);
+
+struct sandbox_opts {
+    const char *const *argv;      /* argv[0] is looked up in PATH if it has no slash */
+    const char *workdir;          /* scratch directory: cwd, writable */
+    const char *const *ro_paths;  /* NULL-terminated; extra read-only paths (lab headers, ...) */
+    const char *const *rw_paths;  /* NULL-terminated; extra writable paths */
+    const char *const *env;       /* NULL-terminated "K=V" list added to the clean environment */
+    double wall_limit_s;          /* 0: none */
+    double cpu_limit_s;           /* 0: none */
+    long long file_limit_bytes;   /* RLIMIT_FSIZE; 0: default 1 GiB */
+    long long memory_limit_bytes; /* cgroup memory.max where delegated; 0: none */
+    int max_processes;            /* cgroup pids.max where delegated; 0: none */
+    /* RLIMIT_AS; 0: none. Only for programs that never start CUDA (compilers): CUDA
+     * reserves ~12 GiB of address space at start-up. Holds where cgroups are not delegated. */
+    long long address_space_bytes;
+    size_t output_cap; /* bytes kept of the output; 0: 64 KiB */
+    bool gpu;          /* expose /dev/nvidia* */
+    bool network;      /* keep the network (never for student code) */
+    enum isolation isolation;
+    /* Bytes kept of the output's end beyond output_cap (0: none): output then holds the
+     * start, a "[... N bytes of output left out ...]" line and the end from its first whole
+     * line, so what a wrapper prints last (compute-sanitizer's summary) survives a program
+     * that floods the output. */
+    size_t output_tail;
+};
+
+enum sandbox_status {
+    SB_EXITED,   /* exit_code holds the status */
+    SB_SIGNALED, /* term_signal holds the signal */
+    SB_TIMEOUT,  /* wall-clock limit hit; the group was killed */
+    SB_CPU_LIMIT,
+    SB_FILE_LIMIT, /* SIGXFSZ */
+    SB_MEMORY_LIMIT,
+    SB_SETUP_FAILED, /* the supervisor could not start the command: a grader fault */
+};
+
+struct sandbox_result {
+    enum sandbox_status status;
+    int exit_code;
+    int term_signal;
+    double wall_s, cpu_s;
+    long peak_rss_kb;
+    char *output;
+    size_t output_len;
+    bool output_truncated; /* more than output_len bytes were written: the rest was dropped */
+    enum isolation isolation_used;
+    /* The run's cgroup v2 (cgroup_used), and the limits it enforced: false where the
+     * parent is not delegated or lacks the controller, whatever the options asked. */
+    bool cgroup_used, memory_limit_enforced, pids_limit_enforced;
+    char setup_error[512];
+};
+
+void sandbox_opts_init(struct sandbox_opts *o);
+void sandbox_result_init(struct sandbox_result *r);
+void sandbox_result_release(struct sandbox_result *r);
+
+/* Returns 0 when the command ran (whatever its outcome is), -1 when it could
+ * not be started (err set; result status SB_SETUP_FAILED). */
+int sandbox_run(const struct sandbox_opts *o, struct sandbox_result *r, struct error *err);
+
+/* What this machine allows; cached after the first probe. */
+enum isolation sandbox_available(void);
+/* A one-line human description of the result ("killed by SIGSEGV (segmentation fault)"). */
+void sandbox_describe(const struct sandbox_result *r, char *buf, size_t size);
+/* The start of the captured output (at most max bytes) as a report detail, saying when it was
+ * cut here or truncated at the capture cap; NULL when there was no output. Caller frees. */
+char *sandbox_output_excerpt(const struct sandbox_result *r, size_t max);
+/* "SIGSEGV" for 11; "SIG?" for signals outside the usual set. */
+const char *signal_name(int sig);
+/* What a signal means, in English ("segmentation fault"); NULL for one not in the table. */
+const char *signal_description(int sig);
+
+/* Kill every running sandboxed command: its process group, its cgroup where one is
+ * used, and the descendants re-parented to the grader. Async-signal-safe: meant for the
+ * grader's SIGINT/SIGTERM handler, which then exits or lets sandbox_run() return
+ * (the run then reports SB_SIGNALED with SIGKILL). */
+void sandbox_kill_running(void);
+
+#endif
