@@ -1,5 +1,6 @@
 #include "grade/grade.h"
 
+#include "grade/cache.h"
 #include "grade/compare.h"
 #include "base/expr.h"
 #include "harness/throttle.h"
@@ -10,6 +11,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/sha256.h"
+#include "base/space.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -437,13 +439,24 @@ static char *expected_dir(struct grading *g, const struct exercise_spec *ex,
     return xstrfmt("%s/expected/%s", g->env->cache_dir, hex);
 }
 
+/* A cached reference runner as it was built (cache.h); a damaged one is thrown away, under
+ * the build lock only, since another process may be between building and sealing it. */
+static bool runner_cached(const char *path, bool locked)
+{
+    char why[512];
+    enum cache_check c = cache_check_file(path, why, sizeof(why));
+    if (c == CACHE_BAD && locked)
+        cache_discard(path, why);
+    return c == CACHE_OK;
+}
+
 static const char *ref_runner(struct grading *g, const struct exercise_spec *ex,
                               const struct variant_spec *v, char **why, struct error *err)
 {
     static char path[4096];
     struct build_result br;
     snprintf(path, sizeof(path), "%s/%s-%s/runner", g->ref_dir, ex->id, v->id);
-    if (file_exists(path))
+    if (runner_cached(path, false))
         return path;
     /* Shards of a class (Slurm tasks, GPU workers) share the cache: one builds, the
      * others wait and then find the runner. */
@@ -453,13 +466,15 @@ static const char *ref_runner(struct grading *g, const struct exercise_spec *ex,
     if (lock_fd >= 0)
         while (flock(lock_fd, LOCK_EX) != 0 && errno == EINTR)
             ;
-    if (file_exists(path)) {
+    if (runner_cached(path, true)) {
         if (lock_fd >= 0)
             close(lock_fd);
         return path;
     }
     build_result_init(&br);
     int brc = build_variant(&g->ref_build, ex, v, &br, err);
+    if (brc == 0 && br.status == BUILD_OK && cache_seal_file(path, err) != 0)
+        brc = -1;
     if (lock_fd >= 0)
         close(lock_fd);
     if (brc != 0) {
@@ -596,12 +611,14 @@ static char *ensure_expected(struct grading *g, const struct exercise_spec *ex,
     char *dir = expected_dir(g, ex, oracle, c, err);
     if (!dir)
         return NULL;
-    char *done = path_join(dir, "done");
-    if (file_exists(done)) {
-        free(done);
+    /* Entries are published whole (renamed into place): one that fails its check was
+     * damaged on disk, and is computed again. */
+    char cwhy[512];
+    enum cache_check cc = cache_check_dir(dir, cwhy, sizeof(cwhy));
+    if (cc == CACHE_OK)
         return dir;
-    }
-    free(done);
+    if (cc == CACHE_BAD)
+        cache_discard(dir, cwhy);
     if (oracle->target == TARGET_GPU && !g->env->gpu.available) {
         *why =
             xstrfmt(messages_get(g->o->messages, "expected values come from a GPU reference: %s"),
@@ -641,30 +658,34 @@ static char *ensure_expected(struct grading *g, const struct exercise_spec *ex,
         free(tmp);
         goto fail;
     }
-    for (size_t i = 0; i < ex->n_args; i++) {
+    char **names = xcalloc(ex->n_args * (size_t)s.checks + 1, sizeof(char *));
+    size_t n_names = 0;
+    int src = 0;
+    for (size_t i = 0; i < ex->n_args && src == 0; i++) {
         if (ex->args[i].kind != ARG_OUT && ex->args[i].kind != ARG_INOUT)
             continue;
-        for (int k = 0; k < s.checks; k++) {
+        for (int k = 0; k < s.checks && src == 0; k++) {
             char *f = xstrfmt("out_%s_%d.bin", ex->args[i].name, k);
             char *from = path_join(rundir, f), *to = path_join(tmp, f);
-            int rc = rename(from, to);
-            free(f);
+            src = rename(from, to);
+            names[n_names++] = f;
             free(from);
             free(to);
-            if (rc != 0) {
+            if (src != 0)
                 error_set_at(err, tmp, 0, 0, "cannot store expected outputs: %s", strerror(errno));
-                free(tmp);
-                goto fail;
-            }
         }
     }
-    char *marker = path_join(tmp, "done");
-    if (write_file_atomic(marker, "ok\n", 3, err) != 0) {
-        free(marker);
+    /* The manifest (with every file's checksum) is the entry's last file. */
+    if (src == 0)
+        src = cache_seal_dir(tmp, (const char *const *)names, n_names, err);
+    for (size_t i = 0; i < n_names; i++)
+        free(names[i]);
+    free(names);
+    if (src != 0) {
+        remove_tree(tmp, NULL);
         free(tmp);
         goto fail;
     }
-    free(marker);
     char *done_path = path_join(dir, "done");
     bool someone_else = file_exists(done_path);
     free(done_path);
@@ -977,6 +998,41 @@ static int time_rounds(struct grading *g, const struct exercise_spec *ex,
     return rc;
 }
 
+/*
+ * A run that failed while the grader's disk was full failed because of the disk: the harness
+ * could not write its outputs or result.txt, which reads as tampering or a crash. Asked once
+ * the run's folder is gone, so that only the grader's use of the disk counts, never what the
+ * run itself wrote: the case becomes XX with the reason.
+ */
+static void run_disk_full(struct grading *g, const struct exercise_spec *ex,
+                          const struct case_spec *c, struct case_result *cr)
+{
+    long long need = 1 << 20; /* result.txt, job.txt */
+    struct error e;
+    if (!verdict_is_failure(cr->verdict))
+        return;
+    for (size_t i = 0; i < ex->n_args; i++) {
+        long count = ex->args[i].kind == ARG_OUT || ex->args[i].kind == ARG_INOUT
+                         ? exercise_arg_count(ex, i, c, NULL)
+                         : 0;
+        if (count > 0)
+            need +=
+                (long long)count * (long long)lg_dtype_size(ex->args[i].dtype) * ex->timing.checks;
+    }
+    char *runs = xstrfmt("%s/run", g->work);
+    error_init(&e);
+    if (space_probe(runs, need, &e) == SPACE_FULL) {
+        char *m = xstrfmt(messages_get(g->o->messages, "the run failed because the grader's disk "
+                                                       "is full (not the submission's fault): %s"),
+                          e.msg);
+        case_skip(cr, V_GRADER, m);
+        free(m);
+        free(cr->detail);
+        cr->detail = NULL;
+    }
+    free(runs);
+}
+
 static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t vi, size_t ci,
                       struct build_result *br, struct case_result *cr, struct error *err)
 {
@@ -1223,6 +1279,7 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
     run_outcome_release(&o);
     if (!g->o->keep_work)
         remove_tree(rundir, NULL);
+    run_disk_full(g, ex, c, cr);
     free(rundir);
     free(expected);
     return 0;

@@ -528,7 +528,7 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->sizes = dup_str(o, "sizes");
     c->hidden = json_get_bool(o, "hidden", false);
     c->slow = json_get_bool(o, "slow", false);
-    /* A missing or unknown verdict (a newer grader's) is never charged to the student. */
+    /* results_check_json refused a missing or unknown verdict already. */
     int v = verdict_parse(json_get_string(o, "verdict"));
     c->verdict = v < 0 ? V_GRADER : (enum verdict)v;
     c->message = dup_str(o, "message");
@@ -688,6 +688,10 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
         json_value_free(root);
         return -1;
     }
+    if (results_check_json(root, name, err) != 0) {
+        json_value_free(root);
+        return -1;
+    }
     r->lab_id = dup_str(root, "lab_id");
     r->lab_number = num_long(root, "lab_number");
     r->lab_title = dup_str(root, "lab_title");
@@ -722,6 +726,10 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->n_skipped = num_int(root, "n_skipped");
     r->n_grader_errors = num_int(root, "n_grader_errors");
     json_value_free(root);
+    if (results_check(r, name, err) != 0) {
+        results_release(r);
+        return -1;
+    }
     return 0;
 }
 

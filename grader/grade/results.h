@@ -165,8 +165,20 @@ void results_tally(struct results *r);
 /* JSON round trip. results_read fills an initialised struct. */
 void results_to_json(const struct results *r, struct strbuf *out);
 int results_write(const struct results *r, const char *path, struct error *err);
+/*
+ * Reading verifies (results_check.c): the file's shape (every field that grades present and
+ * of its type, every verdict and sanitizer status known) and its arithmetic (each case's
+ * points within 0..max and none for a case that did not pass; exercise points, the total and
+ * the counts equal to what the cases add up to). A file that fails is refused with an error
+ * naming it and the first fault: it was truncated or edited, and is never graded from.
+ */
 int results_from_json(struct results *r, const char *json, size_t len, const char *path,
                       struct error *err);
 int results_read(struct results *r, const char *path, struct error *err);
+
+struct json_value;
+/* The two halves of that verification; name is the file, for the error. */
+int results_check_json(const struct json_value *root, const char *name, struct error *err);
+int results_check(const struct results *r, const char *name, struct error *err);
 
 #endif

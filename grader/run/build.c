@@ -5,6 +5,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/sha256.h"
+#include "base/space.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -19,6 +20,9 @@
 #define BASE_NVCCFLAGS "-O2 -lineinfo -Xcompiler -Wall"
 #define SUBMISSION_MAX_BYTES (64LL << 20)
 #define SUBMISSION_MAX_FILES 500
+/* What a compile or link step may need to write (objects, nvcc's intermediate files in
+ * TMPDIR, which is the build folder): with less free, a failed step is the disk's doing. */
+#define BUILD_SPACE_NEEDED (32LL << 20)
 
 struct build_obj {
     char *source; /* as named in the spec */
@@ -494,6 +498,23 @@ static int count_warnings(const char *log)
     return n;
 }
 
+/*
+ * A compile or link step failed: was the build folder's disk full? Then the compiler's
+ * complaint is about the grader's disk, and the failure is the grader's (XX), never the
+ * submission's CE. *message gets the reason, in the student's language.
+ */
+static bool build_disk_full(const struct build_ctx *b, char **message)
+{
+    struct error e;
+    error_init(&e);
+    if (space_probe(b->dir, BUILD_SPACE_NEEDED, &e) != SPACE_FULL)
+        return false;
+    *message = xstrfmt(messages_get(b->messages, "the build failed because the grader's disk is "
+                                                 "full (not the submission's fault): %s"),
+                       e.msg);
+    return true;
+}
+
 /* Run a build command in the sandbox; the output is appended to log. */
 static int run_tool(struct build_ctx *b, struct argv_list *cmd, struct strbuf *log, bool *ok,
                     struct error *err)
@@ -667,7 +688,9 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     }
     o->n_warnings = count_warnings(strbuf_str(&log));
     o->log = strbuf_detach(&log);
-    if (!ok) {
+    if (!ok && build_disk_full(b, &o->message)) {
+        o->status = BUILD_GRADER_ERROR;
+    } else if (!ok) {
         o->status = BUILD_COMPILE_ERROR;
         o->message = xstrfmt(messages_get(b->messages, "%s does not compile"), source);
     }
@@ -684,9 +707,12 @@ static bool link_log_misses(const char *log, const char *function)
     return r;
 }
 
-/* build.txt + build.log in the variant's folder: the outcome of an earlier build. */
+/* build.txt + build.log in the variant's folder: the outcome of an earlier build. A grader
+ * error is not recorded: the next build tries again. */
 static int save_record(const char *vdir, const struct build_result *r, struct error *err)
 {
+    if (r->status == BUILD_GRADER_ERROR)
+        return 0;
     char *txt = xstrfmt("status %d\nwarnings %d\nmessage %s\n", (int)r->status, r->n_warnings,
                         r->message ? r->message : "");
     char *p = path_join(vdir, "build.log");
@@ -772,8 +798,10 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
         r->n_warnings += o->n_warnings;
         if (is_cuda_source(o->source))
             any_cuda = true;
-        if (o->status != BUILD_OK && r->status != BUILD_COMPILE_ERROR &&
-            r->status != BUILD_MISSING_FUNCTION) {
+        /* The grader's own failure outranks the submission's: its CE may be the disk's. */
+        if (o->status != BUILD_OK &&
+            (o->status == BUILD_GRADER_ERROR ||
+             (r->status != BUILD_COMPILE_ERROR && r->status != BUILD_MISSING_FUNCTION))) {
             free(r->message);
             r->status = o->status;
             r->message = xstrdup(o->message);
@@ -815,6 +843,16 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
             goto out;
         }
         argv_release(&cmd);
+        char *full = NULL;
+        if (!ok && build_disk_full(b, &full)) {
+            free(rel);
+            free(relo);
+            strbuf_release(&log);
+            r->status = BUILD_GRADER_ERROR;
+            r->message = full;
+            rc = 0;
+            goto out;
+        }
         if (!ok) {
             /* Only the lab's own declarations can break the generated driver. */
             error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
@@ -862,7 +900,9 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
         }
         if (log.len)
             strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
-        if (!ok) {
+        if (!ok && build_disk_full(b, &r->message)) {
+            r->status = BUILD_GRADER_ERROR;
+        } else if (!ok) {
             if (link_log_misses(strbuf_str(&log), impl->function)) {
                 r->status = BUILD_MISSING_FUNCTION;
                 r->message = xstrfmt(
