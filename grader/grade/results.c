@@ -89,7 +89,7 @@ void results_release(struct results *r)
     char **strs[] = {&r->lab_id,         &r->lab_title,    &r->course,     &r->lang,
                      &r->student_id,     &r->student_name, &r->submission, &r->submission_hash,
                      &r->grader_version, &r->date,         &r->mode,       &r->isolation,
-                     &r->timing_mode,    &r->cgroup};
+                     &r->timing_mode,    &r->cgroup,       &r->unreadable};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
         free(*strs[i]);
     machine_release(&r->machine);

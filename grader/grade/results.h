@@ -153,6 +153,10 @@ struct results {
     size_t n_exercises;
     double score, max_score;
     int n_pass, n_fail, n_skipped, n_grader_errors;
+    /* A stand-in for a student whose stored results could not be read (batch_merge): why,
+     * with lab_id, student_id and n_grader_errors 1 set and nothing else. Gradebooks list it
+     * with no points at all, never with 0. NULL for real results; never in the JSON. */
+    char *unreadable;
 };
 
 void results_init(struct results *r);
