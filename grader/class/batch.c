@@ -602,9 +602,8 @@ static long long case_output_bytes(const struct exercise_spec *ex, const struct 
 {
     long long bytes = 0;
     for (size_t i = 0; i < ex->n_args; i++) {
-        long count = ex->args[i].kind == ARG_OUT || ex->args[i].kind == ARG_INOUT
-                         ? exercise_arg_count(ex, i, c, NULL)
-                         : 0;
+        long count =
+            ex->args[i].kind == ARG_OUT || ex->args[i].kind == ARG_INOUT ? c->args[i].count : 0;
         if (count > 0)
             bytes += (long long)count * (long long)lg_dtype_size(ex->args[i].dtype);
     }

@@ -991,9 +991,8 @@ static void run_disk_full(struct grading *g, const struct exercise_spec *ex,
     if (!verdict_is_failure(cr->verdict))
         return;
     for (size_t i = 0; i < ex->n_args; i++) {
-        long count = ex->args[i].kind == ARG_OUT || ex->args[i].kind == ARG_INOUT
-                         ? exercise_arg_count(ex, i, c, NULL)
-                         : 0;
+        long count =
+            ex->args[i].kind == ARG_OUT || ex->args[i].kind == ARG_INOUT ? c->args[i].count : 0;
         if (count > 0)
             need +=
                 (long long)count * (long long)lg_dtype_size(ex->args[i].dtype) * ex->timing.checks;
