@@ -767,7 +767,10 @@ static int batch_grade_class(struct grade_env *env, const struct lab *lab,
         fprintf(stderr, "grader: %s stopped without finishing its run on %s; taking over\n",
                 lock.stale_holder, out);
     if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0) {
-        s->bad_input = true;
+        /* The caller's input to fix, unless the copies failed on a full disk: the grader's. */
+        struct error serr;
+        error_init(&serr);
+        s->bad_input = space_probe(out, 1 << 20, &serr) != SPACE_FULL;
         goto done;
     }
     for (size_t i = 0; i < set.n_warnings; i++)

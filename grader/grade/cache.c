@@ -117,6 +117,18 @@ static int file_digest(const char *path, char hex[65], long long *size, char *wh
     return 0;
 }
 
+/* "<name> does not match its checksum" (and how its size differs, when it does). */
+static enum cache_check mismatch(char *why, size_t why_size, const char *name, long long size,
+                                 long long stored)
+{
+    if (size != stored)
+        snprintf(why, why_size, "%s%sdoes not match its checksum (%lld bytes, %lld stored)", name,
+                 *name ? " " : "", size, stored);
+    else
+        snprintf(why, why_size, "%s%sdoes not match its checksum", name, *name ? " " : "");
+    return CACHE_BAD;
+}
+
 static char *seal_path(const char *path)
 {
     return xstrfmt("%s.sha256", path);
@@ -156,11 +168,8 @@ enum cache_check cache_check_file(const char *path, char *why, size_t why_size)
     }
     if (file_digest(path, hex, &size, why, why_size) != 0)
         return CACHE_BAD;
-    if (size != want_size || strcmp(hex, want) != 0) {
-        snprintf(why, why_size, "does not match its checksum (%lld bytes, %lld stored)", size,
-                 want_size);
-        return CACHE_BAD;
-    }
+    if (size != want_size || strcmp(hex, want) != 0)
+        return mismatch(why, why_size, "", size, want_size);
     return CACHE_OK;
 }
 
@@ -207,11 +216,8 @@ static enum cache_check check_line(const char *dir, const char *line, char *why,
         snprintf(why, why_size, "%s: %s", name, fwhy);
         return CACHE_BAD;
     }
-    if (size != want_size || strcmp(hex, want) != 0) {
-        snprintf(why, why_size, "%s does not match its checksum (%lld bytes, %lld stored)", name,
-                 size, want_size);
-        return CACHE_BAD;
-    }
+    if (size != want_size || strcmp(hex, want) != 0)
+        return mismatch(why, why_size, name, size, want_size);
     return CACHE_OK;
 }
 

@@ -666,11 +666,14 @@ static char *ensure_expected(struct grading *g, const struct exercise_spec *ex,
             char *f = xstrfmt("out_%s_%d.bin", ex->args[i].name, k);
             char *from = path_join(rundir, f), *to = path_join(tmp, f);
             src = rename(from, to);
+            /* The working folder may be on another disk (LABGRADER_WORK): copied then. */
+            if (src != 0 && errno == EXDEV)
+                src = copy_file(from, to, err);
+            else if (src != 0)
+                error_set_at(err, tmp, 0, 0, "cannot store expected outputs: %s", strerror(errno));
             names[n_names++] = f;
             free(from);
             free(to);
-            if (src != 0)
-                error_set_at(err, tmp, 0, 0, "cannot store expected outputs: %s", strerror(errno));
         }
     }
     /* The manifest (with every file's checksum) is the entry's last file. */
@@ -716,6 +719,9 @@ static char *ensure_expected(struct grading *g, const struct exercise_spec *ex,
     return dir;
 fail:
     run_outcome_release(&o);
+    /* A failed reference run's outputs must not keep filling the disk. */
+    if (!g->o->keep_work)
+        remove_tree(rundir, NULL);
     free(rundir);
     free(dir);
     return NULL;

@@ -127,8 +127,8 @@ START_TEST(test_discard_said_once)
     close(saved);
     struct strbuf sb = STRBUF_INIT;
     ck_assert_int_eq(read_file(log, &sb, NULL), 0);
-    char *want = xstrfmt("grader: cache: %s: does not match its checksum: discarded, built again\n",
-                         f);
+    char *want =
+        xstrfmt("grader: cache: %s: does not match its checksum: discarded, built again\n", f);
     ck_assert_str_eq(sb.buf, want);
     free(want);
     strbuf_release(&sb);
