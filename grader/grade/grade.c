@@ -597,6 +597,42 @@ static struct ref_timing *reference_timing(struct grading *g, const struct exerc
     return reference_measure(g, ex, v, c, 0, rt, err) == 0 ? rt : NULL;
 }
 
+/*
+ * The reference run's outputs moved from rundir into tmp, the entry being made, with the
+ * manifest of their checksums (cache.h) as its last file. 0, or -1 with err.
+ */
+static int store_outputs(const struct exercise_spec *ex, int checks, const char *rundir,
+                         const char *tmp, struct error *err)
+{
+    char **names = xcalloc(ex->n_args * (size_t)checks + 1, sizeof(char *));
+    size_t n_names = 0;
+    int src = 0;
+    for (size_t i = 0; i < ex->n_args && src == 0; i++) {
+        if (ex->args[i].kind != ARG_OUT && ex->args[i].kind != ARG_INOUT)
+            continue;
+        for (int k = 0; k < checks && src == 0; k++) {
+            char *f = xstrfmt("out_%s_%d.bin", ex->args[i].name, k);
+            char *from = path_join(rundir, f), *to = path_join(tmp, f);
+            src = rename(from, to);
+            /* The working folder may be on another disk (LABGRADER_WORK): copied then. */
+            if (src != 0 && errno == EXDEV)
+                src = copy_file(from, to, err);
+            else if (src != 0)
+                error_set_at(err, tmp, 0, 0, "cannot store expected outputs: %s", strerror(errno));
+            names[n_names++] = f;
+            free(from);
+            free(to);
+        }
+    }
+    /* The manifest (with every file's checksum) is the entry's last file. */
+    if (src == 0)
+        src = cache_seal_dir(tmp, (const char *const *)names, n_names, err);
+    for (size_t i = 0; i < n_names; i++)
+        free(names[i]);
+    free(names);
+    return src;
+}
+
 /* Make sure expected outputs exist for (exercise, case); NULL + *why when they cannot. */
 static char *ensure_expected(struct grading *g, const struct exercise_spec *ex,
                              const struct case_spec *c, char **why, struct error *err)
@@ -656,32 +692,7 @@ static char *ensure_expected(struct grading *g, const struct exercise_spec *ex,
         free(tmp);
         goto fail;
     }
-    char **names = xcalloc(ex->n_args * (size_t)s.checks + 1, sizeof(char *));
-    size_t n_names = 0;
-    int src = 0;
-    for (size_t i = 0; i < ex->n_args && src == 0; i++) {
-        if (ex->args[i].kind != ARG_OUT && ex->args[i].kind != ARG_INOUT)
-            continue;
-        for (int k = 0; k < s.checks && src == 0; k++) {
-            char *f = xstrfmt("out_%s_%d.bin", ex->args[i].name, k);
-            char *from = path_join(rundir, f), *to = path_join(tmp, f);
-            src = rename(from, to);
-            /* The working folder may be on another disk (LABGRADER_WORK): copied then. */
-            if (src != 0 && errno == EXDEV)
-                src = copy_file(from, to, err);
-            else if (src != 0)
-                error_set_at(err, tmp, 0, 0, "cannot store expected outputs: %s", strerror(errno));
-            names[n_names++] = f;
-            free(from);
-            free(to);
-        }
-    }
-    /* The manifest (with every file's checksum) is the entry's last file. */
-    if (src == 0)
-        src = cache_seal_dir(tmp, (const char *const *)names, n_names, err);
-    for (size_t i = 0; i < n_names; i++)
-        free(names[i]);
-    free(names);
+    int src = store_outputs(ex, s.checks, rundir, tmp, err);
     if (src != 0) {
         remove_tree(tmp, NULL);
         free(tmp);

@@ -759,11 +759,109 @@ static bool load_record(const char *vdir, struct build_result *r)
     return ok;
 }
 
+/*
+ * The generated driver of a variant, compiled. 0 when it was; 1 when the disk was full (r
+ * says so: the grader's error); -1 when the grader failed otherwise (err).
+ */
+static int compile_driver(struct build_ctx *b, const struct exercise_spec *ex,
+                          const struct variant_spec *v, struct build_result *r, struct error *err)
+{
+    struct argv_list cmd = {0};
+    struct strbuf log = STRBUF_INIT;
+    bool ok;
+    char *rel = xstrfmt("%s-%s/driver.c", ex->id, v->id);
+    char *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
+    argv_push(&cmd, b->tc->cc);
+    argv_push_split(&cmd, "-std=gnu11 -O2 -Wall");
+    argv_push(&cmd, "-I");
+    argv_push(&cmd, b->tc->harness_include);
+    argv_push(&cmd, "-I");
+    argv_push(&cmd, ".");
+    argv_push(&cmd, "-c");
+    argv_push(&cmd, rel);
+    argv_push(&cmd, "-o");
+    argv_push(&cmd, relo);
+    int rc = run_tool(b, &cmd, &log, &ok, err);
+    if (rc == 0 && !ok && build_disk_full(b, &r->message)) {
+        r->status = BUILD_GRADER_ERROR;
+        rc = 1;
+    } else if (rc == 0 && !ok) {
+        /* Only the lab's own declarations can break the generated driver. */
+        error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
+                  strbuf_str(&log));
+        r->status = BUILD_GRADER_ERROR;
+        rc = -1;
+    }
+    argv_release(&cmd);
+    strbuf_release(&log);
+    free(rel);
+    free(relo);
+    return rc;
+}
+
+/* Driver, objects and harness linked into the variant's runner; r says how that went (a
+ * missing function, a link error, a full disk). -1 only when the grader failed (err). */
+static int link_runner(struct build_ctx *b, const struct exercise_spec *ex,
+                       const struct variant_spec *v, const struct argv_list *objs, bool any_cuda,
+                       struct build_result *r, struct error *err)
+{
+    const struct impl_spec *impl = impl_of(b, v);
+    struct argv_list cmd = {0};
+    struct strbuf log = STRBUF_INIT;
+    bool ok;
+    char *runner_rel = xstrfmt("%s-%s/runner", ex->id, v->id);
+    char *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
+    argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
+    if (any_cuda && b->tc->gpu_arch) {
+        char *a = xstrfmt("-arch=%s", b->tc->gpu_arch);
+        argv_push(&cmd, a);
+        free(a);
+    }
+    argv_push(&cmd, "-o");
+    argv_push(&cmd, runner_rel);
+    argv_push(&cmd, relo);
+    for (size_t i = 0; i < objs->n; i++)
+        argv_push(&cmd, objs->v[i]);
+    const char *hobjs[] = {"harness.o", "rng.o", "dtype.o",
+                           v->target == TARGET_GPU ? "harness_gpu.o" : "harness_nogpu.o"};
+    for (size_t i = 0; i < 4; i++) {
+        char *p = path_join(b->tc->harness_dir, hobjs[i]);
+        argv_push(&cmd, p);
+        free(p);
+    }
+    for (size_t i = 0; i < impl->n_libs; i++)
+        lib_flags(impl->libs[i], false, &cmd);
+    if (b->lab->ldflags)
+        argv_push_split(&cmd, b->lab->ldflags);
+    argv_push(&cmd, "-lm");
+    int rc = run_tool(b, &cmd, &log, &ok, err);
+    if (rc == 0 && log.len)
+        strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
+    if (rc == 0 && !ok && build_disk_full(b, &r->message)) {
+        r->status = BUILD_GRADER_ERROR;
+    } else if (rc == 0 && !ok && link_log_misses(strbuf_str(&log), impl->function)) {
+        r->status = BUILD_MISSING_FUNCTION;
+        r->message = xstrfmt(
+            messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
+            impl->n_sources == 1 ? impl->sources[0] : messages_get(b->messages, "the sources"));
+    } else if (rc == 0 && !ok) {
+        r->status = BUILD_COMPILE_ERROR;
+        r->message = xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
+    } else if (rc == 0) {
+        r->runner = path_join(b->dir, runner_rel);
+    }
+    argv_release(&cmd);
+    strbuf_release(&log);
+    free(runner_rel);
+    free(relo);
+    return rc;
+}
+
 int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
                   struct build_result *r, struct error *err)
 {
     const struct impl_spec *impl = impl_of(b, v);
-    struct argv_list objs = {0}, cmd = {0};
+    struct argv_list objs = {0};
     bool any_cuda = v->target == TARGET_GPU;
     char *vdir = NULL, *driver_path = NULL;
     struct strbuf drv = STRBUF_INIT;
@@ -821,105 +919,13 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
         goto out;
 
     /* The driver is generated from the spec and trusted, but compiled the same way. */
-    {
-        bool ok;
-        struct strbuf log = STRBUF_INIT;
-        argv_push(&cmd, b->tc->cc);
-        argv_push_split(&cmd, "-std=gnu11 -O2 -Wall");
-        argv_push(&cmd, "-I");
-        argv_push(&cmd, b->tc->harness_include);
-        argv_push(&cmd, "-I");
-        argv_push(&cmd, ".");
-        argv_push(&cmd, "-c");
-        char *rel = xstrfmt("%s-%s/driver.c", ex->id, v->id);
-        char *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
-        argv_push(&cmd, rel);
-        argv_push(&cmd, "-o");
-        argv_push(&cmd, relo);
-        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            goto out;
-        }
-        argv_release(&cmd);
-        char *full = NULL;
-        if (!ok && build_disk_full(b, &full)) {
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            r->status = BUILD_GRADER_ERROR;
-            r->message = full;
-            rc = 0;
-            goto out;
-        }
-        if (!ok) {
-            /* Only the lab's own declarations can break the generated driver. */
-            error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
-                      strbuf_str(&log));
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            r->status = BUILD_GRADER_ERROR;
-            goto out;
-        }
-        strbuf_release(&log);
-        free(rel);
-
-        /* Link. */
-        char *runner_rel = xstrfmt("%s-%s/runner", ex->id, v->id);
-        argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
-        if (any_cuda && b->tc->gpu_arch) {
-            char *a = xstrfmt("-arch=%s", b->tc->gpu_arch);
-            argv_push(&cmd, a);
-            free(a);
-        }
-        argv_push(&cmd, "-o");
-        argv_push(&cmd, runner_rel);
-        argv_push(&cmd, relo);
-        free(relo);
-        for (size_t i = 0; i < objs.n; i++)
-            argv_push(&cmd, objs.v[i]);
-        const char *hobjs[] = {"harness.o", "rng.o", "dtype.o",
-                               v->target == TARGET_GPU ? "harness_gpu.o" : "harness_nogpu.o"};
-        for (size_t i = 0; i < 4; i++) {
-            char *p = path_join(b->tc->harness_dir, hobjs[i]);
-            argv_push(&cmd, p);
-            free(p);
-        }
-        for (size_t i = 0; i < impl->n_libs; i++)
-            lib_flags(impl->libs[i], false, &cmd);
-        if (b->lab->ldflags)
-            argv_push_split(&cmd, b->lab->ldflags);
-        argv_push(&cmd, "-lm");
-        log = (struct strbuf)STRBUF_INIT;
-        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
-            free(runner_rel);
-            strbuf_release(&log);
-            goto out;
-        }
-        if (log.len)
-            strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
-        if (!ok && build_disk_full(b, &r->message)) {
-            r->status = BUILD_GRADER_ERROR;
-        } else if (!ok) {
-            if (link_log_misses(strbuf_str(&log), impl->function)) {
-                r->status = BUILD_MISSING_FUNCTION;
-                r->message = xstrfmt(
-                    messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
-                    impl->n_sources == 1 ? impl->sources[0]
-                                         : messages_get(b->messages, "the sources"));
-            } else {
-                r->status = BUILD_COMPILE_ERROR;
-                r->message =
-                    xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
-            }
-        } else {
-            r->runner = path_join(b->dir, runner_rel);
-        }
-        free(runner_rel);
-        strbuf_release(&log);
+    int drc = compile_driver(b, ex, v, r, err);
+    if (drc != 0) {
+        rc = drc > 0 ? 0 : -1;
+        goto out;
     }
+    if (link_runner(b, ex, v, &objs, any_cuda, r, err) != 0)
+        goto out;
     if (r->status == BUILD_OK && v->target == TARGET_GPU && b->tc->no_cuda_reason) {
         r->status = BUILD_NO_TOOLCHAIN;
         r->message = xstrdup(b->tc->no_cuda_reason);
@@ -927,7 +933,6 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
     rc = save_record(vdir, r, err);
 out:
     argv_release(&objs);
-    argv_release(&cmd);
     free(vdir);
     free(driver_path);
     strbuf_release(&drv);
