@@ -8,6 +8,7 @@
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
 #   make kit LAB=6       student kit tarball
 #   make bench           grading throughput and timing-accuracy table
+#   make fuzz            libFuzzer harnesses (clang), FUZZ_SECONDS each (tests/fuzz/README.md)
 
 CC        ?= gcc
 PREFIX    ?= /usr/local
@@ -55,7 +56,8 @@ VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
 .PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
-        slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean
+        slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
+        fuzz fuzz-build deps-fuzz
 
 all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
 
@@ -167,7 +169,42 @@ test-gpu: deps all $(GPU_BIN)
 print-gpu-bin:
 	@echo $(GPU_BIN)
 
-FORMAT_FILES = $(sort $(wildcard grader/*/*.c grader/*/*.h grader/harness/*.c grader/harness/*.h grader/harness/*.cu tests/unit/*.c tests/e2e/*.c tests/e2e/*.h tests/gpu/*.c))
+# make fuzz: every harness in tests/fuzz/ for FUZZ_SECONDS (10: CI's short run; FUZZ_SECONDS=3600
+# on demand), from its seed corpus (tests/fuzz/corpus/NAME, never written) plus what earlier runs
+# found (build/fuzz/corpus/NAME). A crash, a sanitizer report or a broken property stops it and
+# leaves the input in build/fuzz/crash-NAME-*. The grader's library is built again with clang,
+# libFuzzer's instrumentation, ASan and UBSan, in build/fuzz.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 10
+FUZZ_FLAGS   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_BUILD   := build/fuzz
+FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN     := $(addprefix $(FUZZ_BUILD)/,$(FUZZ_NAMES))
+
+fuzz-build: deps-fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CI= CFLAGS="$(FUZZ_FLAGS)" \
+	  $(FUZZ_BUILD)/libgrader.a
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/libgrader.a
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer -Igrader \
+	  -o $@ $< $(FUZZ_BUILD)/libgrader.a $(LDLIBS)
+
+fuzz: fuzz-build
+	@for n in $(FUZZ_NAMES); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/$$n -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/crash-$$n- \
+	    $(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n 2>$(FUZZ_BUILD)/$$n.log \
+	    || { tail -n 40 $(FUZZ_BUILD)/$$n.log; echo "fuzz: $$n failed (log $(FUZZ_BUILD)/$$n.log)"; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units' $(FUZZ_BUILD)/$$n.log | sed "s/^/fuzz: $$n: /"; \
+	done
+
+deps-fuzz:
+	@grader/deps.sh fuzz
+
+FORMAT_FILES = $(sort $(wildcard grader/*/*.c grader/*/*.h grader/harness/*.c grader/harness/*.h grader/harness/*.cu tests/unit/*.c tests/e2e/*.c tests/e2e/*.h tests/gpu/*.c tests/fuzz/*.c tests/fuzz/*.h))
 
 format:
 	clang-format -i $(FORMAT_FILES)

@@ -2,6 +2,7 @@
 # Make sure the Debian packages labgrader needs are present.
 #   grader/deps.sh build    what building and grading need (missing: install, or fail)
 #   grader/deps.sh test     the above plus what the test suite needs
+#   grader/deps.sh fuzz     the above plus clang and libFuzzer (make fuzz)
 # Checks what the compiler and PATH can actually see (so a machine that has the
 # libraries without dpkg knowing, e.g. unpacked elsewhere, passes), installs the
 # missing packages with apt-get when it can (root, or sudo without a password), and
@@ -36,6 +37,16 @@ if has_cmd xelatex && has_cmd kpsewhich && ! kpsewhich pzdr.tfm >/dev/null 2>&1;
 fi
 { has_cmd fc-list && fc-list 2>/dev/null | grep -qi 'DejaVu Sans'; } || optional+=(fonts-dejavu-core)
 has_cmd gnuplot || optional+=(gnuplot-nox)
+# make fuzz: clang with libFuzzer's runtime, which Debian ships apart (libclang-rt-dev). A link
+# test answers whether both are there.
+has_libfuzzer() {
+    printf '#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return d && n ? 0 : 0; }\n' |
+        clang -x c - -fsanitize=fuzzer,address -o /dev/null >/dev/null 2>&1
+}
+if [ "$mode" = fuzz ]; then
+    has_cmd clang || missing+=(clang)
+    has_libfuzzer || missing+=(libclang-rt-dev)
+fi
 if [ "$mode" = test ]; then
     has_header check.h || missing+=(check)
     has_cmd pdftotext || missing+=(poppler-utils)
