@@ -67,7 +67,17 @@ deps-test:
 deps:
 	@grader/deps.sh build
 
-$(BUILD)/obj/%.o: grader/%.c
+# Whatever builds anything first makes sure the Debian packages are there (installing them
+# when it can, else printing the one command to run), as `make check` does: a bare `make` on
+# a fresh machine says what is missing instead of failing on a missing header. Once per build
+# folder, and again when deps.sh changes.
+DEPS_STAMP := $(BUILD)/.deps-ok
+$(DEPS_STAMP): grader/deps.sh
+	@mkdir -p $(@D)
+	@grader/deps.sh build
+	@touch $@
+
+$(BUILD)/obj/%.o: grader/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
 
@@ -81,16 +91,16 @@ $(BIN): $(MAIN_OBJ) $(LIB)
 # Harness objects: built without sanitizers or -Werror toggles of the grader, since
 # they are linked into student programs compiled with the lab's own flags.
 HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader
-$(BUILD)/harness/%.o: grader/harness/%.c
+$(BUILD)/harness/%.o: grader/harness/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(BUILD)/harness/dtype.o: grader/base/dtype.c
+$(BUILD)/harness/dtype.o: grader/base/dtype.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/harness/harness_gpu.o: grader/harness/harness_gpu.cu grader/harness/harness.h
 	@mkdir -p $(@D)
 	$(NVCC) -O2 -Igrader -Xcompiler -fPIC -c $< -o $@
-$(BUILD)/harness/calibrate.o: grader/harness/calibrate.c
+$(BUILD)/harness/calibrate.o: grader/harness/calibrate.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@
 ifneq ($(NVCC),)
