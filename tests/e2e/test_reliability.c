@@ -420,6 +420,11 @@ START_TEST(test_second_grader_refused)
     ck_assert_msg(st == 3, "the second grader exited %d, expected 3 (log %s)", st, log_b);
     char *who = xstrfmt("is in use by grade (pid %ld on ", (long)a);
     ck_assert_msg(log_has(log_b, who) && log_has(log_b, "started "), "log %s", log_b);
+    /* Nor may a merge write the gradebook meanwhile. */
+    const char *merge[] = {e2e_bin(), "merge", LAB, "--out", out, "--no-pdf", NULL};
+    st = e2e_run(merge, log_b);
+    ck_assert_msg(st == 3 && log_has(log_b, who), "merge beside a grader: exit %d (log %s)", st,
+                  log_b);
     ck_assert_int_eq(waitpid(a, &st, 0), a);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first grader: %#x (log %s)", st,
                   log_a);
@@ -712,6 +717,9 @@ END_TEST
 START_TEST(test_check_runs_kept_apart)
 {
     char *out = xstrfmt("%s/apart", root), *log = xstrfmt("%s/apart.log", root);
+    /* Nothing graded yet: report has nothing to render, the caller's mistake (exit 2). */
+    const char *rep[] = {e2e_bin(), "report", LAB, "--out", out, "--no-pdf", NULL};
+    ck_assert_int_eq(e2e_run(rep, log), 2);
     const char *check[] = {e2e_bin(), "check", LAB, "--out", out, "--no-pdf", "--quiet", NULL};
     ck_assert_int_eq(e2e_run(check, log), 0);
     int st = grade(LAB, out, log, NULL);
