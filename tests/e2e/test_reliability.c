@@ -48,6 +48,9 @@ static struct row rows[MAX_ROWS];
 static size_t n_rows;
 static char *root;  /* everything this suite writes */
 static char *klass; /* root/class: copies of the students above */
+/* root/slow: the same and s07, whose endless loop takes the 5 s timeout: a run that is still
+ * going while another grader is tried beside it. */
+static char *slow;
 
 static void copy_tree_cmd(const char *from, const char *to)
 {
@@ -62,11 +65,15 @@ static void setup(void)
     root = e2e_tmpdir("reliability");
     klass = xstrfmt("%s/class", root);
     ck_assert_int_eq(mkdir_p(klass, NULL), 0);
+    slow = xstrfmt("%s/slow", root);
+    ck_assert_int_eq(mkdir_p(slow, NULL), 0);
     for (size_t i = 0; i < N_STUDENTS; i++) {
         char *from = xstrfmt(CLASS_FIXTURE "/%s", students[i]);
         copy_tree_cmd(from, klass);
+        copy_tree_cmd(from, slow);
         free(from);
     }
+    copy_tree_cmd(CLASS_FIXTURE "/s07", slow);
     FILE *f = fopen(CLASS_FIXTURE "/EXPECTED", "r");
     char line[512];
     ck_assert_msg(f != NULL, "run from the repository root");
@@ -362,7 +369,7 @@ END_TEST
 
 /* ---- two graders ---- */
 
-static pid_t spawn_grade(const char *lab, const char *out, const char *log)
+static pid_t spawn_grade(const char *lab, const char *subs, const char *out, const char *log)
 {
     pid_t pid = fork();
     ck_assert(pid >= 0);
@@ -373,7 +380,7 @@ static pid_t spawn_grade(const char *lab, const char *out, const char *log)
         dup2(fd, 1);
         dup2(fd, 2);
         const char *argv[] = {e2e_bin(),   "grade", lab, "--submissions",
-                              klass,       "--out", out, "--no-pdf",
+                              subs,        "--out", out, "--no-pdf",
                               "--timeout", "5",     NULL};
         execv(argv[0], (char *const *)argv);
         _exit(127);
@@ -412,10 +419,11 @@ START_TEST(test_second_grader_refused)
 {
     char *out = xstrfmt("%s/two", root), *lock = xstrfmt("%s/two/lab99/.lock", root);
     char *log_a = xstrfmt("%s/two-a.log", root), *log_b = xstrfmt("%s/two-b.log", root);
-    pid_t a = spawn_grade(LAB, out, log_a);
+    pid_t a = spawn_grade(LAB, slow, out, log_a);
     char *note = xstrfmt("pid %ld\n", (long)a);
     ck_assert_msg(wait_for(lock, note, a), "the first grader ended before taking its lock");
-    /* While the first grades, a second on the same class and folder stops at once. */
+    /* While the first grades (s07 alone takes 5 s), a second on the same class and folder
+     * stops at once. */
     int st = grade(LAB, out, log_b, NULL);
     ck_assert_msg(st == 3, "the second grader exited %d, expected 3 (log %s)", st, log_b);
     char *who = xstrfmt("is in use by grade (pid %ld on ", (long)a);
@@ -442,7 +450,7 @@ START_TEST(test_killed_grader_lock_taken_over)
 {
     char *out = xstrfmt("%s/killed", root);
     char *log_a = xstrfmt("%s/killed-a.log", root), *log_b = xstrfmt("%s/killed-b.log", root);
-    pid_t a = spawn_grade(LAB, out, log_a);
+    pid_t a = spawn_grade(LAB, klass, out, log_a);
     ck_assert_msg(wait_for(log_a, "building 3", a), "the grader ended before building (log %s)",
                   log_a);
     kill(-a, SIGKILL);
@@ -476,7 +484,7 @@ START_TEST(test_two_labs_side_by_side)
     ck_assert_ptr_nonnull(at);
     at[6] = '8';
     ck_assert_int_eq(write_file_atomic(yaml, text, strlen(text), NULL), 0);
-    pid_t a = spawn_grade(LAB, out, log_a);
+    pid_t a = spawn_grade(LAB, klass, out, log_a);
     int st = grade(lab98, out, log_b, NULL);
     ck_assert_msg(st == 0, "lab 98 beside lab 99: exit %d (log %s)", st, log_b);
     ck_assert_int_eq(waitpid(a, &st, 0), a);
