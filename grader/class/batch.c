@@ -86,11 +86,10 @@ enum graded_state {
 /*
  * Whether dir holds this stamp's results, intact: the stamp names the files and options
  * graded and the checksum of results.json, which must also pass results_read's checks.
- * r (initialised, may be NULL) gets the results when GRADED; why says what is wrong when
- * GRADED_DAMAGED.
+ * why says what is wrong when GRADED_DAMAGED.
  */
-static enum graded_state graded_state(const char *dir, const char *stamp, struct results *r,
-                                      char *why, size_t why_size)
+static enum graded_state graded_state(const char *dir, const char *stamp, char *why,
+                                      size_t why_size)
 {
     struct strbuf old = STRBUF_INIT, json = STRBUF_INIT;
     char *p = path_join(dir, ".graded"), *jp = path_join(dir, "results.json");
@@ -122,10 +121,6 @@ static enum graded_state graded_state(const char *dir, const char *stamp, struct
         goto out;
     }
     st = tmp.n_grader_errors ? NOT_GRADED : GRADED;
-    if (st == GRADED && r) {
-        *r = tmp;
-        results_init(&tmp);
-    }
 out:
     results_release(&tmp);
     strbuf_release(&old);
@@ -544,7 +539,7 @@ static void run_workers(struct grade_env *env, const struct lab *lab, const stru
         close(fds[1]);
     if (fds[0] >= 0)
         fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    for (bool open = fds[0] >= 0;;) {
+    for (bool reading = fds[0] >= 0;;) {
         int alive = 0, st;
         pid_t got;
         /* This process is a subreaper (sandbox): orphans of sandboxed programs end up
@@ -555,12 +550,12 @@ static void run_workers(struct grade_env *env, const struct lab *lab, const stru
                     pids[w] = -1;
         for (int w = 0; w < workers; w++)
             alive += pids[w] > 0;
-        if (open)
-            open = read_reports(fds[0], outcome, n, s, o, todo, &done, started);
+        if (reading)
+            reading = read_reports(fds[0], outcome, n, s, o, todo, &done, started);
         if (!alive)
             break;
         struct pollfd pfd = {fds[0], POLLIN, 0};
-        poll(&pfd, open ? 1 : 0, 1000);
+        poll(&pfd, reading ? 1 : 0, 1000);
     }
     if (fds[0] >= 0) {
         read_reports(fds[0], outcome, n, s, o, todo, &done, started);
@@ -588,8 +583,13 @@ static void run_workers(struct grade_env *env, const struct lab *lab, const stru
 static int write_class_list(const char *out, const struct submission_set *set, struct error *err)
 {
     struct strbuf sb = STRBUF_INIT;
-    for (size_t i = 0; i < set->n; i++)
-        strbuf_addf(&sb, "%s\t%s\n", set->items[i].id, set->items[i].name);
+    for (size_t i = 0; i < set->n; i++) {
+        strbuf_addf(&sb, "%s\t", set->items[i].id);
+        /* A name is a folder's or a roster's: no tab or line break may split the list. */
+        for (const char *c = set->items[i].name; c && *c; c++)
+            strbuf_addch(&sb, *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c);
+        strbuf_addch(&sb, '\n');
+    }
     char *path = path_join(out, ".class");
     int rc = write_file_atomic(path, sb.buf ? sb.buf : "", sb.len, err);
     free(path);
@@ -694,7 +694,7 @@ static int select_todo(const struct lab *lab, const struct batch_opts *o,
         t->sub = &set->items[i];
         t->dir = xstrfmt("%s/%s", out, set->items[i].id);
         t->stamp = stamp_text(lab, digest, &o->grade, ref_digest);
-        enum graded_state st = graded_state(t->dir, t->stamp, NULL, why, sizeof(why));
+        enum graded_state st = graded_state(t->dir, t->stamp, why, sizeof(why));
         if (st == GRADED_DAMAGED)
             fprintf(stderr, "%s: %s: graded again\n", t->sub->id, why);
         if (!o->force && st == GRADED) {
