@@ -130,6 +130,12 @@ START_TEST(test_load_replaces_and_missing_file)
     ck_assert_int_eq(messages_load(&m, b, &err), -1);
     ck_assert_str_eq(messages_get(&m, "x"), "equis");
     ck_assert_int_eq(messages_load(&m, "/nonexistent/messages.po", &err), -1);
+    /* An empty catalog (found by fuzzing: it once sorted a NULL array): nothing translated. */
+    char *empty = write_tmp("");
+    ck_assert_int_eq(messages_load(&m, empty, &err), 0);
+    ck_assert_str_eq(messages_get(&m, "x"), "x");
+    unlink(empty);
+    free(empty);
     /* No catalog for a language: English, and no error. */
     ck_assert_int_eq(messages_load_lang(&m, "templates", "en", &err), 0);
     ck_assert_int_eq(messages_load_lang(&m, "templates", "../x", &err), 0);
