@@ -48,7 +48,7 @@ static inline char *fuzz_file(const char *name, const uint8_t *data, size_t size
 #define FUZZ_ASSERT(cond)                                                                          \
     do {                                                                                           \
         if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz: %s:%d: %s\n", __FILE__, __LINE__, #cond);                     \
+            fprintf(stderr, "fuzz: %s:%d: %s\n", __FILE__, __LINE__, #cond);                       \
             abort();                                                                               \
         }                                                                                          \
     } while (0)

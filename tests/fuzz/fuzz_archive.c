@@ -32,9 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dir = path_join(fuzz_dir(), "unpacked");
     unpack = dir;
     char *zip = fuzz_file("class.zip", data, size);
-    struct collect_limits lim = {.max_total_bytes = 1 << 20,
-                                 .max_file_bytes = 256 << 10,
-                                 .max_files = 64};
+    struct collect_limits lim = {
+        .max_total_bytes = 1 << 20, .max_file_bytes = 256 << 10, .max_files = 64};
     struct submission_set set;
     struct error err;
     submission_set_init(&set);
