@@ -738,11 +738,47 @@ static void grade_todo(struct grade_env *env, const struct lab *lab, const struc
     s->no_pdf = no_pdf_count;
 }
 
+/* The class's submissions, safely copied (collect.h), and what was skipped said. */
+static int collect_class(const struct batch_opts *o, const char *out, const char *unpack,
+                         struct submission_set *set, struct batch_summary *s, struct error *err)
+{
+    struct collect_limits lim;
+    collect_limits_init(&lim);
+    if (collect_submissions(o->submissions, unpack, o->roster, &lim, set, err) != 0) {
+        /* The caller's input to fix, unless the copies failed on a full disk: the grader's. */
+        struct error serr;
+        error_init(&serr);
+        s->bad_input = space_probe(out, 1 << 20, &serr) != SPACE_FULL;
+        return -1;
+    }
+    for (size_t i = 0; i < set->n_warnings; i++)
+        fprintf(stderr, "warning: %s\n", set->warnings[i]);
+    return 0;
+}
+
+/* References and expected outputs ready, room on the disk, then every student graded. */
+static int prepare_and_grade(struct grade_env *env, const struct lab *lab,
+                             const struct batch_opts *o, struct todo *todo, size_t n,
+                             const char *ref_digest, const char *out, struct batch_summary *s,
+                             struct error *err)
+{
+    fprintf(stderr, "preparing references and expected outputs ...\n");
+    double t0 = now_seconds();
+    if (grade_prepare(env, lab, &o->grade, err) != 0)
+        return -1;
+    s->t_prepare = now_seconds() - t0;
+    int workers = o->gpus > 0 ? o->gpus : (env->gpu.available ? env->gpu.count : 1);
+    workers = workers < 1 ? 1 : (size_t)workers > n ? (int)n : workers;
+    if (check_space(env, o, lab, ref_digest, todo, n, workers, out, err) != 0)
+        return -1;
+    grade_todo(env, lab, o, todo, n, workers, out, s);
+    return 0;
+}
+
 static int batch_grade_class(struct grade_env *env, const struct lab *lab,
                              const struct batch_opts *o, struct batch_summary *s, struct error *err)
 {
     struct submission_set set;
-    struct collect_limits lim;
     char *out = lab_out(lab, o);
     /* Shards can run at once (grader slurm): collect empties its folder, so each shard
      * needs its own. */
@@ -758,7 +794,6 @@ static int batch_grade_class(struct grade_env *env, const struct lab *lab,
     report_seconds = 0;
     no_pdf_count = 0;
     submission_set_init(&set);
-    collect_limits_init(&lim);
     out_lock_init(&lock);
     if (mkdir_p(out, err) != 0 ||
         out_lock_take(&lock, out, o->shard_k, o->shard_n, "grade", err) != 0)
@@ -766,15 +801,8 @@ static int batch_grade_class(struct grade_env *env, const struct lab *lab,
     if (lock.stale_holder)
         fprintf(stderr, "grader: %s stopped without finishing its run on %s; taking over\n",
                 lock.stale_holder, out);
-    if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0) {
-        /* The caller's input to fix, unless the copies failed on a full disk: the grader's. */
-        struct error serr;
-        error_init(&serr);
-        s->bad_input = space_probe(out, 1 << 20, &serr) != SPACE_FULL;
+    if (collect_class(o, out, unpack, &set, s, err) != 0)
         goto done;
-    }
-    for (size_t i = 0; i < set.n_warnings; i++)
-        fprintf(stderr, "warning: %s\n", set.warnings[i]);
     char ref_digest[65];
     if (write_class_list(out, &set, err) != 0 ||
         build_reference_digest(&env->tc, lab, ref_digest, err) != 0)
@@ -792,17 +820,7 @@ static int batch_grade_class(struct grade_env *env, const struct lab *lab,
         goto done;
     }
     s->t_collect = now_seconds() - t0;
-    fprintf(stderr, "preparing references and expected outputs ...\n");
-    t0 = now_seconds();
-    if (grade_prepare(env, lab, &o->grade, err) != 0)
-        goto done;
-    s->t_prepare = now_seconds() - t0;
-    int workers = o->gpus > 0 ? o->gpus : (env->gpu.available ? env->gpu.count : 1);
-    workers = workers < 1 ? 1 : (size_t)workers > n ? (int)n : workers;
-    if (check_space(env, o, lab, ref_digest, todo, n, workers, out, err) != 0)
-        goto done;
-    grade_todo(env, lab, o, todo, n, workers, out, s);
-    rc = 0;
+    rc = prepare_and_grade(env, lab, o, todo, n, ref_digest, out, s, err);
 done:
     for (size_t i = 0; i < n; i++) {
         free(todo[i].dir);
