@@ -1782,9 +1782,12 @@ int collect_submissions(const char *src, const char *unpack_dir, const char *ros
         const struct roster_row *row = roster_match(&c, &ro, s);
         if (row) {
             free(s->id);
-            free(s->name);
             s->id = sanitize_id(row->id, "@");
-            s->name = xstrdup(row->name);
+            /* A roster row without a name leaves the submission's own (found by fuzzing). */
+            if (row->name[0]) {
+                free(s->name);
+                s->name = xstrdup(row->name);
+            }
         }
     }
     if (c.n_st > 1)
