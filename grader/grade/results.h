@@ -61,6 +61,8 @@ struct mismatch {
     double max_abs, max_rel;
     struct mismatch_at first[5];
     int n_first;
+    bool integer;     /* an integer dtype: values print as whole numbers */
+    long n_unwritten; /* mismatches still holding the fill value (NaN, or the integer sentinel) */
 };
 
 struct case_result {
@@ -83,7 +85,11 @@ struct case_result {
     double *round_ms, *round_ref_ms;
     size_t n_rounds;
     double speedup_baseline; /* baseline / student; 0 if unknown */
-    double gflops, gbps;     /* from the spec's work formulas; 0 if none */
+    /* The 95% interval of speedup_ref from the timed pairs (function and reference on the same
+     * fresh inputs, in random order), and how many pairs; 0 when not timed in pairs. */
+    double speedup_lo, speedup_hi;
+    int pairs;
+    double gflops, gbps; /* from the spec's work formulas; 0 if none */
     struct mismatch *mismatches;
     size_t n_mismatches;
     char **findings; /* anti-cheating and measurement notes */
@@ -157,6 +163,10 @@ struct results {
      * with lab_id, student_id and n_grader_errors 1 set and nothing else. Gradebooks list it
      * with no points at all, never with 0. NULL for real results; never in the JSON. */
     char *unreadable;
+    /* Where the time went, in seconds (JSON "phases"): building the submission, the
+     * references' builds, expected outputs and timings, the runs, and rendering the reports
+     * (filled by whoever renders them). */
+    double phase_build_s, phase_references_s, phase_runs_s, phase_reports_s;
 };
 
 void results_init(struct results *r);
