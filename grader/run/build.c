@@ -927,46 +927,24 @@ static bool symbols_refused(struct build_ctx *b, const struct argv_list *objs,
     return true;
 }
 
-int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
-                  struct build_result *r, struct error *err)
+/* Compile the variant's sources: fills objs; r gets the first failure (the grader's own
+ * first, since a CE may be the disk's doing). -1 only when the grader failed. */
+static int variant_objects(struct build_ctx *b, const struct variant_spec *v,
+                           struct argv_list *objs, bool *any_cuda, struct build_result *r,
+                           struct error *err)
 {
     const struct impl_spec *impl = impl_of(b, v);
-    struct argv_list objs = {0}, cmd = {0};
-    bool any_cuda = v->target == TARGET_GPU;
-    char *vdir = NULL, *driver_path = NULL;
-    struct strbuf drv = STRBUF_INIT;
-    int rc = -1;
-
-    r->status = BUILD_OK;
-    vdir = xstrfmt("%s/%s-%s", b->dir, ex->id, v->id);
-    if (build_record_load(vdir, r)) {
-        free(vdir);
-        return 0;
-    }
-    if (v->target == TARGET_GPU && b->tc->no_cuda_reason) {
-        r->status = BUILD_NO_TOOLCHAIN;
-        r->message = xstrdup(b->tc->no_cuda_reason);
-        /* Still compile CUDA sources when nvcc exists: a student without a GPU wants to know
-         * whether the code compiles. */
-        if (!b->tc->nvcc) {
-            free(vdir);
-            return 0;
-        }
-    }
-
     for (size_t i = 0; i < impl->n_sources; i++) {
         struct build_obj *o = compile_source(b, v, impl->sources[i], err);
         if (!o)
-            goto out;
+            return -1;
         if (o->log && *o->log) {
             strbuf_addf(&r->log, "$ compile %s\n%s", o->source, o->log);
             if (r->log.len && r->log.buf[r->log.len - 1] != '\n')
                 strbuf_addch(&r->log, '\n');
         }
         r->n_warnings += o->n_warnings;
-        if (is_cuda_source(o->source))
-            any_cuda = true;
-        /* The grader's own failure outranks the submission's: its CE may be the disk's. */
+        *any_cuda |= is_cuda_source(o->source);
         if (o->status != BUILD_OK &&
             (o->status == BUILD_GRADER_ERROR ||
              (r->status != BUILD_COMPILE_ERROR && r->status != BUILD_MISSING_FUNCTION))) {
@@ -974,139 +952,144 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
             r->status = o->status;
             r->message = xstrdup(o->message);
         }
-        argv_push(&objs, o->object);
+        argv_push(objs, o->object);
     }
-    if (mkdir_p(vdir, err) != 0)
-        goto out;
-    if (r->status != BUILD_OK) {
-        rc = build_record_save(vdir, r, err);
-        goto out;
-    }
+    return 0;
+}
 
+/* The generated driver: from the spec and trusted, but compiled the same way. Its object's
+ * path (relative to the build folder) in *relo. -1 when the grader failed. */
+static int variant_driver(struct build_ctx *b, const struct exercise_spec *ex,
+                          const struct variant_spec *v, const char *vdir, char **relo,
+                          struct build_result *r, struct error *err)
+{
+    struct strbuf drv = STRBUF_INIT, log = STRBUF_INIT;
+    struct argv_list cmd = {0};
+    char *path = xstrfmt("%s/driver.c", vdir), *rel = xstrfmt("%s-%s/driver.c", ex->id, v->id);
+    bool ok = false;
+    *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
     driver_source(ex, v, b->reference, &drv);
-    driver_path = xstrfmt("%s/driver.c", vdir);
-    if (write_file_atomic(driver_path, drv.buf, drv.len, err) != 0)
-        goto out;
-
-    /* The driver is generated from the spec and trusted, but compiled the same way. */
-    {
-        bool ok;
-        struct strbuf log = STRBUF_INIT;
+    int rc = write_file_atomic(path, drv.buf, drv.len, err);
+    if (rc == 0) {
         argv_push(&cmd, b->tc->cc);
         argv_push_split(&cmd, "-std=gnu11 -O2 -Wall");
         argv_push(&cmd, "-I");
         argv_push(&cmd, b->tc->harness_include);
-        argv_push(&cmd, "-I");
-        argv_push(&cmd, ".");
-        argv_push(&cmd, "-c");
-        char *rel = xstrfmt("%s-%s/driver.c", ex->id, v->id);
-        char *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
+        argv_push_split(&cmd, "-I . -c");
         argv_push(&cmd, rel);
         argv_push(&cmd, "-o");
-        argv_push(&cmd, relo);
-        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            goto out;
-        }
-        argv_release(&cmd);
-        char *full = NULL;
-        if (!ok && build_disk_full(b, &full)) {
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            r->status = BUILD_GRADER_ERROR;
-            r->message = full;
-            rc = 0;
-            goto out;
-        }
-        if (!ok) {
-            /* Only the lab's own declarations can break the generated driver. */
-            error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
-                      strbuf_str(&log));
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            r->status = BUILD_GRADER_ERROR;
-            goto out;
-        }
-        strbuf_release(&log);
-        free(rel);
-
-        if (symbols_refused(b, &objs, r)) {
-            free(relo);
-            rc = build_record_save(vdir, r, err);
-            goto out;
-        }
-        /* Link. */
-        char *runner_rel = xstrfmt("%s-%s/runner", ex->id, v->id);
-        argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
-        if (any_cuda && b->tc->gpu_arch) {
-            char *a = xstrfmt("-arch=%s", b->tc->gpu_arch);
-            argv_push(&cmd, a);
-            free(a);
-        }
-        argv_push(&cmd, "-o");
-        argv_push(&cmd, runner_rel);
-        argv_push(&cmd, relo);
-        free(relo);
-        for (size_t i = 0; i < objs.n; i++)
-            argv_push(&cmd, objs.v[i]);
-        const char *hobjs[] = {"libharness.a",
-                               v->target == TARGET_GPU ? "harness_gpu.o" : "harness_nogpu.o"};
-        for (size_t i = 0; i < 2; i++) {
-            char *p = path_join(b->tc->harness_dir, hobjs[i]);
-            argv_push(&cmd, p);
-            free(p);
-        }
-        for (size_t i = 0; i < impl->n_libs; i++)
-            lib_flags(impl->libs[i], false, &cmd);
-        if (b->lab->ldflags)
-            argv_push_split(&cmd, b->lab->ldflags);
-        if (any_cuda)
-            cudart_shared(b->tc, &cmd);
-        argv_push(&cmd, "-ldl");
-        argv_push(&cmd, "-lm");
-        log = (struct strbuf)STRBUF_INIT;
-        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
-            free(runner_rel);
-            strbuf_release(&log);
-            goto out;
-        }
-        if (log.len)
-            strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
-        if (!ok && build_disk_full(b, &r->message)) {
-            r->status = BUILD_GRADER_ERROR;
-        } else if (!ok) {
-            if (link_log_misses(strbuf_str(&log), impl->function)) {
-                r->status = BUILD_MISSING_FUNCTION;
-                r->message = xstrfmt(
-                    messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
-                    impl->n_sources == 1 ? impl->sources[0]
-                                         : messages_get(b->messages, "the sources"));
-            } else {
-                r->status = BUILD_COMPILE_ERROR;
-                r->message =
-                    xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
-            }
-        } else {
-            r->runner = path_join(b->dir, runner_rel);
-        }
-        free(runner_rel);
-        strbuf_release(&log);
+        argv_push(&cmd, *relo);
+        rc = run_tool(b, &cmd, &log, &ok, err);
     }
-    if (r->status == BUILD_OK && v->target == TARGET_GPU && b->tc->no_cuda_reason) {
+    if (rc == 0 && !ok) {
+        /* Only the lab's own declarations can break the generated driver. */
+        rc = error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
+                       strbuf_str(&log));
+        r->status = BUILD_GRADER_ERROR;
+    }
+    argv_release(&cmd);
+    strbuf_release(&drv);
+    strbuf_release(&log);
+    free(path);
+    free(rel);
+    return rc;
+}
+
+/* Link the runner: driver, objects, harness, libraries. A failure names the missing function
+ * when that is what the linker says. */
+static int variant_link(struct build_ctx *b, const struct exercise_spec *ex,
+                        const struct variant_spec *v, const char *relo,
+                        const struct argv_list *objs, bool any_cuda, struct build_result *r,
+                        struct error *err)
+{
+    const struct impl_spec *impl = impl_of(b, v);
+    struct argv_list cmd = {0};
+    struct strbuf log = STRBUF_INIT;
+    char *runner_rel = xstrfmt("%s-%s/runner", ex->id, v->id);
+    bool ok = false;
+    argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
+    if (any_cuda && b->tc->gpu_arch) {
+        char *a = xstrfmt("-arch=%s", b->tc->gpu_arch);
+        argv_push(&cmd, a);
+        free(a);
+    }
+    argv_push(&cmd, "-o");
+    argv_push(&cmd, runner_rel);
+    argv_push(&cmd, relo);
+    for (size_t i = 0; i < objs->n; i++)
+        argv_push(&cmd, objs->v[i]);
+    const char *hobjs[] = {"libharness.a",
+                           v->target == TARGET_GPU ? "harness_gpu.o" : "harness_nogpu.o"};
+    for (size_t i = 0; i < 2; i++) {
+        char *p = path_join(b->tc->harness_dir, hobjs[i]);
+        argv_push(&cmd, p);
+        free(p);
+    }
+    for (size_t i = 0; i < impl->n_libs; i++)
+        lib_flags(impl->libs[i], false, &cmd);
+    if (b->lab->ldflags)
+        argv_push_split(&cmd, b->lab->ldflags);
+    if (any_cuda)
+        cudart_shared(b->tc, &cmd);
+    argv_push_split(&cmd, "-ldl -lm");
+    int rc = run_tool(b, &cmd, &log, &ok, err);
+    if (rc == 0 && log.len)
+        strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
+    if (rc == 0 && !ok && link_log_misses(strbuf_str(&log), impl->function)) {
+        r->status = BUILD_MISSING_FUNCTION;
+        r->message = xstrfmt(
+            messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
+            impl->n_sources == 1 ? impl->sources[0] : messages_get(b->messages, "the sources"));
+    } else if (rc == 0 && !ok && build_disk_full(b, &r->message)) {
+        r->status = BUILD_GRADER_ERROR;
+    } else if (rc == 0 && !ok) {
+        r->status = BUILD_COMPILE_ERROR;
+        r->message = xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
+    } else if (rc == 0) {
+        r->runner = path_join(b->dir, runner_rel);
+    }
+    argv_release(&cmd);
+    strbuf_release(&log);
+    free(runner_rel);
+    return rc;
+}
+
+int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
+                  struct build_result *r, struct error *err)
+{
+    struct argv_list objs = {0};
+    bool any_cuda = v->target == TARGET_GPU;
+    char *vdir = xstrfmt("%s/%s-%s", b->dir, ex->id, v->id), *relo = NULL;
+    int rc = 0;
+    r->status = BUILD_OK;
+    if (build_record_load(vdir, r))
+        goto out;
+    if (v->target == TARGET_GPU && b->tc->no_cuda_reason) {
+        r->status = BUILD_NO_TOOLCHAIN;
+        r->message = xstrdup(b->tc->no_cuda_reason);
+        /* Still compile CUDA sources when nvcc exists: a student without a GPU wants to know
+         * whether the code compiles. */
+        if (!b->tc->nvcc)
+            goto out;
+    }
+    if (variant_objects(b, v, &objs, &any_cuda, r, err) != 0 || mkdir_p(vdir, err) != 0) {
+        rc = -1;
+        goto out;
+    }
+    if (r->status == BUILD_OK && variant_driver(b, ex, v, vdir, &relo, r, err) != 0)
+        rc = -1;
+    else if (r->status == BUILD_OK && !symbols_refused(b, &objs, r))
+        rc = variant_link(b, ex, v, relo, &objs, any_cuda, r, err);
+    if (rc == 0 && r->status == BUILD_OK && v->target == TARGET_GPU && b->tc->no_cuda_reason) {
         r->status = BUILD_NO_TOOLCHAIN;
         r->message = xstrdup(b->tc->no_cuda_reason);
     }
-    rc = build_record_save(vdir, r, err);
+    if (rc == 0)
+        rc = build_record_save(vdir, r, err);
 out:
     argv_release(&objs);
-    argv_release(&cmd);
     free(vdir);
-    free(driver_path);
-    strbuf_release(&drv);
+    free(relo);
     return rc;
 }
 
