@@ -254,7 +254,7 @@ static int grade_variant(struct grading *g, const struct exercise_spec *ex, size
     variant_head(ex, v, vr);
     build_result_init(&br);
     double t0 = now_seconds();
-    int rc = build_variant(&g->student_build, ex, v, &br, err);
+    int rc = student_build(g, ex, v, &br, err);
     g->phase_build_s += now_seconds() - t0;
     if (rc != 0 || g->o->build_only) {
         build_result_release(&br);
@@ -426,6 +426,13 @@ int grade_submission(struct grade_env *env, const struct lab *lab, const struct 
     results_head(&g, digest);
     if (grading_setup(&g, abs, err) != 0)
         goto out;
+    bool *selected = xcalloc(lab->n_exercises + 1, sizeof(bool));
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        selected[e] = !o->only || !strcmp(o->only, lab->exercises[e].id);
+    double t0 = now_seconds();
+    student_build_all(&g, selected);
+    g.phase_build_s += now_seconds() - t0;
+    free(selected);
     r->exercises = xcalloc(n, sizeof(*r->exercises));
     for (size_t e = 0; e < lab->n_exercises; e++) {
         const struct exercise_spec *ex = &lab->exercises[e];

@@ -57,8 +57,24 @@ const char *grading_case_skipped(const struct grading *g, const struct case_spec
  * time on this machine where it is known (references.c). */
 double grading_case_timeout(const struct grading *g, const struct exercise_spec *ex,
                             const struct variant_spec *v, const struct case_spec *c);
+/* The timing rules a run uses: the spec's, or for a student's quick check (check without
+ * --full) at most QUICK_BUDGET_S per series, so that a check takes seconds; the instructor's
+ * grading and --full always use the spec's own budget. */
+#define QUICK_BUDGET_S 0.3
+struct timing_spec grading_timing(const struct grading *g, const struct exercise_spec *ex);
 /* A fresh scratch folder under the work folder; NULL with err set. Caller frees. */
 char *grading_fresh_dir(const struct grading *g, const char *name, struct error *err);
+
+/* ---- builds (buildcache.c) ---- */
+
+/* Variant v of the submission built, from the build cache when nothing it depends on changed.
+ * -1 only when the grader failed (err). */
+int student_build(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                  struct build_result *r, struct error *err);
+/* Build every variant of the selected exercises that is not in the cache, in parallel child
+ * processes (one per core), ahead of grading. Never fails: what it could not build is built
+ * again, in order, when graded. */
+void student_build_all(struct grading *g, const bool *exercise_selected);
 
 /* ---- references (references.c) ---- */
 

@@ -53,6 +53,14 @@ double grading_case_timeout(const struct grading *g, const struct exercise_spec 
     return derived < spec ? derived : spec;
 }
 
+struct timing_spec grading_timing(const struct grading *g, const struct exercise_spec *ex)
+{
+    struct timing_spec t = ex->timing;
+    if (!g->env->grade_mode && !g->o->full && t.budget_s > QUICK_BUDGET_S)
+        t.budget_s = QUICK_BUDGET_S;
+    return t;
+}
+
 char *grading_fresh_dir(const struct grading *g, const char *name, struct error *err)
 {
     char *d = xstrfmt("%s/run/%s", g->work, name);

@@ -62,7 +62,7 @@ static int run_once(struct grading *g, const struct exercise_spec *ex, const str
                              .workdir = dir,
                              .checks = ex->timing.checks,
                              .time = !g->o->no_timing,
-                             .timing = ex->timing,
+                             .timing = grading_timing(g, ex),
                              .memory_limit_bytes = g->env->memory_limit_bytes};
         rc = runner_run(&s, o, err);
     }

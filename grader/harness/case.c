@@ -61,7 +61,7 @@ static void setup_array(struct lg_case_state *s, struct lg_arg_state *st, bool t
     const struct lg_job_arg *a = st->spec;
     size_t bytes = arg_bytes(a);
     bool device = a->space == LG_SPACE_DEVICE, writes = a->kind != LG_ARG_IN;
-    alloc_or_fail(&st->data, bytes, a->space, true, a->name);
+    alloc_or_fail(&st->data, bytes, a->space, s->job->guards, a->name);
     if (device)
         alloc_or_fail(&st->mirror, bytes, LG_SPACE_HOST, false, a->name);
     if (a->kind != LG_ARG_OUT)

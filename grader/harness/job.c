@@ -179,6 +179,8 @@ static int job_line(struct parser *p, const char *key, const char *line)
         return j->gpu = !strcmp(word, "gpu"), 0;
     if (!strcmp(key, "time") && sscanf(line, "time %d", &n) == 1)
         return j->time = n != 0, 0;
+    if (!strcmp(key, "guards") && sscanf(line, "guards %d", &n) == 1)
+        return j->guards = n != 0, 0;
     if (!strcmp(key, "reference_lib")) {
         const char *v = line + strlen("reference_lib");
         while (*v == ' ')
@@ -203,6 +205,7 @@ int lg_job_parse(const char *path, struct lg_job *job, char *err, size_t errsize
     char line[2048], key[64];
     FILE *f = fopen(path, "r");
     memset(job, 0, sizeof(*job));
+    job->guards = true;
     if (!f) {
         snprintf(err, errsize, "cannot open job file %s: %s", path, strerror(errno));
         return -1;

@@ -69,6 +69,7 @@ struct lg_job {
     bool gpu;
     bool time;
     bool has_reference; /* a paired reference is loaded (reference_lib) */
+    bool guards;        /* guard zones around the function's buffers (off under the sanitizer) */
     char reference_lib[1024];
     struct lg_timing timing;
     struct lg_job_case *cases;

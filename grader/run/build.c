@@ -681,7 +681,10 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     memset(o, 0, sizeof(*o));
     o->source = xstrdup(source);
     o->flags = strbuf_detach(&flags);
-    o->object = xstrfmt("obj/%zu-%s.o", b->n_objs, path_base(source));
+    /* Named after the variant too: variants are built in parallel processes (grade/), and two of
+     * them compiling one source must not write one file. */
+    o->object = xstrfmt("obj/%s%s%zu-%s.o", b->variant ? b->variant : "", b->variant ? "-" : "",
+                        b->n_objs, path_base(source));
     if (mkdir_p(b->dir, err) != 0)
         return NULL;
     char *objdir = path_join(b->dir, "obj");
@@ -1062,6 +1065,7 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
     char *vdir = xstrfmt("%s/%s-%s", b->dir, ex->id, v->id), *relo = NULL;
     int rc = 0;
     r->status = BUILD_OK;
+    b->variant = vdir + strlen(b->dir) + 1;
     if (build_record_load(vdir, r))
         goto out;
     if (v->target == TARGET_GPU && b->tc->no_cuda_reason) {
@@ -1087,6 +1091,7 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
     if (rc == 0)
         rc = build_record_save(vdir, r, err);
 out:
+    b->variant = NULL;
     argv_release(&objs);
     free(vdir);
     free(relo);

@@ -87,6 +87,7 @@ struct build_ctx {
     char src_digest[65];             /* the submission's files (student builds) */
     const char *cache_dir;           /* the grader's cache (grade/ keeps builds there), or NULL */
     bool pic;                        /* compiling for a shared object (build_reference_library) */
+    const char *variant;             /* "exercise-variant" while one is built (names objects) */
     struct build_obj *objs;
     size_t n_objs, alloc_objs;
 };

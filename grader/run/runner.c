@@ -125,6 +125,9 @@ void runner_job_text(const struct run_spec *s, struct strbuf *out)
                 s->time ? 1 : 0);
     if (s->reference_lib)
         strbuf_addf(out, "reference_lib %s\n", s->reference_lib);
+    /* Under compute-sanitizer the allocations must be exactly the arguments' size, or a write
+     * past the end lands in a guard zone, inside the allocation, where memcheck cannot see it. */
+    strbuf_addf(out, "guards %d\n", s->wrap ? 0 : 1);
     /* Every timing key, always: the harness has no defaults of its own. */
     strbuf_addf(out,
                 "warmup %d\nmin_pairs %d\nmax_pairs %d\ntarget_ci %.6g\nbudget %.6g\n"
