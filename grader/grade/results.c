@@ -255,6 +255,7 @@ static void put_case(struct json_writer *w, const struct case_result *c)
         put_num(w, "speedup_lo", c->speedup_lo);
         put_num(w, "speedup_hi", c->speedup_hi);
         put_num(w, "pairs", c->pairs);
+        put_num(w, "checks_s", c->checks_s);
     }
     if (c->n_rounds) {
         json_writer_key(w, "rounds");
@@ -562,6 +563,7 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->speedup_lo = num(o, "speedup_lo");
     c->speedup_hi = num(o, "speedup_hi");
     c->pairs = (int)num(o, "pairs");
+    c->checks_s = num(o, "checks_s");
     const struct json_value *rounds = json_get(o, "rounds");
     c->n_rounds = arr_len(rounds);
     c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;

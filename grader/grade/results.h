@@ -89,6 +89,9 @@ struct case_result {
      * fresh inputs, in random order), and how many pairs; 0 when not timed in pairs. */
     double speedup_lo, speedup_hi;
     int pairs;
+    /* Seconds the harness spent checking the timed pairs (outputs, guards, inputs): what the
+     * integrity of the timing costs (`make bench`). */
+    double checks_s;
     double gflops, gbps; /* from the spec's work formulas; 0 if none */
     struct mismatch *mismatches;
     size_t n_mismatches;

@@ -157,6 +157,7 @@ void speed_case(struct grading *g, const struct exercise_spec *ex, const struct 
     series_times(call, &cr->time, &cr->ref_time);
     series_times(&co->series[RUN_SERIES_TRANSFER], &cr->time_transfer, &cr->ref_time_transfer);
     clock_of(call, &cr->clock);
+    cr->checks_s = (call->checks_ms + co->series[RUN_SERIES_TRANSFER].checks_ms) / 1e3;
     clock_findings(msgs, call, cr);
     blocking_finding(msgs, co, cr);
     if (call->paired && call->n > 0) {

@@ -26,7 +26,8 @@ struct series {
     char *order; /* '0': the function first, '1': the reference first */
     int clk_min, clk_max;
     struct lg_throttle throttle;
-    bool failed; /* a pair's check failed: the series stopped there */
+    bool failed;      /* a pair's check failed: the series stopped there */
+    double checks_ms; /* spent checking the pairs (outputs, guards, inputs), for `make bench` */
 };
 
 struct side {
@@ -293,11 +294,18 @@ static bool take_pair(struct lg_case_state *s, struct series *ser, uint64_t pair
         time_call(s, ser, &d, &ev[student ? 0 : 1], &host[student ? 0 : 1]);
         if (!student)
             continue;
+        double t0 = lg_now_ms();
         snprintf(label, sizeof(label), "timed_guard %s %d", ser->name, ser->n + 1);
-        if (lg_case_guards(s, label) || (watch_inputs && !inputs_kept(s, ser, ser->n, before)))
+        bool bad =
+            lg_case_guards(s, label) || (watch_inputs && !inputs_kept(s, ser, ser->n, before));
+        ser->checks_ms += lg_now_ms() - t0;
+        if (bad)
             return !(ser->failed = true);
     }
-    if (paired && !pair_agrees(s, ser, ser->n))
+    double t0 = lg_now_ms();
+    bool agrees = !paired || pair_agrees(s, ser, ser->n);
+    ser->checks_ms += lg_now_ms() - t0;
+    if (!agrees)
         return !(ser->failed = true);
     if (s->job->gpu) {
         int clk = lg_gpu_sm_clock_mhz();
@@ -347,6 +355,7 @@ static void emit_series(const struct lg_case_state *s, const struct series *ser)
         emit_samples(ser, "ref_host", ser->ref_host);
         lg_result("order %s %s", ser->name, ser->n ? ser->order : "-");
     }
+    lg_result("checks %s %.3f", ser->name, ser->checks_ms);
     if (ser->clk_max > 0)
         lg_result("clock %s %d %d", ser->name, ser->clk_min, ser->clk_max);
     /* Whenever the maximum is known, so results record what the samples were held to. */

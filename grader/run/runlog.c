@@ -148,6 +148,7 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
 {
     char name[16], order[16384];
     int a, b, c;
+    double ms;
     int si = sscanf(line, "%*s %15s", name) == 1 ? series_index(name) : -1;
     struct run_series *s = r->c && si >= 0 ? &r->c->series[si] : NULL;
     if (!s || !s->present)
@@ -158,6 +159,8 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
     else if (!strcmp(key, "clock") && sscanf(line, "clock %*s %d %d", &a, &b) == 2) {
         s->clock_min_mhz = a;
         s->clock_max_mhz = b;
+    } else if (!strcmp(key, "checks") && sscanf(line, "checks %*s %lf", &ms) == 1 && ms >= 0) {
+        s->checks_ms = ms;
     } else if (!strcmp(key, "throttle") && sscanf(line, "throttle %*s %d %d %d", &a, &b, &c) == 3) {
         s->throttle_dropped = a;
         s->throttle_gave_up = b != 0;
@@ -302,7 +305,8 @@ static void read_line(struct reader *r, const char *line, bool first)
         read_series(r, line);
     else if (!strcmp(key, "samples"))
         read_samples(r, line);
-    else if (!strcmp(key, "order") || !strcmp(key, "clock") || !strcmp(key, "throttle"))
+    else if (!strcmp(key, "order") || !strcmp(key, "clock") || !strcmp(key, "throttle") ||
+             !strcmp(key, "checks"))
         read_series_extra(r, key, line);
     else if (!strcmp(key, "guard") || !strncmp(key, "timed_", 6))
         read_incident(r, key, line);

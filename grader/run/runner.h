@@ -38,6 +38,7 @@ struct run_series {
     int clock_min_mhz, clock_max_mhz;
     int throttle_dropped, throttle_max_mhz;
     bool throttle_gave_up;
+    double checks_ms; /* the harness's time checking the pairs, outside the timed calls */
     /* The series' span by the harness's own clock and by the supervisor's, whose control pipe
      * saw it begin and end (supervised). Lines read at once share a timestamp: a short series
      * can have a supervisor span of 0. */
