@@ -134,6 +134,9 @@ void judge_skip(struct case_result *cr, enum verdict v, const char *msg);
 
 /* A passed case's times from its series: the function's and the reference's, the paired
  * speedup and its interval; the clock and stream checks that turn a forged time into CH. */
+/* The clocks of a case's timed series: the process's own clock against the supervisor's, the
+ * events against the host clock (side streams). false when one set the verdict to CH. */
+bool speed_honest(struct grading *g, const struct run_case_outcome *co, struct case_result *cr);
 void speed_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                 const struct case_spec *c, const struct run_case_outcome *co,
                 struct case_result *cr);
