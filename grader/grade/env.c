@@ -29,6 +29,9 @@ void grade_env_release(struct grade_env *env)
         free(env->ref_times[i].message);
     }
     free(env->ref_times);
+    for (size_t i = 0; i < env->n_sealed_ok; i++)
+        free(env->sealed_ok[i]);
+    free(env->sealed_ok);
     free(env->sanitizer);
     free(env->blas_forced);
     free(env->blas_chosen);
