@@ -68,8 +68,7 @@ static void sha256_block_portable(uint32_t *hs, const unsigned char *p)
  * message schedule keeps the last four groups of four words; W[t] for t >= 16 is
  * msg2(msg1(W[t-16..], W[t-12..]) + W[t-7..], W[t-4..]). */
 __attribute__((target("sha,sse4.1"))) static void sha256_blocks_ni(uint32_t *hs,
-                                                                   const unsigned char *p,
-                                                                   size_t n)
+                                                                   const unsigned char *p, size_t n)
 {
     const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
     __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&hs[0]), 0xB1);

@@ -665,8 +665,9 @@ static void push_nvcc_flags(const struct build_ctx *b, const char *flags, struct
 static char *compile_versions(const struct toolchain *tc)
 {
     struct strbuf sb = STRBUF_INIT;
-    strbuf_addf(&sb, "%s\n%s\n%s\n%s\n", tc->cc ? tc->cc : "-", tc->cc_version ? tc->cc_version : "-",
-                tc->nvcc ? tc->nvcc : "-", tc->nvcc_version ? tc->nvcc_version : "-");
+    strbuf_addf(&sb, "%s\n%s\n%s\n%s\n", tc->cc ? tc->cc : "-",
+                tc->cc_version ? tc->cc_version : "-", tc->nvcc ? tc->nvcc : "-",
+                tc->nvcc_version ? tc->nvcc_version : "-");
     for (size_t i = 0; tc->env && tc->env[i]; i++)
         strbuf_addf(&sb, "%s\n", tc->env[i]);
     return strbuf_detach(&sb);
@@ -685,8 +686,8 @@ static int compile_cached(struct build_ctx *b, struct argv_list *cmd, const char
         struct error ignored;
         error_init(&ignored);
         versions = compile_versions(b->tc);
-        use = objcache_entry_init(&e, b->cache_dir, b->dir, (const char *const *)cmd->v,
-                                  o->object, src_path, versions, &ignored) == 0;
+        use = objcache_entry_init(&e, b->cache_dir, b->dir, (const char *const *)cmd->v, o->object,
+                                  src_path, versions, &ignored) == 0;
         free(versions);
     }
     if (use && objcache_load(&e, o->object, &cached)) {

@@ -116,8 +116,8 @@ bool objcache_load(const struct objcache_entry *e, const char *object_path, char
     char *mpath = path_join(e->dir, "manifest"), *obj = path_join(e->dir, "object.o");
     char *lpath = path_join(e->dir, "log"), *dst = path_join(e->build_dir, object_path);
     char want[65] = "", have[65];
-    bool ok = read_file(mpath, &man, NULL) == 0 && !strncmp(man.buf, MANIFEST_HEAD,
-                                                              strlen(MANIFEST_HEAD));
+    bool ok = read_file(mpath, &man, NULL) == 0 &&
+              !strncmp(man.buf, MANIFEST_HEAD, strlen(MANIFEST_HEAD));
     char *line = ok ? man.buf + strlen(MANIFEST_HEAD) : NULL;
     while (ok && line && *line) {
         char *nl = strchr(line, '\n');
@@ -178,8 +178,8 @@ static bool manifest_deps(const struct objcache_entry *e, const char *dep_file, 
         if (!dep)
             break;
         const char *rel = !strncmp(dep, e->build_dir, blen) && dep[blen] == '/' ? dep + blen + 1
-                          : dep[0] != '/'                                        ? dep
-                                                                                 : NULL;
+                          : dep[0] != '/'                                       ? dep
+                                                                                : NULL;
         if (rel) {
             char *in = path_join(e->build_dir, rel);
             if ((ok = digest_of(in, buf)))
