@@ -1,7 +1,7 @@
 /*
  * classify: how a run ended, in the command's own terms (run/sandbox_internal.h). The
- * wall clock comes first (the supervisor killed the run itself), then the kernel's OOM kills
- * in the cgroup, then the signal or exit status.
+ * supervisor's own reasons come first (the wall clock, the memory limit: it killed the run
+ * itself), then the kernel's OOM kills in the cgroup, then the signal or exit status.
  *
  * Exit statuses through bubblewrap: bwrap reports a command killed by signal N as exit
  * status 128+N, so under bwrap such statuses are read as that signal. bwrap's
@@ -37,14 +37,14 @@ int classify_run(const struct run_end *e, struct sandbox_result *r)
                 signaled = true;
                 sig = code - 128;
             }
-        } else if (!e->timed_out) {
+        } else if (!e->timed_out && !e->memory_exceeded) {
             return -1; /* bwrap's own failure */
         }
     }
 
     if (e->timed_out) {
         r->status = SB_TIMEOUT;
-    } else if (e->oom_kills > 0) {
+    } else if (e->memory_exceeded || e->oom_kills > 0) {
         /* Any process of the run, not only the main one: a pipeline whose last command
          * exits 0 after its producer was OOM-killed still ran out of memory. */
         r->status = SB_MEMORY_LIMIT;

@@ -7,7 +7,7 @@
  * PROT_NONE reservations, not shared mappings), but an allocation it refuses surfaces as NULL
  * from malloc, i.e. as a crash or the program's own error rather than "memory limit", and
  * AddressSanitizer's shadow (private, writable, NORESERVE) alone exceeds any sensible limit.
- * Memory is limited by the cgroup instead, where one is delegated.
+ * Memory is limited by the cgroup or by the supervisor's watcher (memwatch.c) instead.
  */
 #include "run/sandbox_internal.h"
 #include "base/alloc.h"

@@ -17,7 +17,8 @@
  *     output_cap bytes are kept.
  *   It does NOT protect files: the command runs with the grader's uid and sees and may
  *   write everything that uid may (as root: everything, including cgroups and other
- *   processes). It does not limit memory or process count without a cgroup.
+ *   processes). It does not limit the process count without a cgroup; memory it limits by
+ *   sampling (below).
  * Cgroup v2 (added when our cgroup, or LABGRADER_CGROUP, is writable):
  *   - every process of the run, whatever it does with sessions and parents, is in
  *     labgrader-<pid>-<n> and dies with one write to cgroup.kill (race-free against
@@ -27,8 +28,9 @@
  *     Limits need a parent whose controllers can be enabled for children: a delegated
  *     cgroup (LABGRADER_CGROUP=/sys/fs/cgroup/..., e.g. from systemd Delegate=yes) or
  *     the root; in our own cgroup, which holds our processes, cgroup v2 refuses them.
- *   Only cgroup v2 is used; on v1/hybrid hosts memory and process limits are not
- *   enforced (the kill and accounting still work when the v2 hierarchy is writable).
+ *   Only cgroup v2 is used; on v1/hybrid hosts the process limit is not enforced and
+ *   memory is left to the watcher (the kill and accounting still work when the v2
+ *   hierarchy is writable).
  * Bubblewrap (namespaces):
  *   - user, mount, pid, ipc, uts, cgroup and (unless opts->network) network
  *     namespaces; all capabilities dropped (bwrap run by root would otherwise keep
@@ -41,7 +43,9 @@
  *   It does not filter system calls (no seccomp) and shares the kernel, so a kernel
  *   exploit escapes it; /sys is visible (read-only) when opts->gpu is set.
  *
- * Exit statuses through bubblewrap: see run/classify.c.
+ * Without a delegated cgroup, memory is still limited: the supervisor samples the memory of
+ * the run's processes and kills the run above the limit (run/memwatch.c says what it
+ * counts and what it cannot see).
  *
  * This file holds the names and words of results; run/sandbox_internal.h maps the modules
  * that run a command (the supervisor, limits, cgroup, bwrap, sweep, ...).
@@ -152,7 +156,12 @@ void sandbox_describe(const struct sandbox_result *r, char *buf, size_t size)
         snprintf(buf, size, "file size limit exceeded");
         return;
     case SB_MEMORY_LIMIT:
-        snprintf(buf, size, "memory limit exceeded");
+        if (r->memory_peak_bytes > 0 && r->memory_limit_bytes > 0)
+            snprintf(buf, size, "memory limit exceeded (%.0f MiB in use, limit %.0f MiB)",
+                     (double)r->memory_peak_bytes / (1 << 20),
+                     (double)r->memory_limit_bytes / (1 << 20));
+        else
+            snprintf(buf, size, "memory limit exceeded");
         return;
     case SB_SETUP_FAILED:
         snprintf(buf, size, "could not start: %s",

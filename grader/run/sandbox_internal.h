@@ -1,6 +1,6 @@
 /*
  * sandbox_internal: what the sandbox's own modules share; nothing outside grader/run/sandbox*,
- * supervisor, limits, cgroup, bwrap, sweep, procscan, child, capture and classify
+ * supervisor, limits, cgroup, bwrap, sweep, procscan, child, capture, classify and memwatch
  * includes it (the rest of the grader uses run/sandbox.h).
  *
  * The modules, in the order a run meets them:
@@ -8,8 +8,9 @@
  *   bwrap.c      bubblewrap's command line, and its exit status read back
  *   cgroup.c     the run's cgroup v2: create, attach, limits, kill, accounting, remove
  *   child.c      the child between fork and exec (async-signal-safe)
- *   supervisor.c spawn, supervise (clock, output), end the run, reap; the entry points
+ *   supervisor.c spawn, supervise (clock, output, memory), end the run, reap; the entry points
  *   capture.c    the output kept: a head up to the cap and an optional tail
+ *   memwatch.c   the memory limit without a cgroup: the run's process tree sampled
  *   sweep.c      killing escaped descendants; the running runs, for signal handlers
  *   procscan.c   /proc read without allocating (signal handlers use it)
  *   classify.c   a wait status, bwrap's report and the limits turned into sandbox_status
@@ -225,12 +226,35 @@ int capture_read(int fd, struct capture *c);
 char *capture_finish(struct capture *c, size_t *len);
 
 /* ------------------------------------------------------------------------ */
+/* memwatch.c                                                               */
+
+/* The memory limit where no cgroup enforces it: the supervisor samples what the run's whole
+ * process tree holds (resident anonymous and shared memory, and swap) and ends the run above
+ * the limit. */
+struct memwatch {
+    long long limit_bytes; /* 0: not watching */
+    pid_t root;            /* the main child */
+    long long peak_bytes;  /* the most seen at once */
+    bool exceeded;
+    double next_s;     /* when the next sample is due (now_seconds()) */
+    double interval_s; /* grows when sampling gets expensive (a fork bomb) */
+};
+
+void memwatch_start(struct memwatch *w, pid_t root, long long limit_bytes);
+/* Samples when due; true when the run holds more than the limit (w->exceeded). */
+bool memwatch_poll(struct memwatch *w, double now);
+/* Milliseconds until the next sample (for poll()); -1 when not watching. */
+int memwatch_wait_ms(const struct memwatch *w, double now);
+/* One sample now: the bytes the tree of root holds (with the re-parented escapees). */
+long long memwatch_sample(pid_t root);
+
+/* ------------------------------------------------------------------------ */
 /* classify.c                                                               */
 
 /* How a run ended, as the supervisor saw it. */
 struct run_end {
     int wait_status;
-    bool timed_out;
+    bool timed_out, memory_exceeded;
     long long oom_kills; /* cgroup memory.events */
     bool bwrap;          /* the command ran under bubblewrap */
     int json_fd;         /* bwrap's --json-status-fd, read end */

@@ -5,8 +5,9 @@
  * A run: prepare (the clean environment, the program found, bubblewrap's command line, the
  * rlimits), spawn (pipes, the cgroup, fork; the child waits for the go-ahead so that it is in
  * its cgroup before it runs anything, and reports a failed exec), supervise (drain the
- * output, watch the wall clock), end it (kill the process group, the cgroup, every escaped
- * descendant; drain; reap), account (CPU time, peak memory) and classify (run/classify.c).
+ * output, watch the wall clock and, without a cgroup's memory.max, the memory of the run's
+ * processes), end it (kill the process group, the cgroup, every escaped descendant; drain;
+ * reap), account (CPU time, peak memory) and classify (run/classify.c).
  */
 #include "run/sandbox_internal.h"
 #include "base/alloc.h"
@@ -43,6 +44,7 @@ struct run {
     pid_t pid; /* the main child, until reaped */
     double start;
     bool out_open, timed_out;
+    struct memwatch mw;
     struct sweep_ctx sweep;
     int wait_status;
     struct rusage ru;
@@ -167,9 +169,11 @@ static bool child_has_exited(pid_t pid)
     return si.si_pid == pid;
 }
 
-/* After the fork: the child in its cgroup, and which limits hold. */
+/* After the fork: the child in its cgroup, which limits hold, and the memory watcher where
+ * the cgroup does not hold memory. */
 static void run_adopt(struct run *run)
 {
+    const struct sandbox_opts *o = run->o;
     struct sandbox_result *r = run->r;
     sb_close_fd(&run->go_pipe[0]);
     sb_close_fd(&run->report_pipe[1]);
@@ -182,8 +186,15 @@ static void run_adopt(struct run *run)
         cgroup_destroy(&run->cg);
     }
     r->cgroup_used = run->cg.dir != NULL;
-    r->memory_limit_enforced = run->cg.dir && run->cg.memory_limited;
     r->pids_limit_enforced = run->cg.dir && run->cg.pids_limited;
+    if (o->memory_limit_bytes > 0) {
+        r->memory_limit_bytes = o->memory_limit_bytes;
+        r->memory_guard =
+            run->cg.dir && run->cg.memory_limited ? MEMORY_GUARD_CGROUP : MEMORY_GUARD_WATCHER;
+    }
+    r->memory_limit_enforced = r->memory_guard != MEMORY_GUARD_NONE;
+    memwatch_start(&run->mw, run->pid,
+                   r->memory_guard == MEMORY_GUARD_WATCHER ? o->memory_limit_bytes : 0);
     run->slot = running_register(run->pid, run->cg.kill_fd);
 }
 
@@ -238,17 +249,20 @@ static int run_spawn(struct run *run)
     return run_start(run);
 }
 
-/* How long poll() may wait: until the deadline, or (without a pidfd to wake it at the
- * exit) 20 ms. */
+/* How long poll() may wait: until the deadline, the next memory sample, or (without a
+ * pidfd to wake it at the exit) 20 ms. */
 static int run_poll_ms(const struct run *run, double deadline, double now)
 {
     int timeout_ms = deadline > 0 ? (int)ceil((deadline - now) * 1000.0) : -1;
+    int mw = memwatch_wait_ms(&run->mw, now);
+    if (mw >= 0 && (timeout_ms < 0 || mw < timeout_ms))
+        timeout_ms = mw;
     if (run->pidfd < 0 && (timeout_ms < 0 || timeout_ms > 20))
         timeout_ms = 20;
     return timeout_ms;
 }
 
-/* Collect output, watch the clock, notice the exit. */
+/* Collect output, watch the clock and the memory, notice the exit. */
 static void run_supervise(struct run *run)
 {
     double deadline = run->o->wall_limit_s > 0 ? run->start + run->o->wall_limit_s : 0;
@@ -261,6 +275,8 @@ static void run_supervise(struct run *run)
             run->timed_out = !child_has_exited(run->pid);
             break;
         }
+        if (memwatch_poll(&run->mw, now))
+            break;
         struct pollfd fds[2];
         nfds_t nfds = 0;
         int out_idx = -1, pid_idx = -1;
@@ -322,7 +338,7 @@ static void run_end(struct run *run)
 }
 
 /* CPU time and peak memory: the cgroup's where there is one (every process), else the
- * main child's and the swept descendants'. */
+ * main child's and the swept descendants'; the watcher's peak where it ran. */
 static void run_account(struct run *run)
 {
     struct sandbox_result *r = run->r;
@@ -331,14 +347,23 @@ static void run_account(struct run *run)
                        (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
     r->cpu_s = child_cpu + run->sweep.cpu_s;
     r->peak_rss_kb = ru->ru_maxrss > run->sweep.maxrss_kb ? ru->ru_maxrss : run->sweep.maxrss_kb;
+    if (r->memory_guard == MEMORY_GUARD_WATCHER) {
+        r->memory_peak_bytes = run->mw.peak_bytes;
+        if (run->mw.peak_bytes / 1024 > r->peak_rss_kb)
+            r->peak_rss_kb = (long)(run->mw.peak_bytes / 1024);
+    }
     struct cgroup_usage u;
     cgroup_usage_read(&run->cg, &u);
     if (u.cpu_s >= 0)
         r->cpu_s = u.cpu_s;
-    if (u.peak_bytes > 0)
+    if (u.peak_bytes > 0) {
         r->peak_rss_kb = (long)(u.peak_bytes / 1024);
+        if (r->memory_guard == MEMORY_GUARD_CGROUP)
+            r->memory_peak_bytes = u.peak_bytes;
+    }
     struct run_end e = {.wait_status = run->wait_status,
                         .timed_out = run->timed_out,
+                        .memory_exceeded = run->mw.exceeded,
                         .oom_kills = u.oom_kills,
                         .bwrap = run->iso == ISOLATION_BWRAP,
                         .json_fd = run->json_pipe[0],

@@ -427,8 +427,8 @@ START_TEST(test_output_excerpt_marks_truncation)
 }
 END_TEST
 
-/* Without a cgroup the limits asked for are not enforced, and the result says so (results.json
- * records it: grader/grade/grade.c). */
+/* Without a cgroup the process limit is not enforced, and the result says so (results.json
+ * records it: grader/grade/grade.c); the memory limit is, by the supervisor's watcher. */
 START_TEST(test_limits_recorded_without_cgroup)
 {
     enum isolation iso = level(_i);
@@ -441,7 +441,61 @@ START_TEST(test_limits_recorded_without_cgroup)
     struct sandbox_result r;
     ck_assert_int_eq(run_sh(iso, "true", &o, &r), 0);
     ck_assert_int_eq(r.status, SB_EXITED);
-    ck_assert(!r.cgroup_used && !r.memory_limit_enforced && !r.pids_limit_enforced);
+    ck_assert(!r.cgroup_used && !r.pids_limit_enforced);
+    ck_assert(r.memory_limit_enforced);
+    ck_assert_int_eq(r.memory_guard, MEMORY_GUARD_WATCHER);
+    ck_assert(r.memory_limit_bytes == 64LL << 20);
+    sandbox_result_release(&r);
+    /* No limit asked for: nothing to enforce. */
+    o.memory_limit_bytes = 0;
+    ck_assert_int_eq(run_sh(iso, "true", &o, &r), 0);
+    ck_assert(!r.memory_limit_enforced && r.memory_guard == MEMORY_GUARD_NONE);
+    ck_assert(r.memory_limit_bytes == 0 && r.memory_peak_bytes == 0);
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/*
+ * The memory watcher, where no cgroup holds the limit (LABGRADER_CGROUP=off): dd's buffer
+ * (bs) is allocated and filled, then held while dd blocks writing into a pipe nobody reads
+ * (sleep); the run ends when sleep does. Loop index: bit 0 the level, bit 1 the hog escaped
+ * (setsid, its parent gone: re-parented to the grader, or to bwrap's init).
+ */
+START_TEST(test_memory_watcher)
+{
+    enum isolation iso = level(_i);
+    SKIP_IF_NO_BWRAP(iso);
+    setenv("LABGRADER_CGROUP", "off", 1);
+    struct sandbox_opts o;
+    opts_for(&o, iso, NULL);
+    o.memory_limit_bytes = 64LL << 20;
+    const char *hog = _i >= 2 ? "(setsid sh -c 'dd if=/dev/zero bs=160M count=1 2>/dev/null | "
+                                "sleep 20' &); sleep 20"
+                              : "dd if=/dev/zero bs=160M count=1 2>/dev/null | sleep 20";
+    struct sandbox_result r;
+    ck_assert_int_eq(run_sh(iso, hog, &o, &r), 0);
+    ck_assert_msg(r.status == SB_MEMORY_LIMIT, "status %d, exit %d: %s", r.status, r.exit_code,
+                  r.output);
+    ck_assert_int_eq(r.memory_guard, MEMORY_GUARD_WATCHER);
+    ck_assert(r.memory_limit_enforced && !r.cgroup_used);
+    ck_assert_msg(r.memory_peak_bytes > 64LL << 20, "peak %lld", r.memory_peak_bytes);
+    ck_assert_int_ge(r.peak_rss_kb, 64 * 1024);
+    char text[200];
+    sandbox_describe(&r, text, sizeof(text));
+    ck_assert_msg(strstr(text, "memory limit exceeded (") && strstr(text, "limit 64 MiB)"), "%s",
+                  text);
+    sandbox_result_release(&r);
+    ck_assert_int_eq(count_own_children(), 0);
+
+    /* Below the limit: 20 MiB held for a second (about 40 samples), then a normal exit. */
+    const char *fits = _i >= 2 ? "(setsid sh -c 'dd if=/dev/zero bs=20M count=1 2>/dev/null | "
+                                 "sleep 1' &); sleep 1.5; echo done"
+                               : "dd if=/dev/zero bs=20M count=1 2>/dev/null | sleep 1; echo done";
+    ck_assert_int_eq(run_sh(iso, fits, &o, &r), 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "status %d: %s", r.status, r.output);
+    ck_assert_str_eq(r.output, "done\n");
+    ck_assert_msg(r.memory_peak_bytes >= 20LL << 20 && r.memory_peak_bytes < 64LL << 20,
+                  "peak %lld", r.memory_peak_bytes);
     sandbox_result_release(&r);
 }
 END_TEST
@@ -1091,9 +1145,10 @@ START_TEST(test_memory_limit)
     ck_assert_int_eq(run_sh(iso, "head -c 300000000 /dev/zero | tail -n 1 | wc -c", &o, &r), 0);
     ck_assert_msg(r.status == SB_MEMORY_LIMIT, "status %d: %s", r.status, r.output);
     ck_assert(r.cgroup_used && r.memory_limit_enforced);
+    ck_assert_int_eq(r.memory_guard, MEMORY_GUARD_CGROUP);
     char text[200];
     sandbox_describe(&r, text, sizeof(text));
-    ck_assert_str_eq(text, "memory limit exceeded");
+    ck_assert_msg(!strncmp(text, "memory limit exceeded", 21), "%s", text);
     ck_assert_int_gt(r.peak_rss_kb, 32 * 1024);
     sandbox_result_release(&r);
 }
@@ -1187,6 +1242,10 @@ START_TEST(test_describe_and_names)
     r.status = SB_MEMORY_LIMIT;
     sandbox_describe(&r, text, sizeof(text));
     ck_assert_str_eq(text, "memory limit exceeded");
+    r.memory_limit_bytes = 1LL << 30;
+    r.memory_peak_bytes = 1280LL << 20;
+    sandbox_describe(&r, text, sizeof(text));
+    ck_assert_str_eq(text, "memory limit exceeded (1280 MiB in use, limit 1024 MiB)");
 
     r.status = SB_SETUP_FAILED;
     snprintf(r.setup_error, sizeof(r.setup_error), "fork: Resource temporarily unavailable");
@@ -1325,6 +1384,7 @@ static Suite *sandbox_suite(void)
     tcase_add_loop_test(tc, test_kill_running_from_signal_handler, 0, 4);
     tcase_add_loop_test(tc, test_fork_bomb_limited_by_pids, 0, 2);
     tcase_add_loop_test(tc, test_memory_limit, 0, 2);
+    tcase_add_loop_test(tc, test_memory_watcher, 0, 4);
     tcase_add_test(tc, test_available_and_auto);
     tcase_add_test(tc, test_bwrap_missing);
     tcase_add_test(tc, test_describe_and_names);
