@@ -84,10 +84,14 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 static long long status_field(const char *text, const char *key)
 {
     size_t klen = strlen(key);
-    for (const char *line = text; line && *line;
-         line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+    const char *line = text;
+    while (line && *line) {
         if (!strncmp(line, key, klen) && line[klen] == ':')
             return strtoll(line + klen + 1, NULL, 10);
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
     return -1;
 }
 
@@ -96,7 +100,7 @@ struct status_mem {
     long ppid, threads;
 };
 
-/* What one process holds; false when it is gone (or a zombie, which holds nothing). */
+/* What one process holds; false when it is gone (a zombie is there, and holds nothing). */
 static bool status_read(pid_t pid, struct status_mem *m)
 {
     char path[64], buf[8192];
@@ -252,7 +256,8 @@ static int mem_cmp(const void *pa, const void *pb)
     return (a->pid > b->pid) - (a->pid < b->pid);
 }
 
-long long memwatch_sample(pid_t root)
+/* One sample: the bytes the tree of root holds, with the re-parented escapees. */
+static long long memwatch_sample(pid_t root)
 {
     struct tree t = {0};
     tree_push(&t, root, getpid());

@@ -245,8 +245,6 @@ void memwatch_start(struct memwatch *w, pid_t root, long long limit_bytes);
 bool memwatch_poll(struct memwatch *w, double now);
 /* Milliseconds until the next sample (for poll()); -1 when not watching. */
 int memwatch_wait_ms(const struct memwatch *w, double now);
-/* One sample now: the bytes the tree of root holds (with the re-parented escapees). */
-long long memwatch_sample(pid_t root);
 
 /* ------------------------------------------------------------------------ */
 /* classify.c                                                               */

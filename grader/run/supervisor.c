@@ -288,7 +288,8 @@ static void run_supervise(struct run *run)
             fds[nfds] = (struct pollfd){run->pidfd, POLLIN, 0};
             pid_idx = (int)nfds++;
         }
-        int prc = poll(fds, nfds, run_poll_ms(run, deadline, now));
+        /* The clock read again: a memory sample may have taken a while. */
+        int prc = poll(fds, nfds, run_poll_ms(run, deadline, now_seconds()));
         if (prc < 0 && errno != EINTR)
             sb_sleep_ms(10); /* should not happen; do not spin */
         if (prc <= 0)
