@@ -8,8 +8,9 @@
  *       compile limit + 300 s, and the test fails (no test asserts how long anything took:
  *       a loaded machine is slow, not wrong; a run that is not killed promptly shows as the
  *       wrong verdict or as a process left behind);
- *   (c) grading went on: the other exercise's rows are in EXPECTED too, and the `correct`
- *       fixture graded right after the hostile one passes;
+ *   (c) grading went on: the variants graded after the hostile function (its exercise's
+ *       other variants) have their rows in EXPECTED too, and the `correct` fixture graded
+ *       right after the hostile one passes (the whole lab);
  *   (d) nothing outside the scratch folders changed: a canary folder the suite made is
  *       byte-identical and holds no new entry; labs/, tests/fixtures/, tests/hostile/ and
  *       the grader's shared cache hash the same; no marker file appeared where the
@@ -64,6 +65,11 @@ struct hostile_suite {
     bool memory_limited;   /* the grader recorded a memory limit enforced (results.json) */
     int tcp_fd, unix_fd, port;
     char unix_name[64];
+    /* --only for the threats' gradings (not the next student's), NULL for the whole lab. The
+     * exercises before the hostile function's are graded before it runs, so their verdicts
+     * say nothing about the threat; what is graded after it (its exercise's later variants,
+     * the next student) does. */
+    const char *only;
     /* hostile_run_all(): what each threat's gradings left, for its test to check. */
     struct hostile_outcome *outcomes;
     size_t n_outcomes;
@@ -250,6 +256,8 @@ static inline int hostile_scan_processes(const struct hostile_suite *s, const ch
         snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
         if (hostile_read_small(path, comm, sizeof(comm)))
             comm[strcspn(comm, "\n")] = '\0';
+        if (only_comm && strcmp(comm, only_comm))
+            continue;
         snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
         ssize_t n = readlink(path, exe, sizeof(exe) - 1);
         exe[n > 0 ? n : 0] = '\0';
@@ -259,7 +267,7 @@ static inline int hostile_scan_processes(const struct hostile_suite *s, const ch
                            : n > 0 && !strncmp(exe, s->scratch, sl) && exe[sl] == '/';
         bool ours;
         if (only_comm)
-            ours = !strcmp(comm, only_comm) && (!scope || under || n <= 0);
+            ours = !scope || under || n <= 0;
         else
             ours = under || (marker && (!scope || n <= 0));
         if (!ours)
@@ -395,38 +403,46 @@ static inline void hostile_run_release(struct hostile_run *run)
     memset(run, 0, sizeof(*run));
 }
 
-/* Starts grading a submission folder as `student`, under a watchdog. */
+/* Starts grading a submission folder as `student` (only that exercise, when `only` is set),
+ * under a watchdog. */
 static inline void hostile_grade_start(const struct hostile_suite *s, const char *submission,
                                        const char *student, bool timing, double timeout_s,
-                                       const char *memory_limit, struct hostile_run *run,
-                                       struct hostile_child *c)
+                                       const char *memory_limit, const char *only,
+                                       struct hostile_run *run, struct hostile_child *c)
 {
     char timeout[32];
     snprintf(timeout, sizeof(timeout), "%g", timeout_s);
     memset(run, 0, sizeof(*run));
     run->log = xstrfmt("%s/%s.log", s->scratch, student);
-    const char *argv[] = {e2e_bin(),
-                          "check",
-                          "labs/lab6",
-                          "--submission",
-                          submission,
-                          "--case",
-                          "n256,n1000",
-                          "--timeout",
-                          timeout,
-                          "--no-pdf",
-                          "--quiet",
-                          "--out",
-                          s->out,
-                          "--student",
-                          student,
-                          /* The checks below read the grader's English messages. */
-                          "--lang",
-                          "en",
-                          timing ? "--quiet" : "--no-timing",
-                          memory_limit ? "--memory-limit" : NULL,
-                          memory_limit,
-                          NULL};
+    const char *argv[24] = {e2e_bin(),
+                            "check",
+                            "labs/lab6",
+                            "--submission",
+                            submission,
+                            "--case",
+                            "n256,n1000",
+                            "--timeout",
+                            timeout,
+                            "--no-pdf",
+                            "--quiet",
+                            "--out",
+                            s->out,
+                            "--student",
+                            student,
+                            /* The checks below read the grader's English messages. */
+                            "--lang",
+                            "en",
+                            timing ? "--quiet" : "--no-timing"};
+    size_t n = 18;
+    if (memory_limit) {
+        argv[n++] = "--memory-limit";
+        argv[n++] = memory_limit;
+    }
+    if (only) {
+        argv[n++] = "--only";
+        argv[n++] = only;
+    }
+    argv[n] = NULL;
     hostile_spawn(argv, run->log, timeout_s + HOSTILE_COMPILE_LIMIT_S + HOSTILE_GRACE_S, run, c);
 }
 
@@ -449,7 +465,7 @@ static inline void hostile_grade(const struct hostile_suite *s, const char *subm
                                  const char *memory_limit, struct hostile_run *run)
 {
     struct hostile_child c;
-    hostile_grade_start(s, submission, student, timing, timeout_s, memory_limit, run, &c);
+    hostile_grade_start(s, submission, student, timing, timeout_s, memory_limit, NULL, run, &c);
     while (!hostile_child_poll(s, &c))
         hostile_sleep_ms(20);
     hostile_grade_finish(s, student, run);
@@ -909,14 +925,14 @@ static inline void hostile_outcome_begin(const struct hostile_suite *s, struct h
 static inline void hostile_outcome_start(const struct hostile_suite *s, struct hostile_outcome *o)
 {
     const struct hostile_threat *t = o->t;
-    hostile_grade_start(s, o->sub, t->name, t->timing, t->timeout_s, t->memory_limit, &o->run,
-                        &o->child);
+    hostile_grade_start(s, o->sub, t->name, t->timing, t->timeout_s, t->memory_limit, s->only,
+                        &o->run, &o->child);
 }
 
 static inline void hostile_outcome_start_next(const struct hostile_suite *s,
                                               struct hostile_outcome *o)
 {
-    hostile_grade_start(s, "tests/fixtures/lab6/correct", o->next_student, false, 10, NULL,
+    hostile_grade_start(s, "tests/fixtures/lab6/correct", o->next_student, false, 10, NULL, NULL,
                         &o->next, &o->child);
 }
 
