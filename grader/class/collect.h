@@ -50,6 +50,7 @@
 #define LG_COLLECT_H
 
 #include "base/error.h"
+#include "class/safedir.h" /* struct collect_limits, collect_limits_init */
 
 #include <stddef.h>
 
@@ -68,15 +69,8 @@ struct submission_set {
     size_t n_warnings;
 };
 
-struct collect_limits {
-    long long max_total_bytes;
-    long long max_file_bytes;
-    long max_files;
-};
-
 void submission_set_init(struct submission_set *s);
 void submission_set_release(struct submission_set *s);
-void collect_limits_init(struct collect_limits *l); /* 200 MiB total, 20 MiB/file, 2000 files */
 
 /*
  * src: a folder with one sub-folder per student, or an LMS export zip. Zips are
