@@ -179,21 +179,23 @@ static int extract_data(struct archive *a, int fd, struct quota *q, struct budge
         if (n == 0)
             return 0;
         if (n < 0)
-            return refuse(err, q->label, entry, "cannot be read: %s",
-                          archive_error_string(a) ? archive_error_string(a) : "unknown error");
+            return budget_refuse(
+                b, SUBMISSION_BAD_ENTRY, 0, err, q->label, entry, "cannot be read: %s",
+                archive_error_string(a) ? archive_error_string(a) : "unknown error");
         /* Bytes are charged as they come out of the decompressor: sizes in headers lie. */
-        if (charge_bytes(b, q->lim, written, n, q->label, entry, "the submission", err) != 0)
-            return -1;
-        if (q->bucketed &&
-            charge_bytes(&q->whole, &q->whole_lim, 0, n, q->label, entry, "the archive", err) != 0)
-            return -1;
+        int rc = charge_bytes(b, q->lim, written, n, q->label, entry, "the submission", err);
+        if (rc == 0 && q->bucketed)
+            rc = charge_bytes(&q->whole, &q->whole_lim, 0, n, q->label, entry, "the archive", err);
+        if (rc != 0)
+            return rc;
         written += n;
         for (const char *p = buf; n > 0;) {
             ssize_t w = write(fd, p, (size_t)n);
             if (w < 0 && errno == EINTR)
                 continue;
             if (w < 0)
-                return refuse(err, q->label, entry, "cannot be written: %s", strerror(errno));
+                return error_set_at(err, q->label, 0, 0, "%s: cannot be written: %s", entry,
+                                    strerror(errno));
             p += w;
             n -= w;
         }
@@ -245,21 +247,27 @@ static struct budget *entry_budget(struct quota *q, const struct name_list *comp
 }
 
 /* Create the entry's folders (and the entry, a file, with its data) below dest_fd. */
-static int write_entry(struct archive *a, bool is_dir, const struct name_list *comps,
+static int write_entry(struct archive *a, struct archive_entry *e, const struct name_list *comps,
                        const char *raw, int dest_fd, struct quota *q, struct budget *b,
                        struct error *err)
 {
+    bool is_dir = archive_entry_filetype(e) == AE_IFDIR;
     size_t n_dirs = is_dir ? comps->n : comps->n - 1;
     int rc = -1, dirfd = dup(dest_fd);
     if (dirfd < 0)
-        return refuse(err, q->label, raw, "%s", strerror(errno));
+        return error_set_at(err, q->label, 0, 0, "%s", strerror(errno));
     for (size_t i = 0; i < n_dirs; i++) {
         int next = make_dir_at(dirfd, comps->v[i]);
         if (next < 0) {
-            refuse(err, q->label, raw, "cannot create folder '%s': %s", comps->v[i],
-                   strerror(errno));
+            /* A file of that name came first: the archive's doing. */
+            if (errno == ENOTDIR || errno == ELOOP || errno == EEXIST)
+                rc = budget_refuse(b, SUBMISSION_BAD_ENTRY, 0, err, q->label, raw,
+                                   "'%s' is both a file and a folder", comps->v[i]);
+            else
+                rc = refuse(err, q->label, raw, "cannot create folder '%s': %s", comps->v[i],
+                            strerror(errno));
             close(dirfd);
-            return -1;
+            return rc;
         }
         close(dirfd);
         dirfd = next;
@@ -271,20 +279,53 @@ static int write_entry(struct archive *a, bool is_dir, const struct name_list *c
     const char *file = comps->v[comps->n - 1];
     int fd = openat(dirfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
-        if (errno == EEXIST)
-            refuse(err, q->label, raw, "another entry of the same name was already unpacked");
+        if (errno == EEXIST || errno == ELOOP || errno == EISDIR)
+            rc = budget_refuse(b, SUBMISSION_BAD_ENTRY, 0, err, q->label, raw,
+                               "another entry of the same name was already unpacked");
         else
-            refuse(err, q->label, raw, "cannot create: %s", strerror(errno));
+            rc = refuse(err, q->label, raw, "cannot create: %s", strerror(errno));
         close(dirfd);
-        return -1;
+        return rc;
     }
     rc = extract_data(a, fd, q, b, raw, err);
+    if (rc == 0 && archive_entry_mtime_is_set(e)) {
+        /* When the student last changed it: lateness may be judged from it. */
+        struct timespec times[2] = {{archive_entry_mtime(e), 0}, {archive_entry_mtime(e), 0}};
+        futimens(fd, times);
+    }
     if (close(fd) != 0 && rc == 0)
         rc = refuse(err, q->label, raw, "cannot be written: %s", strerror(errno));
     if (rc != 0)
         unlinkat(dirfd, file, 0);
     close(dirfd);
     return rc;
+}
+
+/*
+ * The budget of the student an entry of a class archive belongs to, from its raw name
+ * alone (it may be refused): NULL when the name does not say (then the whole archive
+ * is refused).
+ */
+static struct budget *raw_bucket(struct quota *q, const char *raw)
+{
+    struct name_list parts = {0};
+    if (raw[0] == '/' || raw[0] == '\\' || (isalpha((unsigned char)raw[0]) && raw[1] == ':'))
+        return NULL; /* an absolute path names nobody */
+    char *copy = xstrdup(raw), *save = NULL;
+    struct budget *b = NULL;
+    for (char *t = strtok_r(copy, "/\\", &save); t; t = strtok_r(NULL, "/\\", &save))
+        if (strcmp(t, "."))
+            name_list_add(&parts, xstrdup(t));
+    size_t top = q->wrapper && parts.n > 0 && !strcmp(parts.v[0], q->wrapper) ? 1 : 0;
+    if (parts.n > top && strcmp(parts.v[top], "..")) {
+        char *key = parts.n > top + 1 ? xstrdup(parts.v[top]) : lms_flat_key(parts.v[top]);
+        if (!has_control_chars(key))
+            b = bucket_for(q, key);
+        free(key);
+    }
+    name_list_release(&parts);
+    free(copy);
+    return b;
 }
 
 static int extract_entry(struct archive *a, struct archive_entry *e, const char *raw, int dest_fd,
@@ -298,27 +339,40 @@ static int extract_entry(struct archive *a, struct archive_entry *e, const char 
     struct budget *b = NULL;
 
     if (why) {
-        refuse(err, q->label, raw, "%s", why);
+        struct budget *rb = q->bucketed ? raw_bucket(q, raw) : q->single;
+        rc = rb ? budget_refuse(rb, SUBMISSION_BAD_ENTRY, 0, err, q->label, raw, "%s", why)
+                : refuse(err, q->label, raw, "%s", why);
         goto out;
     }
-    if (skip || !(b = entry_budget(q, &comps))) {
+    /* Nothing more of a student already refused is written. */
+    if (skip || !(b = entry_budget(q, &comps)) || b->problem != SUBMISSION_OK) {
         rc = 0;
         goto out;
     }
     if (comps.n > ARCHIVE_MAX_DEPTH) {
-        refuse(err, q->label, raw, "its path is more than %d folders deep", ARCHIVE_MAX_DEPTH);
+        rc = budget_refuse(b, SUBMISSION_TOO_DEEP, ARCHIVE_MAX_DEPTH, err, q->label, raw,
+                           "its path is more than %d folders deep", ARCHIVE_MAX_DEPTH);
         goto out;
     }
     /* Folders count as files: a million empty folders fill a disk's inodes too. */
-    if (charge_file(b, q->lim, q->label, raw, "the submission", err) != 0)
+    if ((rc = charge_file(b, q->lim, q->label, raw, "the submission", err)) != 0)
         goto out;
     if (q->bucketed &&
-        charge_file(&q->whole, &q->whole_lim, q->label, raw, "the archive", err) != 0)
+        (rc = charge_file(&q->whole, &q->whole_lim, q->label, raw, "the archive", err)) != 0)
         goto out;
-    rc = write_entry(a, archive_entry_filetype(e) == AE_IFDIR, &comps, raw, dest_fd, q, b, err);
+    rc = write_entry(a, e, &comps, raw, dest_fd, q, b, err);
 out:
     name_list_release(&comps);
     free(name);
+    return rc;
+}
+
+/* After one entry: go on (0), or stop with rc. A student refused in a class archive
+ * costs only that student; the archive as a whole over its limits costs everyone. */
+static int after_entry(const struct quota *q, int rc)
+{
+    if (rc == SAFE_REFUSED && q->bucketed)
+        return q->whole.problem == SUBMISSION_OK ? 0 : -1;
     return rc;
 }
 
@@ -331,7 +385,7 @@ int extract_archive(const char *path, int dest_fd, struct quota *q, struct error
     struct archive *a = archive_open(path, q->label, err);
     if (!a) {
         utf8_scope_leave(&u);
-        return -2;
+        return ARCHIVE_UNREADABLE;
     }
     for (;;) {
         struct archive_entry *e;
@@ -339,19 +393,20 @@ int extract_archive(const char *path, int dest_fd, struct quota *q, struct error
         if (r == ARCHIVE_EOF)
             break;
         index++;
-        if (r < ARCHIVE_WARN) {
-            rc = error_set_at(err, q->label, 0, 0, "cannot read entry %ld: %s", index,
-                              archive_error_string(a) ? archive_error_string(a) : "unknown error");
-            break;
-        }
-        const char *raw = entry_name(e);
+        const char *why = r < ARCHIVE_WARN ? archive_error_string(a) : NULL;
+        const char *raw = r < ARCHIVE_WARN ? NULL : entry_name(e);
         if (!raw) {
-            rc = error_set_at(err, q->label, 0, 0,
-                              "entry %ld refused: its name is not valid UTF-8 text", index);
+            /* A student's own damaged archive is that student's problem; a damaged class
+             * archive cannot say whose entry it was. */
+            error_set_at(err, q->label, 0, 0, "entry %ld cannot be read: %s", index,
+                         why ? why : "its name is not valid UTF-8 text");
+            rc = q->single ? budget_refuse(q->single, SUBMISSION_BAD_ENTRY, 0, err, q->label, NULL,
+                                           "entry %ld cannot be read", index)
+                           : -1;
             break;
         }
         char *copy = xstrdup(raw); /* the entry owns raw; keep it for messages */
-        rc = extract_entry(a, e, copy, dest_fd, q, err);
+        rc = after_entry(q, extract_entry(a, e, copy, dest_fd, q, err));
         free(copy);
         if (rc != 0)
             break;

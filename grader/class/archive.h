@@ -48,10 +48,16 @@ void quota_release(struct quota *q);
 int survey_wrapper(const char *path, const char *label, long max_entries, char **wrapper,
                    struct error *err);
 
+/* extract_archive: not an archive libarchive can open at all (nothing written). */
+#define ARCHIVE_UNREADABLE (-3)
+
 /*
  * Unpack the archive at path into dest_fd, refusing anything unsafe (above).
- * Returns 0, -1 (err set: an entry refused or a limit exceeded) or -2: not an
- * archive libarchive can open at all (nothing written, err set).
+ * Returns 0; SAFE_REFUSED: a student's own archive (q->single) refused, recorded in
+ * that budget; ARCHIVE_UNREADABLE; or -1 (err set: the grader could not write, or a
+ * class archive refused as a whole). In a class archive (q->bucketed) an entry refused
+ * or a limit exceeded is recorded in that student's bucket, nothing more of that
+ * student is written, and unpacking goes on for the others.
  */
 int extract_archive(const char *path, int dest_fd, struct quota *q, struct error *err);
 

@@ -3,11 +3,8 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
-#include "class/archive.h"
-#include "class/lms_layout.h"
+#include "class/collector.h"
 #include "class/names.h"
-#include "class/roster.h"
-#include "class/safedir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,22 +19,32 @@
 #define MARKER ".labgrader-unpack"
 #define STAGING "staging"
 #define STUDENTS "students"
-/* Inside a student's folder while it is flattened; a hidden name, so never a lone entry. */
-#define SCRATCH ".labgrader-tmp"
-#define MAX_FLATTEN 4
 
 void submission_set_init(struct submission_set *s)
 {
     memset(s, 0, sizeof(*s));
 }
 
+static void submission_release(struct submission *sub)
+{
+    free(sub->id);
+    free(sub->name);
+    free(sub->dir);
+    lms_ids_release(&sub->ids);
+    free(sub->group);
+    for (size_t i = 0; i < sub->n_members; i++) {
+        free(sub->members[i].id);
+        free(sub->members[i].name);
+        lms_ids_release(&sub->members[i].ids);
+    }
+    free(sub->members);
+    free(sub->problem_what);
+}
+
 void submission_set_release(struct submission_set *s)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->items[i].id);
-        free(s->items[i].name);
-        free(s->items[i].dir);
-    }
+    for (size_t i = 0; i < s->n; i++)
+        submission_release(&s->items[i]);
     free(s->items);
     for (size_t i = 0; i < s->n_warnings; i++)
         free(s->warnings[i]);
@@ -45,57 +52,44 @@ void submission_set_release(struct submission_set *s)
     memset(s, 0, sizeof(*s));
 }
 
-static void add_warning(struct submission_set *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void add_warning(struct submission_set *s, const char *fmt, ...)
+const char *submission_problem_code(enum submission_problem p)
+{
+    switch (p) {
+    case SUBMISSION_OK:
+        return "ok";
+    case SUBMISSION_TOO_MANY_FILES:
+        return "too_many_files";
+    case SUBMISSION_TOO_LARGE:
+        return "too_large";
+    case SUBMISSION_FILE_TOO_LARGE:
+        return "file_too_large";
+    case SUBMISSION_TOO_DEEP:
+        return "too_deep";
+    case SUBMISSION_BAD_ENTRY:
+        return "bad_entry";
+    case SUBMISSION_ONLINE_TEXT:
+        return "online_text";
+    case SUBMISSION_URL:
+        return "url";
+    case SUBMISSION_AMBIGUOUS:
+        return "ambiguous";
+    }
+    return "ok";
+}
+
+void collector_warn(struct collector *c, const char *fmt, ...)
 {
     struct strbuf sb = STRBUF_INIT;
     va_list ap;
     va_start(ap, fmt);
     strbuf_vaddf(&sb, fmt, ap);
     va_end(ap);
+    struct submission_set *s = c->set;
     s->warnings = xrealloc(s->warnings, (s->n_warnings + 1) * sizeof(*s->warnings));
     s->warnings[s->n_warnings++] = strbuf_detach(&sb);
 }
 
-/* ---- the collector ---- */
-
-enum origin { ORIGIN_FOLDER, ORIGIN_MOODLE, ORIGIN_CANVAS, ORIGIN_ARCHIVE };
-
-struct part {
-    char *entry;  /* name at the top level of the source */
-    char *target; /* a single file: its name in the student's folder; NULL: a folder */
-    long resub, fileid;
-    bool dropped;
-};
-
-struct student {
-    char *id;     /* final id */
-    char *raw_id; /* as found: LMS number or folder name */
-    char *name;
-    char *label; /* the first source entry, as the user knows it */
-    enum origin origin;
-    struct part *parts;
-    size_t n_parts, parts_alloc;
-    char *dir;
-};
-
-struct collector {
-    const struct collect_limits *lim;
-    struct submission_set *set;
-    char *unpack;       /* absolute */
-    char *students_dir; /* unpack/students, absolute */
-    int root_fd;        /* where the students are listed */
-    char *root_label;
-    bool owned; /* the root is our own unpacked copy: move, do not copy */
-    int unpack_fd, staging_fd, students_fd; /* -1 until opened */
-    dev_t unpack_dev; /* the unpack folder, should it lie inside a submitted folder */
-    ino_t unpack_ino;
-    struct student *st;
-    size_t n_st, st_alloc;
-};
-
-static bool is_unpack_dir(const struct collector *c, const struct stat *st)
+bool collector_is_unpack_dir(const struct collector *c, const struct stat *st)
 {
     return st->st_dev == c->unpack_dev && st->st_ino == c->unpack_ino;
 }
@@ -112,91 +106,8 @@ static void student_release(struct student *s)
     }
     free(s->parts);
     free(s->dir);
-}
-
-/* Copy a submitted folder (not ours: symbolic links and special files are skipped). */
-static int copy_tree(struct collector *c, int src_fd, int dst_fd, const char *label,
-                     struct budget *b, struct error *err)
-{
-    struct name_list names = {0};
-    int rc = list_dir(src_fd, label, &names, err);
-    for (size_t i = 0; rc == 0 && i < names.n; i++) {
-        const char *name = names.v[i];
-        char *child = path_join(label, name);
-        struct stat st;
-        if (is_junk(name)) {
-            free(child);
-            continue;
-        }
-        if (has_control_chars(name)) {
-            char *shown = printable(child);
-            rc = error_set_at(err, shown, 0, 0, "refused: its name has control characters");
-            free(shown);
-        } else if (fstatat(src_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            rc = error_set_at(err, child, 0, 0, "cannot read: %s", strerror(errno));
-        } else if (S_ISLNK(st.st_mode)) {
-            add_warning(c->set, "%s: symbolic link skipped (submissions may not hold links)",
-                        child);
-        } else if (S_ISDIR(st.st_mode) && is_unpack_dir(c, &st)) {
-            /* never copy our own output into itself */
-        } else if (S_ISDIR(st.st_mode)) {
-            if (charge_file(b, c->lim, child, NULL, "the submission", err) != 0) {
-                free(child);
-                rc = -1;
-                break;
-            }
-            int s = open_dir_at(src_fd, name);
-            int d = s < 0 ? -1 : make_dir_at(dst_fd, name);
-            if (s < 0 || d < 0)
-                rc = error_set_at(err, child, 0, 0, "cannot copy folder: %s", strerror(errno));
-            else
-                rc = copy_tree(c, s, d, child, b, err);
-            if (s >= 0)
-                close(s);
-            if (d >= 0)
-                close(d);
-        } else if (S_ISREG(st.st_mode)) {
-            rc = copy_limited(src_fd, name, dst_fd, name, child, c->lim, b, err);
-        } else {
-            add_warning(c->set, "%s: skipped (not a regular file or folder)", child);
-        }
-        free(child);
-    }
-    name_list_release(&names);
-    return rc;
-}
-
-/* Move our own unpacked tree into dst, merging folders; a name already taken stays out. */
-static int move_tree(struct collector *c, int src_fd, int dst_fd, const char *label,
-                     struct error *err)
-{
-    struct name_list names = {0};
-    int rc = list_dir(src_fd, label, &names, err);
-    for (size_t i = 0; rc == 0 && i < names.n; i++) {
-        const char *name = names.v[i];
-        char *child = path_join(label, name);
-        struct stat ds, ss;
-        if (fstatat(dst_fd, name, &ds, AT_SYMLINK_NOFOLLOW) != 0) {
-            if (renameat(src_fd, name, dst_fd, name) != 0)
-                rc = error_set_at(err, child, 0, 0, "cannot move: %s", strerror(errno));
-        } else if (fstatat(src_fd, name, &ss, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(ss.st_mode) &&
-                   S_ISDIR(ds.st_mode)) {
-            int s = open_dir_at(src_fd, name), d = open_dir_at(dst_fd, name);
-            if (s < 0 || d < 0)
-                rc = error_set_at(err, child, 0, 0, "cannot open folder: %s", strerror(errno));
-            else
-                rc = move_tree(c, s, d, child, err);
-            if (s >= 0)
-                close(s);
-            if (d >= 0)
-                close(d);
-        } else {
-            add_warning(c->set, "%s: left out: a file of the same name is already there", child);
-        }
-        free(child);
-    }
-    name_list_release(&names);
-    return rc;
+    free(s->problem_what);
+    free(s->group);
 }
 
 /* ---- finding the students ---- */
@@ -228,14 +139,14 @@ static struct student *student_for(struct collector *c, enum origin origin, char
 {
     char *label = path_join(c->root_label, entry);
     struct student *s = find_student(c, id);
+    if (s && s->origin == origin && (origin == ORIGIN_MOODLE || origin == ORIGIN_CANVAS)) {
+        free(id);
+        free(raw_id);
+        free(name);
+        free(label);
+        return s;
+    }
     if (s) {
-        if (s->origin == origin && (origin == ORIGIN_MOODLE || origin == ORIGIN_CANVAS)) {
-            free(id);
-            free(raw_id);
-            free(name);
-            free(label);
-            return s;
-        }
         duplicate_error(id, s->label, label, err);
         free(id);
         free(raw_id);
@@ -254,15 +165,20 @@ static struct student *student_for(struct collector *c, enum origin origin, char
     return s;
 }
 
-static void add_part(struct student *s, const char *entry, char *target, long resub, long fileid)
+/* Takes ownership of target (NULL: a folder). */
+static void add_part(struct student *s, const char *entry, char *target, const struct lms_name *n)
 {
     ALLOC_GROW(s->parts, s->n_parts + 1, s->parts_alloc);
     struct part *p = &s->parts[s->n_parts++];
+    memset(p, 0, sizeof(*p));
     p->entry = xstrdup(entry);
     p->target = target;
-    p->resub = resub;
-    p->fileid = fileid;
-    p->dropped = false;
+    if (n) {
+        p->resub = n->resub;
+        p->fileid = n->fileid;
+        p->kind = n->kind;
+        s->late |= n->late;
+    }
 }
 
 static bool valid_target(const char *t)
@@ -270,86 +186,168 @@ static bool valid_target(const char *t)
     return t[0] && t[0] != '.' && !strchr(t, '/') && !has_control_chars(t);
 }
 
+/* A top-level entry whose name has control characters: its owner, if the name says who,
+ * is refused; anything else is left out. */
+static int scan_bad_name(struct collector *c, const char *entry, bool is_dir, struct error *err)
+{
+    struct lms_name n;
+    char *shown = printable(entry);
+    char *label = path_join(c->root_label, shown);
+    bool lms = parse_moodle(entry, &n) || parse_canvas(entry, &n);
+    struct student *s = NULL;
+    if (lms && !has_control_chars(n.id))
+        s = student_for(c, looks_moodle(entry) ? ORIGIN_MOODLE : ORIGIN_CANVAS, xstrdup(n.id),
+                        xstrdup(n.id), printable(n.name), shown, err);
+    else if (is_dir)
+        s = student_for(c, ORIGIN_FOLDER, readable_id(shown), xstrdup(shown), xstrdup(shown), shown,
+                        err);
+    else
+        collector_warn(c, "%s: ignored (its name has control characters)", label);
+    if (lms)
+        lms_name_release(&n);
+    if (s && s->budget.problem == SUBMISSION_OK)
+        budget_refuse(&s->budget, SUBMISSION_BAD_ENTRY, 0, NULL, label, NULL,
+                      "its name has control characters");
+    free(shown);
+    free(label);
+    return s || (!is_dir && !lms) ? 0 : -1;
+}
+
+static int scan_dir(struct collector *c, const char *entry, struct error *err)
+{
+    struct lms_name n;
+    struct student *s;
+    char *login = c->slug ? classroom_login(entry, c->slug) : NULL;
+    if (parse_moodle(entry, &n)) {
+        s = student_for(c, ORIGIN_MOODLE, xstrdup(n.id), xstrdup(n.id), xstrdup(n.name), entry,
+                        err);
+        if (s)
+            add_part(s, entry, NULL, &n);
+        lms_name_release(&n);
+    } else if (login) {
+        s = student_for(c, ORIGIN_GITHUB, readable_id(login), xstrdup(login), xstrdup(login), entry,
+                        err);
+        if (s)
+            add_part(s, entry, NULL, NULL);
+    } else {
+        s = student_for(c, ORIGIN_FOLDER, readable_id(entry), xstrdup(entry), xstrdup(entry), entry,
+                        err);
+        if (s)
+            add_part(s, entry, NULL, NULL);
+    }
+    free(login);
+    return s ? 0 : -1;
+}
+
+static int scan_file(struct collector *c, const char *entry, struct error *err)
+{
+    struct lms_name n;
+    enum origin o;
+    memset(&n, 0, sizeof(n));
+    if (parse_moodle(entry, &n) && n.target[0]) {
+        o = ORIGIN_MOODLE;
+    } else {
+        if (n.id)
+            lms_name_release(&n);
+        if (parse_canvas(entry, &n)) {
+            o = ORIGIN_CANVAS;
+        } else if (archive_suffix(entry)) {
+            char *stem = xstrndup(entry, strlen(entry) - archive_suffix(entry));
+            memset(&n, 0, sizeof(n));
+            o = ORIGIN_ARCHIVE;
+            n.id = readable_id(stem);
+            n.name = stem;
+            n.target = xstrdup(entry);
+        } else {
+            char *label = path_join(c->root_label, entry);
+            collector_warn(c, "%s: ignored (not a student's folder, archive or LMS file)", label);
+            free(label);
+            return 0;
+        }
+    }
+    if (!valid_target(n.target)) {
+        char *label = path_join(c->root_label, entry);
+        collector_warn(c, "%s: ignored (no usable file name in it)", label);
+        free(label);
+        lms_name_release(&n);
+        return 0;
+    }
+    struct student *s =
+        student_for(c, o, xstrdup(n.id), xstrdup(n.id), xstrdup(n.name), entry, err);
+    if (s)
+        add_part(s, entry, xstrdup(n.target), &n);
+    lms_name_release(&n);
+    return s ? 0 : -1;
+}
+
 static int scan_entry(struct collector *c, const char *entry, struct error *err)
 {
     struct stat st;
     char *label = path_join(c->root_label, entry);
-    char *a = NULL, *b = NULL, *t = NULL;
-    long resub = 0, fileid = 0;
-    struct student *s;
     int rc = 0;
-
-    if (has_control_chars(entry)) {
-        char *shown = printable(label);
-        rc = error_set_at(err, shown, 0, 0, "refused: its name has control characters");
-        free(shown);
-    } else if (fstatat(c->root_fd, entry, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (fstatat(c->root_fd, entry, &st, AT_SYMLINK_NOFOLLOW) != 0)
         rc = error_set_at(err, label, 0, 0, "cannot read: %s", strerror(errno));
-    } else if (S_ISLNK(st.st_mode)) {
-        add_warning(c->set, "%s: symbolic link skipped (submissions may not hold links)", label);
-    } else if (S_ISDIR(st.st_mode) && is_unpack_dir(c, &st)) {
-        /* our own output, inside the submissions folder */
-    } else if (S_ISDIR(st.st_mode)) {
-        if (parse_moodle(entry, &a, &b, &t)) {
-            free(t);
-            s = student_for(c, ORIGIN_MOODLE, xstrdup(b), b, a, entry, err);
-        } else {
-            s = student_for(c, ORIGIN_FOLDER, sanitize_id(entry, NULL), xstrdup(entry),
-                            xstrdup(entry), entry, err);
-        }
-        if (s)
-            add_part(s, entry, NULL, 0, 0);
-        else
-            rc = -1;
-    } else if (S_ISREG(st.st_mode)) {
-        enum origin o;
-        if (parse_moodle(entry, &a, &b, &t) && t[0]) {
-            o = ORIGIN_MOODLE;
-        } else {
-            free(a);
-            free(b);
-            free(t);
-            a = b = t = NULL;
-            if (parse_canvas(entry, &a, &b, &t, &resub, &fileid)) {
-                o = ORIGIN_CANVAS;
-            } else if (archive_suffix(entry)) {
-                o = ORIGIN_ARCHIVE;
-                a = xstrndup(entry, strlen(entry) - archive_suffix(entry));
-                b = xstrdup(a);
-                t = xstrdup(entry);
-            } else {
-                add_warning(c->set, "%s: ignored (not a student's folder, archive or LMS file)",
-                            label);
-                free(label);
-                return 0;
-            }
-        }
-        if (!valid_target(t)) {
-            add_warning(c->set, "%s: ignored (no usable file name in it)", label);
-            free(a);
-            free(b);
-            free(t);
-        } else {
-            s = student_for(c, o, o == ORIGIN_ARCHIVE ? sanitize_id(b, NULL) : xstrdup(b), b, a,
-                            entry, err);
-            if (s)
-                add_part(s, entry, t, resub, fileid);
-            else {
-                free(t);
-                rc = -1;
-            }
-        }
-    } else {
-        add_warning(c->set, "%s: skipped (not a regular file or folder)", label);
-    }
+    else if (has_control_chars(entry) && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+        rc = scan_bad_name(c, entry, S_ISDIR(st.st_mode), err);
+    else if (S_ISLNK(st.st_mode))
+        collector_warn(c, "%s: symbolic link skipped (submissions may not hold links)", label);
+    else if (S_ISDIR(st.st_mode) && collector_is_unpack_dir(c, &st))
+        ; /* our own output, inside the submissions folder */
+    else if (S_ISDIR(st.st_mode))
+        rc = scan_dir(c, entry, err);
+    else if (S_ISREG(st.st_mode))
+        rc = scan_file(c, entry, err);
+    else
+        collector_warn(c, "%s: skipped (not a regular file or folder)", label);
     free(label);
     return rc;
+}
+
+/* Whether every folder among names is a git clone "<slug>-<login>" of one slug (GitHub
+ * Classroom, cloned without its "<slug>-submissions" folder): then the slug. */
+static char *common_clone_slug(struct collector *c, const struct name_list *names)
+{
+    char *prefix = NULL;
+    size_t clones = 0;
+    for (size_t i = 0; i < names->n; i++) {
+        const char *n = names->v[i];
+        char *git = xstrfmt("%s/.git", n);
+        struct stat st;
+        bool dir = fstatat(c->root_fd, n, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+        bool clone = dir && fstatat(c->root_fd, git, &st, AT_SYMLINK_NOFOLLOW) == 0;
+        free(git);
+        if (n[0] == '.' || is_junk(n) || !dir)
+            continue;
+        if (!clone) {
+            free(prefix);
+            return NULL;
+        }
+        if (!prefix) {
+            prefix = xstrdup(n);
+        } else {
+            size_t k = 0;
+            while (prefix[k] && prefix[k] == n[k])
+                k++;
+            prefix[k] = '\0';
+        }
+        clones++;
+    }
+    char *dash = prefix ? strrchr(prefix, '-') : NULL;
+    char *slug =
+        clones >= 2 && dash && dash != prefix ? xstrndup(prefix, (size_t)(dash - prefix)) : NULL;
+    free(prefix);
+    return slug;
 }
 
 static int scan_root(struct collector *c, struct error *err)
 {
     struct name_list names = {0};
     int rc = list_dir(c->root_fd, c->root_label, &names, err);
+    if (rc == 0) {
+        c->slug = classroom_slug(path_base(c->root_label));
+        if (!c->slug)
+            c->slug = common_clone_slug(c, &names);
+    }
     for (size_t i = 0; rc == 0 && i < names.n; i++) {
         if (names.v[i][0] == '.' || is_junk(names.v[i]))
             continue;
@@ -357,6 +355,38 @@ static int scan_root(struct collector *c, struct error *err)
     }
     name_list_release(&names);
     return rc;
+}
+
+/* Whether some part of some student is the class archive's entry `key`. */
+static bool key_claimed(const struct collector *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_st; i++)
+        for (size_t k = 0; k < c->st[i].n_parts; k++) {
+            const struct part *p = &c->st[i].parts[k];
+            char *pk = p->target ? lms_flat_key(p->entry) : xstrdup(p->entry);
+            bool same = !strcmp(pk, key);
+            free(pk);
+            if (same)
+                return true;
+        }
+    return false;
+}
+
+/* A student of the class archive refused before anything of theirs was written still
+ * gets a row: the refusal is their grade. */
+static int add_refused_students(struct collector *c, struct error *err)
+{
+    for (size_t i = 0; i < c->n_refused; i++) {
+        const char *key = c->refused[i].key;
+        if (key_claimed(c, key))
+            continue;
+        struct student *s =
+            student_for(c, ORIGIN_FOLDER, readable_id(key), xstrdup(key), xstrdup(key), key, err);
+        if (!s)
+            return -1;
+        s->budget = c->refused[i].b;
+    }
+    return 0;
 }
 
 /* Canvas keeps every upload: of the files that restore to one name, the newest stays. */
@@ -371,206 +401,64 @@ static void drop_older_resubmissions(struct collector *c, struct student *s)
             bool p_newer = p->resub != q->resub ? p->resub > q->resub : p->fileid > q->fileid;
             struct part *old = p_newer ? q : p, *kept = p_newer ? p : q;
             old->dropped = true;
-            add_warning(c->set, "%s/%s: left out: %s is a newer upload of %s", c->root_label,
-                        old->entry, kept->entry, kept->target);
+            collector_warn(c, "%s/%s: left out: %s is a newer upload of %s", c->root_label,
+                           old->entry, kept->entry, kept->target);
         }
 }
 
 /* ---- roster ---- */
 
-/* The roster's row for a student: by id, else by name; a warning when none or several. */
-static const struct roster_row *roster_match(struct collector *c, const struct roster *ro,
-                                             const struct student *s)
+/* Moodle names a team submission's folders "<group>-<full name>": the roster's name
+ * after some "-" (exactly one row), and the group before it. */
+static const struct roster_row *match_team_prefix(const struct roster *ro, struct student *s)
 {
-    size_t matches;
-    const struct roster_row *row = roster_find_id(ro, s->raw_id, s->id);
-    if (row)
-        return row;
-    row = roster_find_name(ro, s->name, &matches);
-    if (row)
-        return row;
-    if (matches > 1)
-        add_warning(c->set, "%s: %zu roster entries have this name; kept as id '%s'", s->label,
-                    matches, s->id);
-    else
-        add_warning(c->set, "%s: not in the roster; kept as id '%s'", s->label, s->id);
+    for (const char *dash = strchr(s->name, '-'); dash; dash = strchr(dash + 1, '-')) {
+        size_t matches;
+        const struct roster_row *row = roster_find_name(ro, dash + 1, &matches);
+        if (row) {
+            free(s->group);
+            s->group = xstrndup(s->name, (size_t)(dash - s->name));
+            return row;
+        }
+    }
     return NULL;
 }
 
-/* ---- putting each student's files in place ---- */
-
-static int place_parts(struct collector *c, struct student *s, int sfd, struct budget *b,
-                       struct error *err)
+/* The roster's row for a student: by any id, else by name; a warning when none or
+ * several. */
+static const struct roster_row *roster_match(struct collector *c, const struct roster *ro,
+                                             struct student *s)
 {
-    for (size_t i = 0; i < s->n_parts; i++) {
-        struct part *p = &s->parts[i];
-        char *label = path_join(c->root_label, p->entry);
-        int rc = 0;
-        if (p->dropped) {
-            free(label);
-            continue;
-        }
-        if (!p->target) {
-            int src = open_dir_at(c->root_fd, p->entry);
-            if (src < 0)
-                rc = error_set_at(err, label, 0, 0, "cannot open folder: %s", strerror(errno));
-            else if (c->owned)
-                rc = move_tree(c, src, sfd, label, err);
-            else
-                rc = copy_tree(c, src, sfd, label, b, err);
-            if (src >= 0)
-                close(src);
-        } else {
-            struct stat st;
-            if (fstatat(sfd, p->target, &st, AT_SYMLINK_NOFOLLOW) == 0)
-                add_warning(c->set, "%s: left out: %s is already there", label, p->target);
-            else if (c->owned) {
-                if (renameat(c->root_fd, p->entry, sfd, p->target) != 0)
-                    rc = error_set_at(err, label, 0, 0, "cannot move: %s", strerror(errno));
-            } else {
-                rc = copy_limited(c->root_fd, p->entry, sfd, p->target, label, c->lim, b, err);
-            }
-        }
-        free(label);
-        if (rc != 0)
-            return -1;
-    }
-    return 0;
+    size_t matches = 0;
+    const struct roster_row *row = roster_find_value(ro, s->raw_id);
+    if (!row)
+        row = roster_find_value(ro, s->id);
+    if (!row)
+        row = roster_find_name(ro, s->name, &matches);
+    if (!row && s->origin == ORIGIN_MOODLE)
+        row = match_team_prefix(ro, s);
+    if (row)
+        return row;
+    if (matches > 1)
+        collector_warn(c, "%s: %zu roster entries have this name; kept as id '%s'", s->label,
+                       matches, s->id);
+    else
+        collector_warn(c, "%s: not in the roster; kept as id '%s'", s->label, s->id);
+    return NULL;
 }
 
-static bool ignorable_for_flatten(const char *name)
+/* A roster that matched nobody was most likely keyed on something the submissions do not
+ * carry (Moodle's participant numbers are per assignment): say what it has. */
+static void warn_unmatched_roster(struct collector *c, const struct roster *ro, const char *path,
+                                  size_t matched)
 {
-    /* Moodle adds onlinetext.html next to the files when both plugins are on. */
-    return name[0] == '.' || is_junk(name) || !strcmp(name, "onlinetext.html");
-}
-
-/* A lone archive is unpacked, a lone folder lifted up: what students hand in wrapped. */
-static int flatten(struct collector *c, struct student *s, int sfd, const char *sdir,
-                   struct budget *b, struct error *err)
-{
-    char *label = xstrdup(s->label);
-    char *scratch = path_join(sdir, SCRATCH);
-    int rc = 0;
-    for (int depth = 0; rc == 0 && depth < MAX_FLATTEN; depth++) {
-        struct name_list names = {0};
-        const char *only = NULL;
-        size_t count = 0;
-        struct stat st;
-        if (list_dir(sfd, label, &names, err) != 0) {
-            rc = -1;
-            break;
-        }
-        for (size_t i = 0; i < names.n; i++)
-            if (!ignorable_for_flatten(names.v[i])) {
-                only = names.v[i];
-                count++;
-            }
-        bool is_dir = false, is_archive = false;
-        if (count == 1 && fstatat(sfd, only, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-            is_dir = S_ISDIR(st.st_mode);
-            is_archive = S_ISREG(st.st_mode) && archive_suffix(only);
-        }
-        if (!is_dir && !is_archive) {
-            name_list_release(&names);
-            break;
-        }
-        char *inner = path_join(label, only);
-        if (remove_tree(scratch, err) != 0) {
-            rc = -1;
-        } else if (is_dir) {
-            if (renameat(sfd, only, sfd, SCRATCH) != 0)
-                rc = error_set_at(err, inner, 0, 0, "cannot move: %s", strerror(errno));
-        } else {
-            char *archive = path_join(sdir, only);
-            int tfd = make_dir_at(sfd, SCRATCH);
-            struct error xerr;
-            struct quota q;
-            memset(&q, 0, sizeof(q));
-            q.label = inner;
-            q.lim = c->lim;
-            q.single = b;
-            if (tfd < 0)
-                rc = error_set_at(err, scratch, 0, 0, "cannot create: %s", strerror(errno));
-            else {
-                error_init(&xerr);
-                rc = extract_archive(archive, tfd, &q, &xerr);
-                if (rc == -1 && err)
-                    *err = xerr;
-            }
-            if (tfd >= 0)
-                close(tfd);
-            if (rc == -2) {
-                /* A damaged or unknown archive is the student's problem, not the class's:
-                 * it stays as handed in, and grading will find its sources missing. */
-                char msg[2048];
-                error_format(&xerr, msg, sizeof(msg));
-                add_warning(c->set, "not unpacked: %s", msg);
-                rc = remove_tree(scratch, err);
-                free(archive);
-                free(label);
-                label = inner;
-                name_list_release(&names);
-                break;
-            }
-            if (rc == 0 && unlinkat(sfd, only, 0) != 0)
-                rc = error_set_at(err, archive, 0, 0, "cannot remove: %s", strerror(errno));
-            free(archive);
-        }
-        if (rc == 0) {
-            int tfd = open_dir_at(sfd, SCRATCH);
-            if (tfd < 0)
-                rc = error_set_at(err, scratch, 0, 0, "cannot open: %s", strerror(errno));
-            else {
-                rc = move_tree(c, tfd, sfd, inner, err);
-                close(tfd);
-            }
-            if (rc == 0)
-                rc = remove_tree(scratch, err);
-        }
-        free(label);
-        label = inner;
-        name_list_release(&names);
-    }
-    free(scratch);
-    free(label);
-    return rc;
-}
-
-static int materialize(struct collector *c, int students_fd, struct student *s, struct error *err)
-{
-    struct budget b = {0, 0};
-    int rc = -1;
-    if (mkdirat(students_fd, s->id, 0755) != 0)
-        return error_set_at(err, c->students_dir, 0, 0, "cannot create folder %s: %s", s->id,
-                            strerror(errno));
-    int sfd = open_dir_at(students_fd, s->id);
-    if (sfd < 0)
-        return error_set_at(err, c->students_dir, 0, 0, "cannot open folder %s: %s", s->id,
-                            strerror(errno));
-    s->dir = path_join(c->students_dir, s->id);
-    if (place_parts(c, s, sfd, &b, err) != 0)
-        goto out;
-    if (c->owned) {
-        /* Unpacked per top-level entry; a student may have had several (Moodle, Canvas). */
-        memset(&b, 0, sizeof(b));
-        if (measure_tree(sfd, s->dir, &b, err) != 0)
-            goto out;
-        if (b.files > c->lim->max_files) {
-            rc = refuse(err, s->label, NULL, "the submission holds more than %ld files",
-                        c->lim->max_files);
-            goto out;
-        }
-        if (b.bytes > c->lim->max_total_bytes) {
-            rc = refuse(err, s->label, NULL,
-                        "the submission exceeds the limit of %lld bytes in total",
-                        c->lim->max_total_bytes);
-            goto out;
-        }
-    }
-    rc = flatten(c, s, sfd, s->dir, &b, err);
-out:
-    close(sfd);
-    return rc;
+    if (ro->n == 0 || c->n_st == 0 || matched > 0)
+        return;
+    collector_warn(c,
+                   "%s: the roster matched none of the %zu submissions (neither by id nor by "
+                   "name): check that its id column holds the ids the submissions carry, or "
+                   "that its names are the students' full names",
+                   path, c->n_st);
 }
 
 /* ---- the unpack folder ---- */
@@ -655,6 +543,21 @@ static bool limits_valid(const struct collect_limits *l)
     return l->max_total_bytes > 0 && l->max_file_bytes > 0 && l->max_files > 0;
 }
 
+/* The students refused while the class archive was unpacked, kept for arrange.c. */
+static void keep_refused(struct collector *c, struct quota *q)
+{
+    for (size_t i = 0; i < q->n_buckets; i++) {
+        struct bucket *b = &q->buckets[i];
+        if (b->b.problem == SUBMISSION_OK)
+            continue;
+        collector_warn(c, "%s: %s: not graded: entry '%s' refused: %s", q->label, b->key, b->b.what,
+                       b->b.why);
+        c->refused = xrealloc(c->refused, (c->n_refused + 1) * sizeof(*c->refused));
+        c->refused[c->n_refused].key = xstrdup(b->key);
+        c->refused[c->n_refused++].b = b->b;
+    }
+}
+
 static int unpack_class_archive(struct collector *c, const char *src, int unpack_fd,
                                 int *staging_fd, struct error *err)
 {
@@ -674,8 +577,12 @@ static int unpack_class_archive(struct collector *c, const char *src, int unpack
     if (survey_wrapper(src, src, q.whole_lim.max_files + 16, &wrapper, err) != 0)
         goto out;
     q.wrapper = wrapper;
-    if (extract_archive(src, *staging_fd, &q, err) != 0)
+    if ((rc = extract_archive(src, *staging_fd, &q, err)) != 0) {
+        rc = -1;
         goto out;
+    }
+    rc = -1;
+    keep_refused(c, &q);
     if (wrapper) {
         c->root_fd = open_dir_at(*staging_fd, wrapper);
         c->root_label = path_join(src, wrapper);
@@ -738,8 +645,10 @@ static int open_root(struct collector *c, const char *src, const char *src_abs, 
 }
 
 /* Final ids and names (roster), sorted; two students with one id are an error. */
-static int settle_ids(struct collector *c, const struct roster *ro, struct error *err)
+static int settle_ids(struct collector *c, const struct roster *ro, const char *roster_path,
+                      struct error *err)
 {
+    size_t matched = 0;
     for (size_t i = 0; i < c->n_st; i++) {
         struct student *s = &c->st[i];
         if (s->origin == ORIGIN_CANVAS)
@@ -752,8 +661,13 @@ static int settle_ids(struct collector *c, const struct roster *ro, struct error
             free(s->name);
             s->id = sanitize_id(row->id, "@");
             s->name = xstrdup(row->name);
+            s->row = row;
+            matched++;
         }
     }
+    for (size_t i = 0; i < ro->warnings.n; i++)
+        collector_warn(c, "%s", ro->warnings.v[i]);
+    warn_unmatched_roster(c, ro, roster_path, matched);
     if (c->n_st > 1)
         qsort(c->st, c->n_st, sizeof(*c->st), cmp_student);
     for (size_t i = 1; i < c->n_st; i++)
@@ -770,7 +684,7 @@ static int materialize_all(struct collector *c, struct error *err)
     if (c->students_fd < 0)
         return error_set_at(err, c->students_dir, 0, 0, "cannot create: %s", strerror(errno));
     for (size_t i = 0; i < c->n_st; i++)
-        if (materialize(c, c->students_fd, &c->st[i], err) != 0)
+        if (arrange_student(c, &c->st[i], err) != 0)
             return -1;
     if (c->staging_fd >= 0) {
         /* What no student claimed (stray files) goes with it. */
@@ -783,16 +697,64 @@ static int materialize_all(struct collector *c, struct error *err)
     return 0;
 }
 
-static void hand_over(struct collector *c, struct submission_set *out)
+static const char *const origin_names[] = {"folder", "moodle", "canvas", "archive", "github"};
+
+/* What the LMS says of the student (its own ids), then what the roster adds. */
+static void fill_identity(const struct collector *c, const struct student *s,
+                          struct submission *sub)
+{
+    const struct roster_row *row = s->row;
+    (void)c;
+    if (row)
+        lms_ids_copy(&sub->ids, &row->ids);
+    char **own = s->origin == ORIGIN_CANVAS   ? &sub->ids.canvas_id
+                 : s->origin == ORIGIN_MOODLE ? &sub->ids.moodle_participant
+                 : s->origin == ORIGIN_GITHUB ? &sub->ids.github
+                                              : NULL;
+    if (own) {
+        free(*own);
+        *own = xstrdup(s->raw_id);
+    }
+    const char *group = row && row->group ? row->group : s->group;
+    sub->group = group ? xstrdup(group) : NULL;
+}
+
+/* The roster rows of the student's group: every one of them gets the grade. */
+static void fill_members(const struct roster *ro, struct submission *sub)
+{
+    for (size_t i = 0; sub->group && i < ro->n; i++) {
+        const struct roster_row *r = &ro->rows[i];
+        if (!r->group || strcmp(r->group, sub->group))
+            continue;
+        sub->members = xrealloc(sub->members, (sub->n_members + 1) * sizeof(*sub->members));
+        struct lms_member *m = &sub->members[sub->n_members++];
+        m->id = sanitize_id(r->id, "@");
+        m->name = xstrdup(r->name);
+        lms_ids_copy(&m->ids, &r->ids);
+    }
+}
+
+static void hand_over(struct collector *c, const struct roster *ro, struct submission_set *out)
 {
     for (size_t i = 0; i < c->n_st; i++) {
         struct student *s = &c->st[i];
         ALLOC_GROW(out->items, out->n + 1, out->alloc);
         struct submission *sub = &out->items[out->n++];
+        memset(sub, 0, sizeof(*sub));
         sub->id = s->id;
         sub->name = s->name;
         sub->dir = s->dir;
         s->id = s->name = s->dir = NULL;
+        fill_identity(c, s, sub);
+        fill_members(ro, sub);
+        sub->problem = s->budget.problem;
+        sub->problem_limit = s->budget.limit;
+        sub->problem_what = s->problem_what     ? xstrdup(s->problem_what)
+                            : s->budget.problem ? xstrdup(s->budget.what)
+                                                : NULL;
+        sub->origin = origin_names[s->origin];
+        sub->late_marked = s->late;
+        sub->submitted_at = s->submitted_at;
     }
 }
 
@@ -809,14 +771,17 @@ static void collector_release(struct collector *c)
         close(c->staging_fd);
     if (c->unpack_fd >= 0)
         close(c->unpack_fd);
+    for (size_t i = 0; i < c->n_refused; i++)
+        free(c->refused[i].key);
+    free(c->refused);
     free(c->root_label);
     free(c->unpack);
     free(c->students_dir);
+    free(c->slug);
 }
 
-int collect_submissions(const char *src, const char *unpack_dir, const char *roster,
-                        const struct collect_limits *lim, struct submission_set *out,
-                        struct error *err)
+int collect_submissions_opts(const char *src, const char *unpack_dir, const struct collect_opts *o,
+                             struct submission_set *out, struct error *err)
 {
     struct collect_limits defaults;
     struct collector c;
@@ -828,28 +793,35 @@ int collect_submissions(const char *src, const char *unpack_dir, const char *ros
     memset(&c, 0, sizeof(c));
     memset(&ro, 0, sizeof(ro));
     c.root_fd = c.unpack_fd = c.staging_fd = c.students_fd = -1;
-    if (!lim) {
-        collect_limits_init(&defaults);
-        lim = &defaults;
-    }
+    collect_limits_init(&defaults);
+    c.lim = o && o->lim ? o->lim : &defaults;
+    c.sources = o ? o->sources : NULL;
     if (!src || !unpack_dir)
         return error_set(err, "collect: a source and an unpack folder are needed");
-    if (!limits_valid(lim))
+    if (!limits_valid(c.lim))
         return error_set(err, "collect: limits must be positive");
-    c.lim = lim;
     c.set = out;
     if (check_source(src, unpack_dir, &st, &src_abs, err) != 0)
         goto out;
-    if (roster && roster_load(roster, &ro, err) != 0)
+    if (o && o->roster && roster_load(o->roster, &ro, err) != 0)
         goto out;
     if (open_root(&c, src, src_abs, S_ISDIR(st.st_mode), unpack_dir, err) != 0 ||
-        scan_root(&c, err) != 0 || settle_ids(&c, &ro, err) != 0 || materialize_all(&c, err) != 0)
+        scan_root(&c, err) != 0 || add_refused_students(&c, err) != 0 ||
+        settle_ids(&c, &ro, o ? o->roster : NULL, err) != 0 || materialize_all(&c, err) != 0)
         goto out;
-    hand_over(&c, out);
+    hand_over(&c, &ro, out);
     rc = 0;
 out:
     collector_release(&c);
     free(src_abs);
     roster_release(&ro);
     return rc;
+}
+
+int collect_submissions(const char *src, const char *unpack_dir, const char *roster,
+                        const struct collect_limits *lim, struct submission_set *out,
+                        struct error *err)
+{
+    struct collect_opts o = {roster, lim, NULL};
+    return collect_submissions_opts(src, unpack_dir, &o, out, err);
 }

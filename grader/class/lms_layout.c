@@ -6,8 +6,17 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-bool parse_moodle(const char *s, char **name, char **id, char **rest)
+void lms_name_release(struct lms_name *n)
+{
+    free(n->name);
+    free(n->id);
+    free(n->target);
+    memset(n, 0, sizeof(*n));
+}
+
+bool parse_moodle(const char *s, struct lms_name *out)
 {
     const char *marker = strstr(s, "_assignsubmission_");
     if (!marker || marker == s)
@@ -23,87 +32,137 @@ bool parse_moodle(const char *s, char **name, char **id, char **rest)
         p++;
     if (p == plugin || (*p != '_' && *p != '\0')) /* some versions leave the last '_' out */
         return false;
-    *name = xstrndup(s, (size_t)(us - s));
-    *id = xstrndup(us + 1, (size_t)(marker - us - 1));
-    *rest = xstrdup(*p ? p + 1 : p);
+    memset(out, 0, sizeof(*out));
+    out->name = xstrndup(s, (size_t)(us - s));
+    out->id = xstrndup(us + 1, (size_t)(marker - us - 1));
+    out->target = xstrdup(*p ? p + 1 : p);
+    out->kind = (size_t)(p - plugin) == strlen("onlinetext") && !strncmp(plugin, "onlinetext", 10)
+                    ? LMS_ONLINE_TEXT
+                    : LMS_FILES;
     return true;
 }
 
-/*
- * Canvas: "name_id_fileid_original" or "name_LATE_id_fileid_original". The
- * original loses Canvas's resubmission suffix ("x-1.c" -> "x.c", *resub = 1).
- */
-bool parse_canvas(const char *s, char **name, char **id, char **target, long *resub, long *fileid)
+/* The length of the run of digits at s. */
+static size_t digits_at(const char *s)
 {
-    const char *u1 = strchr(s, '_');
-    if (!u1 || u1 == s)
-        return false;
-    const char *p = u1 + 1;
-    if (!strncmp(p, "LATE_", 5) || !strncmp(p, "late_", 5))
-        p += 5;
-    const char *u2 = strchr(p, '_');
-    if (!u2 || !all_digits(p, (size_t)(u2 - p)))
-        return false;
-    const char *u3 = strchr(u2 + 1, '_');
-    if (!u3 || !all_digits(u2 + 1, (size_t)(u3 - u2 - 1)) || !u3[1])
-        return false;
-    const char *orig = u3 + 1;
-    long fid = 0;
-    for (const char *q = u2 + 1; q < u3 && fid < 100000000000L; q++)
-        fid = fid * 10 + (*q - '0');
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]))
+        n++;
+    return n;
+}
 
+/* "x-1.c" -> "x.c", *resub 1: Canvas's suffix for a file uploaded again. */
+static char *drop_resubmission(const char *orig, long *resub)
+{
     size_t n = strlen(orig);
     const char *dot = strrchr(orig, '.');
     size_t stem = dot && dot != orig ? (size_t)(dot - orig) : n;
     size_t d = stem;
     while (d > 0 && isdigit((unsigned char)orig[d - 1]))
         d--;
-    long r = 0;
+    *resub = 0;
     if (d < stem && d >= 2 && orig[d - 1] == '-' && stem - d <= 6) {
         for (size_t i = d; i < stem; i++)
-            r = r * 10 + (orig[i] - '0');
-        *target = xstrfmt("%.*s%s", (int)(d - 1), orig, orig + stem);
-    } else {
-        *target = xstrdup(orig);
+            *resub = *resub * 10 + (orig[i] - '0');
+        return xstrfmt("%.*s%s", (int)(d - 1), orig, orig + stem);
     }
-    *name = xstrndup(s, (size_t)(u1 - s));
-    *id = xstrndup(p, (size_t)(u2 - p));
-    *resub = r;
-    *fileid = fid;
+    return xstrdup(orig);
+}
+
+/* What follows Canvas's name at q: "[late_]<user id>_" then "<file id>_<file>",
+ * "text.html" or "link.html". */
+static bool canvas_tail(const char *q, struct lms_name *out)
+{
+    bool late = !strncasecmp(q, "late_", 5);
+    if (late)
+        q += 5;
+    size_t d1 = digits_at(q);
+    if (d1 == 0 || q[d1] != '_')
+        return false;
+    const char *rest = q + d1 + 1;
+    size_t d2 = digits_at(rest);
+    enum lms_part kind = LMS_FILES;
+    if (!strcmp(rest, "text.html"))
+        kind = LMS_ONLINE_TEXT;
+    else if (!strcmp(rest, "link.html"))
+        kind = LMS_URL;
+    else if (d2 == 0 || rest[d2] != '_' || !rest[d2 + 1])
+        return false;
+    out->id = xstrndup(q, d1);
+    out->late = late;
+    out->kind = kind;
+    if (kind == LMS_FILES) {
+        out->fileid = 0;
+        for (size_t i = 0; i < d2 && out->fileid < 100000000000L; i++)
+            out->fileid = out->fileid * 10 + (rest[i] - '0');
+        out->target = drop_resubmission(rest + d2 + 1, &out->resub);
+    } else {
+        out->target = xstrdup(kind == LMS_URL ? "link.html" : "onlinetext.html");
+    }
     return true;
 }
 
-char *lms_flat_key(const char *name)
+bool parse_canvas(const char *s, struct lms_name *out)
 {
-    char *a, *b, *c;
-    long r, f;
-    if (parse_moodle(name, &a, &b, &c) || parse_canvas(name, &a, &b, &c, &r, &f)) {
-        free(a);
-        free(c);
-        return b;
+    memset(out, 0, sizeof(*out));
+    /* The first "_<digits>_" ends the name: Canvas removes that pattern from names. Under
+     * anonymous grading there is no name at all. */
+    for (const char *p = s; p; p = strchr(p + 1, '_')) {
+        const char *q = p == s && *p != '_' ? s : p + 1;
+        if (q == s && !isdigit((unsigned char)*s) && strncasecmp(s, "late_", 5))
+            continue;
+        if (canvas_tail(q, out)) {
+            out->name = xstrndup(s, q == s ? 0 : (size_t)(p - s));
+            return true;
+        }
+        lms_name_release(out);
     }
-    return xstrdup(name);
+    return false;
 }
 
 bool looks_moodle(const char *name)
 {
-    char *a, *b, *c;
-    if (!parse_moodle(name, &a, &b, &c))
+    struct lms_name n;
+    if (!parse_moodle(name, &n))
         return false;
-    free(a);
-    free(b);
-    free(c);
+    lms_name_release(&n);
     return true;
 }
 
 bool looks_canvas(const char *name)
 {
-    char *a, *b, *c;
-    long r, f;
-    if (!parse_canvas(name, &a, &b, &c, &r, &f))
+    struct lms_name n;
+    if (!parse_canvas(name, &n))
         return false;
-    free(a);
-    free(b);
-    free(c);
+    lms_name_release(&n);
     return true;
+}
+
+char *lms_flat_key(const char *name)
+{
+    struct lms_name n;
+    if (parse_moodle(name, &n) || parse_canvas(name, &n)) {
+        char *id = n.id;
+        n.id = NULL;
+        lms_name_release(&n);
+        return id;
+    }
+    return xstrdup(name);
+}
+
+char *classroom_slug(const char *folder_name)
+{
+    static const char suffix[] = "-submissions";
+    size_t n = strlen(folder_name), k = strlen(suffix);
+    if (n <= k || strcmp(folder_name + n - k, suffix))
+        return NULL;
+    return xstrndup(folder_name, n - k);
+}
+
+char *classroom_login(const char *repo, const char *slug)
+{
+    size_t k = strlen(slug);
+    if (strncmp(repo, slug, k) || repo[k] != '-' || !repo[k + 1])
+        return NULL;
+    return xstrdup(repo + k + 1);
 }

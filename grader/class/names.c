@@ -157,6 +157,53 @@ void name_key_add(struct strbuf *out, const char *s)
     }
 }
 
+static bool is_safe_id(const char *s)
+{
+    if (!*s || *s == '.')
+        return false;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (!(isalnum(*p) && *p < 0x80) && *p != '.' && *p != '_' && *p != '-')
+            return false;
+    return true;
+}
+
+char *readable_id(const char *name)
+{
+    struct strbuf sb = STRBUF_INIT;
+    bool dash = false; /* a separator seen since the last letter */
+    if (is_safe_id(name))
+        return xstrdup(name);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        const char *add = NULL;
+        char one[2] = {0, 0};
+        if (*p < 0x80 && (isalnum(*p) || *p == '.' || *p == '_')) {
+            one[0] = (char)tolower(*p);
+            add = one;
+        } else if (*p >= 0xC3 && *p <= 0xC5 && (p[1] & 0xC0) == 0x80) {
+            unsigned cp = ((unsigned)(*p & 0x1F) << 6) | (p[1] & 0x3F);
+            p++;
+            if (cp >= 0xC0 && cp < 0x180)
+                add = latin_fold[cp - 0xC0];
+        } else {
+            while (*p >= 0xC0 && (p[1] & 0xC0) == 0x80)
+                p++; /* one separator for a whole UTF-8 sequence */
+        }
+        if (!add || !*add) {
+            dash = sb.len > 0;
+            continue;
+        }
+        if (dash)
+            strbuf_addch(&sb, '-');
+        dash = false;
+        strbuf_addstr(&sb, add);
+    }
+    if (sb.len == 0 || sb.buf[0] == '.') {
+        strbuf_release(&sb);
+        return sanitize_id(name, NULL);
+    }
+    return strbuf_detach(&sb);
+}
+
 char *name_key(const char *s)
 {
     struct strbuf sb = STRBUF_INIT;

@@ -45,6 +45,15 @@ size_t archive_suffix(const char *name);
  */
 char *sanitize_id(const char *s, const char *extra);
 
+/*
+ * An id made from a person's or a folder's name that keeps its readable letters: one
+ * already safe ([A-Za-z0-9._-], not hidden) is kept as is; otherwise Latin accents are
+ * folded, letters lowered, and every run of other characters becomes one '-'
+ * ("Daniel Núñez" -> "daniel-nunez"). Falls back to sanitize_id when nothing readable
+ * is left.
+ */
+char *readable_id(const char *name);
+
 /* A name reduced to [a-z0-9] with Latin accents folded ("Núñez" -> "nunez"), appended. */
 void name_key_add(struct strbuf *out, const char *s);
 char *name_key(const char *s);

@@ -15,9 +15,12 @@ void roster_release(struct roster *r)
     for (size_t i = 0; i < r->n; i++) {
         free(r->rows[i].id);
         free(r->rows[i].name);
+        free(r->rows[i].group);
+        lms_ids_release(&r->rows[i].ids);
         name_list_release(&r->rows[i].keys);
     }
     free(r->rows);
+    name_list_release(&r->warnings);
     memset(r, 0, sizeof(*r));
 }
 
@@ -100,30 +103,59 @@ static char guess_delimiter(const char *p, const char *end)
     return ',';
 }
 
+/* The id columns, in the order a row's id is taken from: its first non-empty one. */
+enum id_col {
+    COL_STUDENT_ID,
+    COL_ID,
+    COL_ID_NUMBER,
+    COL_IDNUMBER,
+    COL_SIS_USER,
+    COL_IDENTIFIER,
+    COL_EMAIL_ADDRESS,
+    COL_EMAIL,
+    COL_USERNAME,
+    COL_GITHUB,
+    COL_SIS_LOGIN,
+    N_ID_COLS
+};
+static const char *const id_col_names[N_ID_COLS] = {
+    "student_id",    "id",    "id number", "idnumber",        "sis user id", "identifier",
+    "email address", "email", "username",  "github_username", "sis login id"};
+
 /* Where the roster's columns are; -1 where absent. */
 struct roster_cols {
-    int id, name, first, last;
+    int ids[N_ID_COLS];
+    bool ids_used[N_ID_COLS]; /* some row has a value there */
+    int name, first, last, group;
+    bool canvas; /* a Canvas gradebook export: its "ID" is Canvas's user id */
 };
 
 static int roster_columns(struct name_list *header, const char *path, struct roster_cols *c,
                           struct error *err)
 {
-    static const char *const id_cols[] = {"student_id", "id",          "id number",
-                                          "idnumber",   "sis user id", NULL};
     static const char *const name_cols[] = {"name", "full name", "fullname", "student", NULL};
     static const char *const first_cols[] = {"first name", "firstname", "given name", NULL};
     static const char *const last_cols[] = {"last name", "lastname", "surname", "family name",
                                             NULL};
+    static const char *const group_cols[] = {"group", "groups", "team", "grupo", NULL};
+    bool any = false;
     for (size_t i = 0; i < header->n; i++)
         trim(header->v[i]);
-    c->id = find_column(header, id_cols);
+    for (int k = 0; k < N_ID_COLS; k++) {
+        const char *one[] = {id_col_names[k], NULL};
+        c->ids[k] = find_column(header, one);
+        c->ids_used[k] = false;
+        any |= c->ids[k] >= 0;
+    }
     c->name = find_column(header, name_cols);
     c->first = find_column(header, first_cols);
     c->last = find_column(header, last_cols);
-    if (c->id < 0)
-        return error_set_at(
-            err, path, 1, 0,
-            "no id column in the header (one of: student_id, id, ID number, SIS User ID)");
+    c->group = find_column(header, group_cols);
+    c->canvas = c->ids[COL_ID] >= 0 && (c->ids[COL_SIS_USER] >= 0 || c->ids[COL_SIS_LOGIN] >= 0);
+    if (!any)
+        return error_set_at(err, path, 1, 0,
+                            "no id column in the header (one of: student_id, id, ID number, SIS "
+                            "User ID, identifier, email address, username, github_username)");
     if (c->name < 0 && (c->first < 0 || c->last < 0))
         return error_set_at(err, path, 1, 0,
                             "no name column in the header (name, full name, student, or first "
@@ -136,11 +168,38 @@ static const char *field_at(const struct name_list *fields, int col)
     return col >= 0 && (size_t)col < fields->n ? fields->v[col] : "";
 }
 
-static int roster_add_row(struct roster *ro, const struct name_list *fields,
-                          const struct roster_cols *c, const char *path, long line,
-                          struct error *err)
+static char *field_dup(const struct name_list *fields, int col)
 {
-    const char *id = field_at(fields, c->id);
+    const char *v = field_at(fields, col);
+    return *v ? xstrdup(v) : NULL;
+}
+
+static void row_ids(struct roster_row *row, const struct name_list *f, struct roster_cols *c)
+{
+    struct lms_ids *ids = &row->ids;
+    if (c->canvas)
+        ids->canvas_id = field_dup(f, c->ids[COL_ID]);
+    ids->sis_user_id = field_dup(f, c->ids[COL_SIS_USER]);
+    ids->sis_login_id = field_dup(f, c->ids[COL_SIS_LOGIN]);
+    ids->idnumber =
+        field_dup(f, c->ids[COL_ID_NUMBER] >= 0 ? c->ids[COL_ID_NUMBER] : c->ids[COL_IDNUMBER]);
+    ids->email = field_dup(f, c->ids[COL_EMAIL_ADDRESS] >= 0 ? c->ids[COL_EMAIL_ADDRESS]
+                                                             : c->ids[COL_EMAIL]);
+    ids->username = field_dup(f, c->ids[COL_USERNAME]);
+    ids->github = field_dup(f, c->ids[COL_GITHUB]);
+    row->group = field_dup(f, c->group);
+}
+
+static int roster_add_row(struct roster *ro, const struct name_list *fields, struct roster_cols *c,
+                          const char *path, long line, struct error *err)
+{
+    const char *id = "";
+    for (int k = 0; k < N_ID_COLS; k++) {
+        const char *v = field_at(fields, c->ids[k]);
+        c->ids_used[k] |= *v != '\0';
+        if (!*id)
+            id = v;
+    }
     /* Blank lines, and Canvas's "Points Possible" row, have no id. */
     if (!*id)
         return 0;
@@ -160,8 +219,22 @@ static int roster_add_row(struct roster *ro, const struct name_list *fields,
     memset(row, 0, sizeof(*row));
     row->id = xstrdup(id);
     row->name = name;
+    row_ids(row, fields, c);
     name_rotations(name, &row->keys);
     return 0;
+}
+
+/* An id column present in the header but empty in every row says nothing: say so, since
+ * the ids then come from another column (or the roster matches nobody). */
+static void warn_empty_columns(struct roster *ro, const struct name_list *header,
+                               const struct roster_cols *c, const char *path)
+{
+    for (int k = 0; k < N_ID_COLS; k++)
+        if (c->ids[k] >= 0 && !c->ids_used[k])
+            name_list_add(&ro->warnings,
+                          xstrfmt("%s: column '%s' is empty in every row: ids come from the "
+                                  "roster's other id columns",
+                                  path, header->v[c->ids[k]]));
 }
 
 int roster_load(const char *path, struct roster *ro, struct error *err)
@@ -192,6 +265,7 @@ int roster_load(const char *path, struct roster *ro, struct error *err)
             goto out;
         name_list_release(&fields);
     }
+    warn_empty_columns(ro, &header, &cols, path);
     rc = 0;
 out:
     name_list_release(&fields);
@@ -200,10 +274,29 @@ out:
     return rc;
 }
 
-const struct roster_row *roster_find_id(const struct roster *ro, const char *id1, const char *id2)
+static bool same(const char *a, const char *b)
 {
-    for (size_t i = 0; i < ro->n; i++)
-        if ((id1 && !strcmp(ro->rows[i].id, id1)) || (id2 && !strcmp(ro->rows[i].id, id2)))
+    return a && b && *a && !strcmp(a, b);
+}
+
+/* Emails and logins are matched ignoring case, as the systems that issue them do. */
+static bool same_nocase(const char *a, const char *b)
+{
+    return a && b && *a && !strcasecmp(a, b);
+}
+
+static bool row_has(const struct roster_row *r, const char *v)
+{
+    const struct lms_ids *ids = &r->ids;
+    return same(r->id, v) || same(ids->canvas_id, v) || same(ids->sis_user_id, v) ||
+           same(ids->sis_login_id, v) || same(ids->idnumber, v) || same_nocase(ids->email, v) ||
+           same_nocase(ids->username, v) || same_nocase(ids->github, v);
+}
+
+const struct roster_row *roster_find_value(const struct roster *ro, const char *value)
+{
+    for (size_t i = 0; value && *value && i < ro->n; i++)
+        if (row_has(&ro->rows[i], value))
             return &ro->rows[i];
     return NULL;
 }

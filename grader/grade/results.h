@@ -15,6 +15,7 @@
 #include "run/machine.h"
 #include "run/sanitizer.h"
 #include "base/strbuf.h"
+#include "grade/results_lms.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -153,11 +154,16 @@ struct results {
     size_t n_exercises;
     double score, max_score;
     int n_pass, n_fail, n_skipped, n_grader_errors;
+    /* Identity in the LMSs, group, lateness, why nothing was graded (results_lms.h). */
+    struct results_lms lms;
 };
 
 void results_init(struct results *r);
 void results_release(struct results *r);
 void results_free(struct results *r);
+
+/* The score an LMS gets: the score less the late penalty, never below 0. */
+double results_final_score(const struct results *r);
 
 /* Recompute points totals and counts from the case verdicts. */
 void results_tally(struct results *r);
