@@ -152,6 +152,11 @@ static void usage(FILE *f)
         "  --shard K/N        grade slice K of N (then: grader merge)\n"
         "  --force            re-grade unchanged submissions\n"
         "  --canvas-assignment ID  Canvas assignment id for gradebook-canvas.csv\n"
+        "  --canvas-points N  Canvas's points possible for the assignment (scores scaled to it)\n"
+        "  --deadline TIME    late policy (also the lab's late:): 2026-03-02T23:59:00+01:00\n"
+        "  --grace DUR, --late-per-day PCT, --late-cap PCT, --late-max-days N\n"
+        "  --extensions CSV   per-student extensions: student_id,2d (or a new deadline)\n"
+        "  --reason TEXT      why students are graded again (reports/labN/regrades.csv)\n"
         "  --no-slow, --no-hidden, --no-timing, --no-merge, --sanitize, --no-sanitize\n"
         "\n"
         "exit status: 0 passed, 1 something failed, 2 usage or spec error, 3 grader error\n",
@@ -649,6 +654,38 @@ static int parse_shard(const char *s, int *k, int *n)
     return 0;
 }
 
+/* Options of grade and merge for the LMS files: the late policy (class/late.h), the
+ * regrade audit's reason and Canvas's points possible. */
+static const char *const lms_options[] = {"--deadline", "--grace",         "--late-per-day",
+                                          "--late-cap", "--late-max-days", "--extensions",
+                                          "--reason",   "--canvas-points", NULL};
+
+static const char *lms_option(const char *a)
+{
+    for (size_t i = 0; lms_options[i]; i++)
+        if (!strcmp(a, lms_options[i]))
+            return lms_options[i];
+    return NULL;
+}
+
+static int set_lms_option(const char *a, const char *v, struct batch_opts *o)
+{
+    struct late_options *l = &o->late;
+    const char **slot = !strcmp(a, "--deadline")        ? &l->deadline
+                        : !strcmp(a, "--grace")         ? &l->grace
+                        : !strcmp(a, "--late-per-day")  ? &l->per_day
+                        : !strcmp(a, "--late-cap")      ? &l->cap
+                        : !strcmp(a, "--late-max-days") ? &l->max_days
+                        : !strcmp(a, "--extensions")    ? &l->extensions
+                        : !strcmp(a, "--reason")        ? &o->regrade_reason
+                                                        : NULL;
+    if (slot) {
+        *slot = v; /* checked when the policy is made, naming the option */
+        return 0;
+    }
+    return parse_double(v, &o->canvas_points) && o->canvas_points > 0 ? 0 : -1;
+}
+
 /* Options shared by grade and merge. */
 static int batch_args(int argc, char **argv, const char *cmd, const char **lab_arg,
                       struct batch_opts *o, enum isolation *iso, bool *no_merge)
@@ -659,7 +696,8 @@ static int batch_args(int argc, char **argv, const char *cmd, const char **lab_a
         bool takes = !strcmp(a, "--submissions") || !strcmp(a, "--roster") || !strcmp(a, "--out") ||
                      !strcmp(a, "--jobs") || !strcmp(a, "--gpus") || !strcmp(a, "--shard") ||
                      !strcmp(a, "--timeout") || !strcmp(a, "--only") || !strcmp(a, "--isolation") ||
-                     !strcmp(a, "--canvas-assignment") || !strcmp(a, "--lang");
+                     !strcmp(a, "--canvas-assignment") || !strcmp(a, "--lang") ||
+                     lms_option(a) != NULL;
         long v;
         if (takes && !next) {
             fprintf(stderr, "grader %s: %s needs a value\n", cmd, a);
@@ -667,7 +705,12 @@ static int batch_args(int argc, char **argv, const char *cmd, const char **lab_a
         }
         if (takes)
             i++;
-        if (!strcmp(a, "--submissions"))
+        if (lms_option(a)) {
+            if (set_lms_option(a, next, o) != 0) {
+                fprintf(stderr, "grader %s: %s takes a number of points, not '%s'\n", cmd, a, next);
+                return -1;
+            }
+        } else if (!strcmp(a, "--submissions"))
             o->submissions = next;
         else if (!strcmp(a, "--roster"))
             o->roster = next;

@@ -83,6 +83,10 @@ static void put_late(struct json_writer *w, const struct late_record *l)
 {
     json_writer_key(w, "late");
     json_writer_begin_object(w);
+    json_writer_key(w, "evaluated");
+    json_writer_bool(w, l->evaluated);
+    json_writer_key(w, "marked");
+    json_writer_bool(w, l->marked);
     json_writer_key(w, "late");
     json_writer_bool(w, l->late);
     json_writer_key(w, "days_known");
@@ -103,7 +107,8 @@ static void put_late(struct json_writer *w, const struct late_record *l)
 
 void results_lms_to_json(struct json_writer *w, const struct results_lms *l)
 {
-    if (lms_ids_empty(&l->ids) && !l->group && !l->n_members && !l->late.evaluated && !l->problem)
+    bool late = l->late.evaluated || l->late.marked || l->late.submitted_at;
+    if (lms_ids_empty(&l->ids) && !l->group && !l->n_members && !late && !l->problem)
         return;
     json_writer_key(w, "lms");
     json_writer_begin_object(w);
@@ -121,7 +126,7 @@ void results_lms_to_json(struct json_writer *w, const struct results_lms *l)
         }
         json_writer_end_array(w);
     }
-    if (l->late.evaluated)
+    if (late)
         put_late(w, &l->late);
     put_str(w, "problem", l->problem);
     json_writer_end_object(w);
@@ -151,7 +156,8 @@ static void read_late(const struct json_value *o, struct late_record *l)
 {
     if (!o || o->type != JSON_OBJECT)
         return;
-    l->evaluated = true;
+    l->evaluated = json_get_bool(o, "evaluated", false);
+    l->marked = json_get_bool(o, "marked", false);
     l->late = json_get_bool(o, "late", false);
     l->days_known = json_get_bool(o, "days_known", false);
     l->days = number(o, "days");

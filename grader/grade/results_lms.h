@@ -39,6 +39,7 @@ struct lms_member {
  * penalty taken off the score. The score itself (results.score) is what was earned. */
 struct late_record {
     bool evaluated;     /* a late policy was applied */
+    bool marked;        /* the LMS marked the submission late (Canvas) */
     bool late;          /* after the deadline and the grace period */
     bool days_known;    /* false: only a "late" mark (Canvas), no time */
     double days;        /* days after the deadline, started days counted whole */

@@ -1,5 +1,7 @@
 #include "spec/spec.h"
 
+#include "base/isotime.h"
+
 #include "base/expr.h"
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -25,8 +27,13 @@ static const char *const target_names[] = {"cpu", "gpu", NULL};
 static const char *const dist_names[] = {"uniform", "normal", "arange", "constant", NULL};
 static const char *const lang_names[] = {"es", "en", NULL};
 
-static const char *const top_keys[] = {"lab",   "title", "course",    "lang",      "show_hidden",
-                                       "build", "seed",  "sanitizer", "exercises", NULL};
+static const char *const top_keys[] = {"lab",         "title", "course",     "lang",
+                                       "show_hidden", "build", "seed",       "sanitizer",
+                                       "exercises",   "late",  "gradescope", NULL};
+static const char *const late_keys[] = {"deadline", "grace", "per_day", "cap", "max_days", NULL};
+static const char *const gradescope_keys[] = {"hidden_visibility", "leaderboard", NULL};
+static const char *const visibility_names[] = {"after_due_date", "after_published", "hidden",
+                                               "visible", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", NULL};
 static const char *const exercise_keys[] = {
     "id",      "title",     "points",         "params", "args",      "variants",
@@ -183,6 +190,8 @@ void lab_release(struct lab *lab)
     free(lab->nvccflags);
     free(lab->ldflags);
     sanitizer_spec_release(&lab->sanitizer);
+    free(lab->late.deadline);
+    free(lab->gradescope.hidden_visibility);
     for (size_t i = 0; lab->exercises && i < lab->n_exercises; i++)
         exercise_release(&lab->exercises[i]);
     free(lab->exercises);
@@ -1607,6 +1616,66 @@ static int parse_build(struct loader *ld, const yaml_node_t *m)
     return 0;
 }
 
+/* late: {deadline, grace, per_day, cap, max_days} (labs/README.md). */
+static int parse_late(struct loader *ld, const yaml_node_t *m, struct late_spec *l)
+{
+    yaml_node_t *n;
+    char *grace = NULL;
+    if (want_mapping(ld, m, "'late'") || check_keys(ld, m, "in 'late'", late_keys))
+        return -1;
+    l->set = true;
+    l->loc = loc_of(m);
+    l->cap = 100;
+    if (need(ld, m, "deadline", "in 'late'", &n) ||
+        get_string(ld, n, "'late.deadline'", &l->deadline))
+        return -1;
+    if (!iso_time_parse(l->deadline, &l->deadline_s))
+        return fail(ld, n,
+                    "'late.deadline' must be a date and time like 2026-03-02T23:59:00+01:00, "
+                    "got '%s'",
+                    l->deadline);
+    if ((n = map_get(ld, m, "grace"))) {
+        int rc = get_string(ld, n, "'late.grace'", &grace);
+        bool ok = rc == 0 && duration_parse(grace, &l->grace_s);
+        free(grace);
+        if (rc == 0 && !ok)
+            return fail(ld, n, "'late.grace' must be a length of time like 15m, 2h or 1d");
+        if (rc)
+            return -1;
+    }
+    if ((n = map_get(ld, m, "per_day")) &&
+        get_number_min(ld, n, "'late.per_day'", 0, false, &l->per_day))
+        return -1;
+    if ((n = map_get(ld, m, "cap")) && get_number_min(ld, n, "'late.cap'", 0, false, &l->cap))
+        return -1;
+    if (l->per_day > 100 || l->cap > 100)
+        return fail_loc(ld, l->loc, "'late.per_day' and 'late.cap' are percentages: at most 100");
+    if ((n = map_get(ld, m, "max_days")) &&
+        get_number_min(ld, n, "'late.max_days'", 0, false, &l->max_days))
+        return -1;
+    return 0;
+}
+
+/* gradescope: {hidden_visibility, leaderboard} (docs/exports.md). */
+static int parse_gradescope(struct loader *ld, const yaml_node_t *m, struct gradescope_spec *g)
+{
+    yaml_node_t *n;
+    int e;
+    if (want_mapping(ld, m, "'gradescope'") ||
+        check_keys(ld, m, "in 'gradescope'", gradescope_keys))
+        return -1;
+    if ((n = map_get(ld, m, "hidden_visibility"))) {
+        if (get_enum(ld, n, "hidden_visibility", visibility_names, &e))
+            return -1;
+        free(g->hidden_visibility);
+        g->hidden_visibility = xstrdup(visibility_names[e]);
+    }
+    if ((n = map_get(ld, m, "leaderboard")) &&
+        get_bool(ld, n, "'gradescope.leaderboard'", &g->leaderboard))
+        return -1;
+    return 0;
+}
+
 static int parse_lab(struct loader *ld, const yaml_node_t *m)
 {
     struct lab *lab = ld->lab;
@@ -1641,6 +1710,12 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
     if ((n = map_get(ld, m, "build")) && parse_build(ld, n))
         return -1;
     if ((n = map_get(ld, m, "sanitizer")) && parse_sanitizer(ld, n, NULL, &lab->sanitizer))
+        return -1;
+    lab->gradescope.hidden_visibility = xstrdup("after_due_date");
+    lab->gradescope.leaderboard = true;
+    if ((n = map_get(ld, m, "late")) && parse_late(ld, n, &lab->late))
+        return -1;
+    if ((n = map_get(ld, m, "gradescope")) && parse_gradescope(ld, n, &lab->gradescope))
         return -1;
     if (need(ld, m, "exercises", "at top level", &n) || want_sequence(ld, n, "'exercises'", true))
         return -1;
