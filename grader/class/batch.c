@@ -459,7 +459,7 @@ static int collect_class(const struct lab *lab, const struct batch_opts *o, cons
                          struct error *err)
 {
     char **sources = lab_source_names(lab);
-    struct collect_opts co = {o->roster, lim, (const char *const *)sources};
+    struct collect_opts co = {o->roster, lim, (const char *const *)sources, false};
     int rc = collect_submissions_opts(o->submissions, unpack, &co, set, err);
     lab_source_names_free(sources);
     return rc;

@@ -342,6 +342,8 @@ static char *common_clone_slug(struct collector *c, const struct name_list *name
 static int scan_root(struct collector *c, struct error *err)
 {
     struct name_list names = {0};
+    if (c->only)
+        return scan_entry(c, c->only, err);
     int rc = list_dir(c->root_fd, c->root_label, &names, err);
     if (rc == 0) {
         c->slug = classroom_slug(path_base(c->root_label));
@@ -637,8 +639,17 @@ static int open_root(struct collector *c, const char *src, const char *src_abs, 
     c->unpack_ino = us.st_ino;
     if (!is_dir)
         return unpack_class_archive(c, src, c->unpack_fd, &c->staging_fd, err);
-    c->root_fd = open(src_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    c->root_label = xstrdup(src);
+    if (c->only) {
+        /* One student's folder: its parent is the root, and it the only entry looked at. */
+        char *parent = xstrdup(src_abs);
+        *strrchr(parent, '/') = '\0';
+        c->root_fd = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        c->root_label = xstrdup(*parent ? parent : "/");
+        free(parent);
+    } else {
+        c->root_fd = open(src_abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        c->root_label = xstrdup(src);
+    }
     if (c->root_fd < 0)
         return error_set_at(err, src, 0, 0, "cannot open: %s", strerror(errno));
     return 0;
@@ -778,6 +789,7 @@ static void collector_release(struct collector *c)
     free(c->unpack);
     free(c->students_dir);
     free(c->slug);
+    free(c->only);
 }
 
 int collect_submissions_opts(const char *src, const char *unpack_dir, const struct collect_opts *o,
@@ -803,6 +815,13 @@ int collect_submissions_opts(const char *src, const char *unpack_dir, const stru
     c.set = out;
     if (check_source(src, unpack_dir, &st, &src_abs, err) != 0)
         goto out;
+    if (o && o->one) {
+        if (!S_ISDIR(st.st_mode)) {
+            error_set_at(err, src, 0, 0, "not a folder (one student's submission)");
+            goto out;
+        }
+        c.only = xstrdup(path_base(src_abs));
+    }
     if (o && o->roster && roster_load(o->roster, &ro, err) != 0)
         goto out;
     if (open_root(&c, src, src_abs, S_ISDIR(st.st_mode), unpack_dir, err) != 0 ||
@@ -822,6 +841,6 @@ int collect_submissions(const char *src, const char *unpack_dir, const char *ros
                         const struct collect_limits *lim, struct submission_set *out,
                         struct error *err)
 {
-    struct collect_opts o = {roster, lim, NULL};
+    struct collect_opts o = {roster, lim, NULL, false};
     return collect_submissions_opts(src, unpack_dir, &o, out, err);
 }

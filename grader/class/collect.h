@@ -94,6 +94,7 @@ struct collect_opts {
     const char *roster;               /* CSV or NULL */
     const struct collect_limits *lim; /* NULL: collect_limits_init's */
     const char *const *sources;       /* file names the lab asks for, NULL-terminated, or NULL */
+    bool one; /* src is one student's own folder (a Gradescope submission), not a class */
 };
 
 void submission_set_init(struct submission_set *s);

@@ -58,6 +58,7 @@ struct collector {
     ino_t unpack_ino;
     int unpack_fd, staging_fd, students_fd; /* -1 until opened */
     char *slug;                             /* GitHub Classroom's assignment slug, or NULL */
+    char *only;             /* collect_opts.one: the one entry of the root that is the student */
     struct bucket *refused; /* class archive: the students refused while unpacking */
     size_t n_refused;
     struct student *st;

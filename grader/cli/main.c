@@ -6,11 +6,13 @@
  *   3  the grader failed (never the submission's fault)
  */
 #include "class/batch.h"
+#include "class/gradescope.h"
 #include "run/build.h"
 #include "base/error.h"
 #include "grade/grade.h"
 #include "class/kit.h"
 #include "base/messages.h"
+#include "report/gradescope.h"
 #include "report/report.h"
 #include "grade/results.h"
 #include "run/sandbox.h"
@@ -116,6 +118,9 @@ static void usage(FILE *f)
         "  merge LAB [--submissions DIR]  join shards: gradebooks and class summary\n"
         "  slurm LAB --submissions DIR    grade a class as a Slurm job array (--dry-run)\n"
         "  kit LAB [--out FILE]           student kit: lab without hidden cases, skeleton, grader\n"
+        "  gradescope LAB [--out ZIP]     Gradescope autograder zip (--gpu-policy informational|\n"
+        "                                 remote|fail; docs/exports.md)\n"
+        "  autograde LAB [--root DIR]     grade one Gradescope submission (run by the zip)\n"
         "  header LAB                     print the C prototypes a submission must match\n"
         "  machine                        describe this machine (CPU, GPU, compilers)\n"
         "  version                        print the version\n"
@@ -316,6 +321,18 @@ static int render_report(const struct results *r, const char *outdir, const stru
     return 0;
 }
 
+/* What check leaves for an LMS beside results.json: the student's gradescope.json
+ * (report/gradescope.h), the student view. */
+static int write_check_exports(const struct results *r, const char *dir, const struct lab *lab,
+                               const struct messages *msgs, struct error *err)
+{
+    struct gradescope_opts go = {true, msgs, lab, 0};
+    char *path = path_join(dir, "gradescope.json");
+    int rc = export_gradescope(r, &go, path, err);
+    free(path);
+    return rc;
+}
+
 static int cmd_check(int argc, char **argv)
 {
     const char *lab_arg = NULL, *submission = NULL, *out = "reports", *student = NULL;
@@ -492,7 +509,8 @@ static int cmd_check(int argc, char **argv)
         char *dir = xstrfmt("%s/%s/%s", out, lab.id, r.student_id);
         char *json = path_join(dir, "results.json");
         bool color = table_use_color(stdout);
-        if (mkdir_p(dir, &err) != 0 || results_write(&r, json, &err) != 0) {
+        if (mkdir_p(dir, &err) != 0 || results_write(&r, json, &err) != 0 ||
+            write_check_exports(&r, dir, &lab, &msgs, &err) != 0) {
             error_print(&err, stderr);
             free(dir);
             free(json);
@@ -934,6 +952,25 @@ static char *repo_root(void)
     return xstrdup(".");
 }
 
+/* gradescope and autograde (class/gradescope.h): they need the grader's parts. */
+static int cmd_gradescope(int argc, char **argv,
+                          int (*fn)(int, char **, const struct grader_paths *))
+{
+    struct home home;
+    struct error err;
+    error_init(&err);
+    if (home_find(&home, &err) != 0) {
+        error_print(&err, stderr);
+        return EXIT_GRADER;
+    }
+    char *root = repo_root();
+    struct grader_paths paths = {home.harness_dir, home.include_dir, home.templates_dir, root};
+    int rc = fn(argc, argv, &paths);
+    free(root);
+    home_release(&home);
+    return rc;
+}
+
 static int cmd_kit(int argc, char **argv)
 {
     const char *lab_arg = NULL, *out = NULL;
@@ -1056,6 +1093,10 @@ int main(int argc, char **argv)
         return slurm_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "kit"))
         return cmd_kit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gradescope"))
+        return cmd_gradescope(argc - 1, argv + 1, gradescope_main);
+    if (!strcmp(cmd, "autograde"))
+        return cmd_gradescope(argc - 1, argv + 1, autograde_main);
     if (!strcmp(cmd, "header"))
         return cmd_header(argc - 1, argv + 1);
     if (!strcmp(cmd, "machine"))

@@ -266,7 +266,8 @@ static void gs_tests(struct gs *g)
 static void not_graded(const struct gs *g, struct strbuf *text)
 {
     const struct results *r = g->r;
-    struct strbuf done = STRBUF_INIT; /* reasons already listed, one per line */
+    struct strbuf done = STRBUF_INIT; /* reasons already listed, each on a line of its own */
+    strbuf_addch(&done, '\n');
     for (size_t ei = 0; ei < r->n_exercises; ei++)
         for (size_t vi = 0; vi < r->exercises[ei].n_variants; vi++)
             for (size_t ci = 0; ci < r->exercises[ei].variants[vi].n_cases; ci++) {

@@ -737,7 +737,7 @@ END_TEST
 static int run_sources(struct sandbox *t, const char *src, const char *roster,
                        const char *const *sources)
 {
-    struct collect_opts o = {roster, NULL, sources};
+    struct collect_opts o = {roster, NULL, sources, false};
     submission_set_release(&t->set);
     submission_set_init(&t->set);
     error_init(&t->err);
