@@ -380,10 +380,19 @@ static int add_refused_students(struct collector *c, struct error *err)
 {
     for (size_t i = 0; i < c->n_refused; i++) {
         const char *key = c->refused[i].key;
+        struct lms_name n;
+        struct student *s;
         if (key_claimed(c, key))
             continue;
-        struct student *s =
-            student_for(c, ORIGIN_FOLDER, readable_id(key), xstrdup(key), xstrdup(key), key, err);
+        /* The entry's own name says whose it was (a Moodle folder), else the key is the id. */
+        if (parse_moodle(key, &n)) {
+            s = student_for(c, ORIGIN_MOODLE, xstrdup(n.id), xstrdup(n.id), xstrdup(n.name), key,
+                            err);
+            lms_name_release(&n);
+        } else {
+            s = student_for(c, ORIGIN_FOLDER, readable_id(key), xstrdup(key), xstrdup(key), key,
+                            err);
+        }
         if (!s)
             return -1;
         s->budget = c->refused[i].b;
