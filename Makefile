@@ -7,6 +7,7 @@
 #   make report LAB=6    re-render reports (and a class's summary) from existing results
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
 #   make kit LAB=6       student kit tarball
+#   make gradescope LAB=6  Gradescope autograder zip (ARGS="--gpu-policy remote ..."; docs/exports.md)
 #   make bench           grading throughput and timing-accuracy table
 #   make fuzz            libFuzzer harnesses (clang), FUZZ_SECONDS each (tests/fuzz/README.md)
 
@@ -39,7 +40,8 @@ LIB        := $(BUILD)/libgrader.a
 BIN        := $(BUILD)/grader
 
 # The harness is the trusted half of every student and reference process.
-HARNESS_OBJ := $(BUILD)/harness/harness.o $(BUILD)/harness/dtype.o $(BUILD)/harness/rng.o
+HARNESS_PARTS := harness job case timing buffers fill clock result dtype
+HARNESS_OBJ := $(BUILD)/harness/libharness.a
 HARNESS_CPU := $(BUILD)/harness/harness_nogpu.o
 HARNESS_GPU := $(if $(NVCC),$(BUILD)/harness/harness_gpu.o $(BUILD)/harness/gpuprobe)
 CALIBRATE   := $(BUILD)/harness/calibrate
@@ -55,7 +57,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
+.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
         fuzz fuzz-build deps-fuzz
 
@@ -90,16 +92,20 @@ $(BIN): $(MAIN_OBJ) $(LIB)
 
 # Harness objects: built without sanitizers or -Werror toggles of the grader, since
 # they are linked into student programs compiled with the lab's own flags.
-HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader
+HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader -Igrader/harness
 $(BUILD)/harness/%.o: grader/harness/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/harness/dtype.o: grader/base/dtype.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(BUILD)/harness/harness_gpu.o: grader/harness/harness_gpu.cu grader/harness/harness.h
+# One archive: a runner links it with the student's objects and its GPU (or no-GPU) part.
+$(BUILD)/harness/libharness.a: $(HARNESS_PARTS:%=$(BUILD)/harness/%.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/harness/harness_gpu.o: grader/harness/harness_gpu.cu grader/harness/harness.h grader/harness/draw.h
 	@mkdir -p $(@D)
-	$(NVCC) -O2 -Igrader -Xcompiler -fPIC -c $< -o $@
+	$(NVCC) -O2 -Igrader -Igrader/harness -Xcompiler -fPIC -c $< -o $@
 $(BUILD)/harness/calibrate.o: grader/harness/calibrate.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@
@@ -144,6 +150,9 @@ slurm-grade: all
 
 kit: all
 	$(BIN) kit $(LABDIR) $(ARGS)
+
+gradescope: all
+	$(BIN) gradescope $(LABDIR) $(ARGS)
 
 bench: deps all
 	tests/bench/run.sh

@@ -82,6 +82,7 @@ static void machine_release(struct machine_info *m)
     free(m->nvccflags);
     free(m->gpu_status);
     free(m->calibration);
+    free(m->blas_core);
 }
 
 void results_release(struct results *r)
@@ -116,6 +117,7 @@ void results_release(struct results *r)
         free(ex->tol_summary);
     }
     free(r->exercises);
+    results_lms_release(&r->lms);
     results_init(r);
 }
 
@@ -125,6 +127,14 @@ void results_free(struct results *r)
         return;
     results_release(r);
     free(r);
+}
+
+double results_final_score(const struct results *r)
+{
+    if (r->score != r->score)
+        return r->score; /* unknown stays unknown */
+    double s = r->lms.late.zeroed ? 0 : r->score - r->lms.late.penalty;
+    return s > 0 ? s : 0;
 }
 
 void results_tally(struct results *r)
@@ -250,6 +260,12 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     put_num(w, "baseline_ms", c->baseline_ms);
     put_num(w, "speedup_ref", c->speedup_ref);
     put_num(w, "speedup_baseline", c->speedup_baseline);
+    if (c->pairs > 0) {
+        put_num(w, "speedup_lo", c->speedup_lo);
+        put_num(w, "speedup_hi", c->speedup_hi);
+        put_num(w, "pairs", c->pairs);
+        put_num(w, "checks_s", c->checks_s);
+    }
     if (c->n_rounds) {
         json_writer_key(w, "rounds");
         json_writer_begin_array(w);
@@ -375,6 +391,8 @@ static void put_machine(struct json_writer *w, const struct machine_info *m)
     put_str(w, "nvccflags", m->nvccflags);
     put_str(w, "gpu_status", m->gpu_status);
     put_str(w, "calibration", m->calibration);
+    if (m->blas_core)
+        put_str(w, "blas_core", m->blas_core);
     json_writer_end_object(w);
 }
 
@@ -412,11 +430,19 @@ void results_to_json(const struct results *r, struct strbuf *out)
     put_num(&w, "n_fail", r->n_fail);
     put_num(&w, "n_skipped", r->n_skipped);
     put_num(&w, "n_grader_errors", r->n_grader_errors);
+    json_writer_key(&w, "phases");
+    json_writer_begin_object(&w);
+    put_num(&w, "build", r->phase_build_s);
+    put_num(&w, "references", r->phase_references_s);
+    put_num(&w, "runs", r->phase_runs_s);
+    put_num(&w, "reports", r->phase_reports_s);
+    json_writer_end_object(&w);
     json_writer_key(&w, "exercises");
     json_writer_begin_array(&w);
     for (size_t e = 0; e < r->n_exercises; e++)
         put_exercise(&w, &r->exercises[e]);
     json_writer_end_array(&w);
+    results_lms_to_json(&w, &r->lms);
     json_writer_end_object(&w);
     strbuf_addch(out, '\n');
 }
@@ -544,6 +570,10 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->baseline_ms = num(o, "baseline_ms");
     c->speedup_ref = num(o, "speedup_ref");
     c->speedup_baseline = num(o, "speedup_baseline");
+    c->speedup_lo = num(o, "speedup_lo");
+    c->speedup_hi = num(o, "speedup_hi");
+    c->pairs = (int)num(o, "pairs");
+    c->checks_s = num(o, "checks_s");
     const struct json_value *rounds = json_get(o, "rounds");
     c->n_rounds = arr_len(rounds);
     c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
@@ -664,6 +694,7 @@ static void read_machine(const struct json_value *o, struct machine_info *m)
     m->nvccflags = dup_str(o, "nvccflags");
     m->gpu_status = dup_str(o, "gpu_status");
     m->calibration = dup_str(o, "calibration");
+    m->blas_core = dup_str(o, "blas_core");
 }
 
 int results_from_json(struct results *r, const char *json, size_t len, const char *path,
@@ -725,6 +756,12 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->n_fail = num_int(root, "n_fail");
     r->n_skipped = num_int(root, "n_skipped");
     r->n_grader_errors = num_int(root, "n_grader_errors");
+    const struct json_value *ph = json_get(root, "phases");
+    r->phase_build_s = num(ph, "build");
+    r->phase_references_s = num(ph, "references");
+    r->phase_runs_s = num(ph, "runs");
+    r->phase_reports_s = num(ph, "reports");
+    results_lms_from_json(json_get(root, "lms"), &r->lms);
     json_value_free(root);
     if (results_check(r, name, err) != 0) {
         results_release(r);

@@ -15,6 +15,7 @@
 #include "run/machine.h"
 #include "run/sanitizer.h"
 #include "base/strbuf.h"
+#include "grade/results_lms.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,6 +62,8 @@ struct mismatch {
     double max_abs, max_rel;
     struct mismatch_at first[5];
     int n_first;
+    bool integer;     /* an integer dtype: values print as whole numbers */
+    long n_unwritten; /* mismatches still holding the fill value (NaN, or the integer sentinel) */
 };
 
 struct case_result {
@@ -83,7 +86,14 @@ struct case_result {
     double *round_ms, *round_ref_ms;
     size_t n_rounds;
     double speedup_baseline; /* baseline / student; 0 if unknown */
-    double gflops, gbps;     /* from the spec's work formulas; 0 if none */
+    /* The 95% interval of speedup_ref from the timed pairs (function and reference on the same
+     * fresh inputs, in random order), and how many pairs; 0 when not timed in pairs. */
+    double speedup_lo, speedup_hi;
+    int pairs;
+    /* Seconds the harness spent checking the timed pairs (outputs, guards, inputs): what the
+     * integrity of the timing costs (`make bench`). */
+    double checks_s;
+    double gflops, gbps; /* from the spec's work formulas; 0 if none */
     struct mismatch *mismatches;
     size_t n_mismatches;
     char **findings; /* anti-cheating and measurement notes */
@@ -157,11 +167,20 @@ struct results {
      * with lab_id, student_id and n_grader_errors 1 set and nothing else. Gradebooks list it
      * with no points at all, never with 0. NULL for real results; never in the JSON. */
     char *unreadable;
+    /* Where the time went, in seconds (JSON "phases"): building the submission, the
+     * references' builds, expected outputs and timings, the runs, and rendering the reports
+     * (filled by whoever renders them). */
+    double phase_build_s, phase_references_s, phase_runs_s, phase_reports_s;
+    /* Identity in the LMSs, group, lateness, why nothing was graded (results_lms.h). */
+    struct results_lms lms;
 };
 
 void results_init(struct results *r);
 void results_release(struct results *r);
 void results_free(struct results *r);
+
+/* The score an LMS gets: the score less the late penalty, never below 0. */
+double results_final_score(const struct results *r);
 
 /* Recompute points totals and counts from the case verdicts. */
 void results_tally(struct results *r);

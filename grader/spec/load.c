@@ -1,3 +1,4 @@
+#include "spec/load_lms.h"
 #include "spec/loader.h"
 #include "spec/plan.h"
 
@@ -16,9 +17,10 @@
 #define MAX_ELEMENTS 1099511627776.0 /* 2^40 */
 #define MAX_PARAMS (sizeof(((struct expr_env *)0)->vars) / sizeof(((struct expr_env *)0)->vars[0]))
 
-static const char *const top_keys[] = {"lab",   "title", "course",    "lang",      "show_hidden",
-                                       "build", "seed",  "sanitizer", "exercises", NULL};
-static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", NULL};
+static const char *const top_keys[] = {"lab",         "title",           "course", "lang",
+                                       "show_hidden", "build",           "seed",   "sanitizer",
+                                       "exercises",   LOAD_LMS_TOP_KEYS, NULL};
+static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", "allow_symbols", NULL};
 static const char *const exercise_keys[] = {
     "id",          "title",          "points",    "params",   "args",   "variants", "cases",
     "tolerance",   "tolerance_note", "work",      "baseline", "oracle", "timeout",  "timing",
@@ -1009,6 +1011,9 @@ static int parse_exercise_head(struct loader *ld, size_t index, struct exercise_
         return -1;
     if ((n = ld_map_get(ld, m, "timing")) && parse_timing(ld, n, &ex->timing))
         return -1;
+    if ((n = ld_map_get(ld, m, "allow_tf32")) &&
+        ld_get_bool(ld, n, "'allow_tf32'", &ex->allow_tf32))
+        return -1;
     return 0;
 }
 
@@ -1168,6 +1173,14 @@ static int parse_build(struct loader *ld, const yaml_node_t *m)
         return -1;
     if ((n = ld_map_get(ld, m, "ldflags")) && ld_get_string(ld, n, "'ldflags'", &lab->ldflags))
         return -1;
+    if ((n = ld_map_get(ld, m, "allow_symbols")) &&
+        parse_string_list(ld, n, "'allow_symbols'", false, &lab->allow_symbols,
+                          &lab->n_allow_symbols))
+        return -1;
+    for (size_t i = 0; i < lab->n_allow_symbols; i++)
+        if (!ld_is_c_ident(lab->allow_symbols[i]))
+            return ld_fail(ld, n, "'%s' in allow_symbols is not a C identifier",
+                           lab->allow_symbols[i]);
     return 0;
 }
 
@@ -1206,6 +1219,8 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
     if ((n = ld_map_get(ld, m, "build")) && parse_build(ld, n))
         return -1;
     if ((n = ld_map_get(ld, m, "sanitizer")) && parse_sanitizer(ld, n, NULL, &lab->sanitizer))
+        return -1;
+    if (load_lms_keys(ld, m, lab))
         return -1;
     if (ld_need(ld, m, "exercises", "at top level", &n) ||
         ld_want_sequence(ld, n, "'exercises'", true))

@@ -208,8 +208,30 @@ struct exercise_spec {
     char *bytes;
     struct perf_spec perf;
     bool has_perf;
+    /* float32 arithmetic may run on TF32 tensor cores (cuBLAS's TF32 mode, PyTorch's
+     * allow_tf32): times are then judged against the TF32 rate, not FP32's (grade/limits.c). */
+    bool allow_tf32;
     struct sanitizer_spec sanitizer;
     struct src_loc loc;
+};
+
+/* The late policy (labs/README.md "Late submissions"). set false: none in the lab. */
+struct late_spec {
+    bool set;
+    char *deadline;       /* ISO 8601, as written */
+    long long deadline_s; /* Unix seconds */
+    double grace_s;       /* after the deadline, still on time */
+    double per_day;       /* percent of the maximum taken off per started day late */
+    double cap;           /* the most taken off, in percent (100: everything) */
+    double max_days;      /* later than this many days: the score counts 0; 0: no such limit */
+    struct src_loc loc;
+};
+
+/* How Gradescope shows the lab (docs/exports.md). */
+struct gradescope_spec {
+    char *hidden_visibility; /* of the hidden cases' test: "after_due_date" (the default),
+                                "after_published", "hidden" or "visible" */
+    bool leaderboard;        /* speed ratios on Gradescope's leaderboard (default true) */
 };
 
 struct lab {
@@ -220,13 +242,19 @@ struct lab {
     char *id; /* "lab6" */
     char *title;
     char *course;
-    char *lang;                      /* "es" or "en" */
-    bool show_hidden;                /* student reports show hidden cases in full */
-    long seed;                       /* default of every exercise's seed */
-    char *cflags;                    /* build: extra flags for C sources, NULL: none */
-    char *nvccflags;                 /* build: extra flags for CUDA sources */
-    char *ldflags;                   /* build: extra link flags */
+    char *lang;       /* "es" or "en" */
+    bool show_hidden; /* student reports show hidden cases in full */
+    long seed;        /* default of every exercise's seed */
+    char *cflags;     /* build: extra flags for C sources, NULL: none */
+    char *nvccflags;  /* build: extra flags for CUDA sources */
+    char *ldflags;    /* build: extra link flags */
+    /* build: names a submission may define although a library the grader links exports them
+     * (run/symbols.h); the lab's functions are always allowed. */
+    char **allow_symbols;
+    size_t n_allow_symbols;
     struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
+    struct late_spec late;
+    struct gradescope_spec gradescope;
     struct exercise_spec *exercises;
     size_t n_exercises;
 };

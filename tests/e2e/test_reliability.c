@@ -532,7 +532,8 @@ static char *gradebook_row(const char *out, const char *student)
 }
 
 /* A gradebook row with no points at all (a student whose results could not be read): after
- * the id and the name, only empty cells, then grader-error. */
+ * the id and the name, only empty cells, then grader-error, then only empty cells (lateness
+ * and the note). */
 static bool row_without_points(const char *row, const char *student)
 {
     size_t len = strlen(student);
@@ -541,7 +542,11 @@ static bool row_without_points(const char *row, const char *student)
     const char *cells = strchr(row + len + 1, ',');
     while (cells && *cells == ',')
         cells++;
-    return cells && !strcmp(cells, "grader-error");
+    const char *status = "grader-error";
+    if (!cells || strncmp(cells, status, strlen(status)) != 0)
+        return false;
+    cells += strlen(status);
+    return cells[strspn(cells, ",")] == '\0';
 }
 
 static void write_text(const char *path, const char *text)
@@ -649,13 +654,13 @@ START_TEST(test_corrupt_results)
 END_TEST
 
 static int n_found;
-static char found[4][1024];
+static char found[16][1024];
 static const char *looking_for;
 
 static int find_named(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
-    if (flag == FTW_F && !strcmp(path + ftw->base, looking_for) && n_found < 4)
+    if (flag == FTW_F && !strcmp(path + ftw->base, looking_for) && n_found < 16)
         snprintf(found[n_found++], sizeof(found[0]), "%s", path);
     return 0;
 }
@@ -699,19 +704,37 @@ START_TEST(test_damaged_cache)
                   "the damaged expected output was not said exactly once (log %s)", log1);
     check_expected(out, log1);
 
-    /* A reference runner cut short: discarded once, built again; nobody gets XX. */
+    /* A reference runner cut short, and a student's cached build likewise: each discarded
+     * once, built again; nobody gets XX. The expected outputs go too, since only computing
+     * them runs the reference's own runner. */
+    char *refs = xstrfmt("%s/build", cache), *builds = xstrfmt("%s/builds", cache);
+    char *expected = xstrfmt("%s/expected", cache);
     n_found = 0;
     looking_for = "runner";
-    ck_assert_int_eq(nftw(cache, find_named, 16, FTW_PHYS), 0);
-    ck_assert_msg(n_found >= 1, "no reference runner under %s", cache);
+    ck_assert_int_eq(nftw(refs, find_named, 16, FTW_PHYS), 0);
+    ck_assert_msg(n_found >= 1, "no reference runner under %s", refs);
+    ck_assert_int_eq(nftw(builds, find_named, 16, FTW_PHYS), 0);
+    ck_assert_msg(n_found >= 2 && strncmp(found[n_found - 1], builds, strlen(builds)) == 0,
+                  "no student build under %s", builds);
     ck_assert_int_eq(truncate(found[0], 4096), 0);
+    ck_assert_int_eq(truncate(found[n_found - 1], 4096), 0);
+    ck_assert_int_eq(remove_tree(expected, NULL), 0);
     st = grade(LAB, out, log2, force);
     ck_assert_msg(st == 0, "exit %d (log %s)", st, log2);
     char *said = xstrfmt("grader: cache: %s: does not match its checksum (4096 bytes, ", found[0]);
-    ck_assert_msg(count_in(log2, said) == 1 && count_in(log2, "grader: cache: ") == 1,
-                  "'%s' not said exactly once (log %s)", said, log2);
+    char *build_dir = xstrndup(found[n_found - 1], strlen(found[n_found - 1]) - strlen("/runner"));
+    char *said_build =
+        xstrfmt("grader: cache: %s: does not match its checksum (4096 bytes, ", build_dir);
+    ck_assert_msg(count_in(log2, said) == 1 && count_in(log2, said_build) == 1 &&
+                      count_in(log2, "grader: cache: ") == 2,
+                  "'%s' and '%s' not said exactly once each (log %s)", said, said_build, log2);
     check_expected(out, log2);
     free(said);
+    free(said_build);
+    free(build_dir);
+    free(refs);
+    free(builds);
+    free(expected);
     free(out);
     free(cache);
     free(log);

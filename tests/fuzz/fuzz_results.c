@@ -25,12 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     results_to_json(&back, &twice);
     FUZZ_ASSERT(once.len == twice.len && memcmp(once.buf, twice.buf, once.len) == 0);
     const struct results *all[] = {&r, &back};
+    struct gradebook_opts gb = {.column = "Lab", .points = 10, .now = 1};
+    size_t left_out = 0;
     export_gradebook_csv_text(all, 2, &out);
-    export_gradebook_canvas_csv_text(all, 2, NULL, &out);
-    export_gradescope_text(&r, true, &out);
-    export_gradescope_text(&r, false, &out);
-    export_junit_text(&r, true, &out);
-    export_junit_text(&r, false, &out);
+    export_gradebook_canvas_csv_text(all, 2, &gb, &out);
+    export_gradebook_moodle_csv_text(all, 2, &gb, &out, &left_out);
+    export_moodle_worksheet_text(all, 2, &gb, &out);
+    for (int view = 0; view < 2; view++) {
+        struct gradescope_opts gs = {.student_view = view, .scale_to = view ? 10 : 0};
+        struct junit_opts ju = {.student_view = view};
+        export_gradescope_text(&r, &gs, &out);
+        export_junit_text(&r, &ju, &out);
+    }
     strbuf_release(&once);
     strbuf_release(&twice);
     strbuf_release(&out);

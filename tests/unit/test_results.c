@@ -428,6 +428,7 @@ START_TEST(test_json_shape)
                                       "n_fail",
                                       "n_skipped",
                                       "n_grader_errors",
+                                      "phases",
                                       "exercises"};
     ck_assert_uint_eq(root->n, sizeof(top) / sizeof(top[0]));
     for (size_t i = 0; i < root->n; i++)
