@@ -988,6 +988,8 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         wsum += ex->variants[i].weight;
     cr->case_id = xstrdup(c->id);
     cr->sizes = sizes_text(c);
+    for (size_t i = 0; i < c->n_sizes; i++)
+        case_result_add_param(cr, c->sizes[i].name, c->sizes[i].value);
     cr->hidden = c->hidden;
     cr->slow = c->slow;
     cr->max_points = exercise_case_points(ex, ci) * v->weight / (wsum > 0 ? wsum : 1);
@@ -1592,6 +1594,9 @@ static int grade_exercise(struct grading *g, const struct exercise_spec *ex,
         } else {
             vr->memory = xstrdup(mem_space_name(v->memory));
         }
+        for (size_t ai = 0; ai < ex->n_args; ai++)
+            if (ex->args[ai].kind != ARG_SCALAR)
+                variant_result_add_arg_memory(vr, ex->args[ai].name, variant_arg_memory(v, ex, ai));
         build_result_init(&br);
         if (build_variant(&g->student_build, ex, v, &br, err) != 0) {
             build_result_release(&br);

@@ -15,6 +15,7 @@
 #include "run/machine.h"
 #include "run/sanitizer.h"
 #include "base/strbuf.h"
+#include "spec/spec.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,9 +64,27 @@ struct mismatch {
     int n_first;
 };
 
+/* A size parameter of a case as the spec bound it (JSON "params": [{"name": "n",
+ * "value": 1024}, ...]): what plots and tables use, never the text of `sizes`. */
+struct case_param {
+    char *name;
+    long value;
+};
+
+/* Where a variant keeps one array argument (JSON "arg_memory": [{"arg": "dst", "space":
+ * "device"}, ...], spaces named by spec.h's mem_space_name()). */
+struct arg_memory {
+    /* "" only in results read from a file older than these fields whose `memory` named no
+     * argument ("device"): one entry then stands for every array argument. */
+    char *arg;
+    enum mem_space space;
+};
+
 struct case_result {
     char *case_id;
-    char *sizes; /* "n=1024" */
+    char *sizes; /* "n=1024": text for readers of older files; params is the data */
+    struct case_param *params;
+    size_t n_params;
     bool hidden, slow;
     enum verdict verdict;
     char *message; /* one line, for tables */
@@ -100,7 +119,9 @@ struct variant_result {
     char *title;
     char *function;
     char *target; /* "cpu" or "gpu" */
-    char *memory; /* "host", "device", ... */
+    char *memory; /* "host", "dst=device, src=pinned": text for readers of older files */
+    struct arg_memory *arg_memory; /* every array argument, in the spec's order */
+    size_t n_arg_memory;
     bool built;
     char *build_log; /* compiler output excerpt (warnings and errors) */
     int n_warnings;
@@ -159,10 +180,15 @@ void results_init(struct results *r);
 void results_release(struct results *r);
 void results_free(struct results *r);
 
+/* Append a parameter to a case, an argument's memory space to a variant (strings copied). */
+void case_result_add_param(struct case_result *c, const char *name, long value);
+void variant_result_add_arg_memory(struct variant_result *v, const char *arg, enum mem_space space);
+
 /* Recompute points totals and counts from the case verdicts. */
 void results_tally(struct results *r);
 
-/* JSON round trip. results_read fills an initialised struct. */
+/* JSON round trip. results_read fills an initialised struct. A file older than params and
+ * arg_memory gets them from its sizes and memory text (the one place that reads them). */
 void results_to_json(const struct results *r, struct strbuf *out);
 int results_write(const struct results *r, const char *path, struct error *err);
 int results_from_json(struct results *r, const char *json, size_t len, const char *path,

@@ -1,7 +1,7 @@
 #include "report/cases.h"
 
 #include "base/alloc.h"
-#include "base/util.h"
+#include "base/strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +29,7 @@ size_t exercise_cases(const struct report_ctx *rc, const struct exercise_result 
                 continue;
             ALLOC_GROW(keys, n + 1, alloc);
             keys[n].id = cr->case_id;
-            keys[n].sizes = cr->sizes ? cr->sizes : "";
+            keys[n].first = cr;
             n++;
         }
     }
@@ -80,68 +80,26 @@ const char *exercise_title(const struct exercise_result *ex)
     return ex->title && *ex->title ? ex->title : ex->exercise_id ? ex->exercise_id : "";
 }
 
-bool size_param(const char *sizes, const char *key, double *val)
+bool case_param(const struct case_result *cr, const char *name, double *val)
 {
-    size_t klen = strlen(key);
-    for (const char *p = sizes; p && *p;) {
-        p += strspn(p, " ,;");
-        const char *end = p + strcspn(p, ",;");
-        const char *eq = memchr(p, '=', (size_t)(end - p));
-        if (eq) {
-            const char *ks = p, *ke = eq;
-            while (ke > ks && ke[-1] == ' ')
-                ke--;
-            if ((size_t)(ke - ks) == klen && !memcmp(ks, key, klen)) {
-                char buf[64];
-                const char *vs = eq + 1 + strspn(eq + 1, " ");
-                size_t vlen = (size_t)(end - vs);
-                while (vlen && vs[vlen - 1] == ' ')
-                    vlen--;
-                if (vlen == 0 || vlen >= sizeof(buf))
-                    return false;
-                memcpy(buf, vs, vlen);
-                buf[vlen] = '\0';
-                return parse_double(buf, val);
-            }
+    for (size_t i = 0; i < cr->n_params; i++)
+        if (cr->params[i].name && !strcmp(cr->params[i].name, name)) {
+            *val = (double)cr->params[i].value;
+            return true;
         }
-        p = end;
-    }
     return false;
 }
 
-/* The i-th parameter name of a sizes string. Caller frees; NULL past the end. */
-static char *size_param_name(const char *sizes, size_t i)
-{
-    size_t k = 0;
-    for (const char *p = sizes; p && *p;) {
-        p += strspn(p, " ,;");
-        const char *end = p + strcspn(p, ",;");
-        const char *eq = memchr(p, '=', (size_t)(end - p));
-        if (eq && eq > p) {
-            if (k++ == i) {
-                const char *ke = eq;
-                while (ke > p && ke[-1] == ' ')
-                    ke--;
-                return xstrndup(p, (size_t)(ke - p));
-            }
-        }
-        p = end;
-    }
-    return NULL;
-}
-
-char *varying_param(const struct case_key *keys, size_t n)
+const char *varying_param(const struct case_key *keys, size_t n)
 {
     if (n < 2)
         return NULL;
-    for (size_t i = 0;; i++) {
-        char *name = size_param_name(keys[0].sizes, i);
-        if (!name)
-            return NULL;
+    for (size_t i = 0; i < keys[0].first->n_params; i++) {
+        const char *name = keys[0].first->params[i].name;
         bool all = true, varies = false;
-        double first = 0, v;
+        double first = 0, v = 0;
         for (size_t k = 0; k < n && all; k++) {
-            all = size_param(keys[k].sizes, name, &v);
+            all = case_param(keys[k].first, name, &v);
             if (k == 0)
                 first = v;
             else
@@ -149,6 +107,15 @@ char *varying_param(const struct case_key *keys, size_t n)
         }
         if (all && varies)
             return name;
-        free(name);
     }
+    return NULL;
+}
+
+void set_case_sizes(struct tpl_value *m, const struct case_result *cr)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < cr->n_params; i++)
+        strbuf_addf(&sb, "%s%s=%ld", i ? "," : "", cr->params[i].name, cr->params[i].value);
+    tpl_set_str(m, "sizes", strbuf_str(&sb));
+    strbuf_release(&sb);
 }

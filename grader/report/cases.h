@@ -15,7 +15,7 @@
 
 struct case_key {
     const char *id;
-    const char *sizes;
+    const struct case_result *first; /* the first visible case with that id: its params */
 };
 
 /* Whether the report shows a case in full: not a hidden case in the student view. */
@@ -40,9 +40,11 @@ bool variant_is_gpu(const struct variant_result *vr);
 /* Whether some case of a variant was timed with its transfers too (a device variant). */
 bool has_transfer_times(const struct variant_result *vr);
 
-/* The value of `key` in a sizes string such as "n=100000,m=100". */
-bool size_param(const char *sizes, const char *key, double *val);
-/* The first size parameter that every key has and whose value varies. Caller frees. */
-char *varying_param(const struct case_key *keys, size_t n);
+/* The value of the case's size parameter `name`; false when it has none. */
+bool case_param(const struct case_result *cr, const char *name, double *val);
+/* The first size parameter that every key has and whose value varies; NULL when none. */
+const char *varying_param(const struct case_key *keys, size_t n);
+/* m.sizes: the case's parameters as a table cell, "n=1024,m=3". */
+void set_case_sizes(struct tpl_value *m, const struct case_result *cr);
 
 #endif

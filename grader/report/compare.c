@@ -79,7 +79,7 @@ static struct tpl_value *comparison(const struct report_ctx *rc, const struct ex
 {
     struct tpl_value *cmp = tpl_map();
     tpl_set_str(cmp, "case_id", key->id);
-    tpl_set_str(cmp, "sizes", key->sizes);
+    set_case_sizes(cmp, key->first);
     struct tpl_value *rows = tpl_set_list(cmp, "rows");
     double base = case_baseline(rc, ex, key->id);
     if (base > 0) {
@@ -142,7 +142,7 @@ static void add_pinned_cases(const struct report_ctx *rc, const struct variant_r
             continue;
         struct tpl_value *cv = tpl_push_map(cases);
         tpl_set_str(cv, "id", keys[k].id);
-        tpl_set_str(cv, "sizes", keys[k].sizes);
+        set_case_sizes(cv, keys[k].first);
         set_own(cv, "pageable_time", fmt_timing(&pc->time));
         set_own(cv, "pinned_time", fmt_timing(&fc->time));
         set_own(cv, "pageable_gbps", pc->gbps > 0 ? xstrfmt("%.1f", pc->gbps) : xstrdup(NO_VALUE));

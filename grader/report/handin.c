@@ -75,10 +75,10 @@ static void add_method_row(const struct exercise_result *ex, const struct varian
     set_own(row, "at_size", fmt_x(m->at_size));
 }
 
-/* The cases with a CPU baseline time, sorted by the varying size parameter (*param, which
- * the caller frees); NULL when there is none. */
+/* The cases with a CPU baseline time, sorted by the varying size parameter (*param); NULL
+ * when there is none. */
 static struct sized_case *baseline_sizes(const struct report_ctx *rc,
-                                         const struct exercise_result *ex, char **param,
+                                         const struct exercise_result *ex, const char **param,
                                          size_t *n_out)
 {
     struct case_key *all;
@@ -94,7 +94,7 @@ static struct sized_case *baseline_sizes(const struct report_ctx *rc,
         sc = xcalloc(n, sizeof(*sc));
         for (size_t k = 0; k < n; k++) {
             sc[k].id = keys[k].id;
-            size_param(keys[k].sizes, *param, &sc[k].x);
+            case_param(keys[k].first, *param, &sc[k].x);
         }
         qsort(sc, n, sizeof(*sc), by_size);
     }
@@ -118,7 +118,7 @@ void add_speedup_rows(const struct report_ctx *rc, const struct exercise_result 
         gpu |= variant_is_gpu(&ex->variants[v]);
     if (!gpu)
         return;
-    char *param;
+    const char *param;
     size_t n;
     struct sized_case *sc = baseline_sizes(rc, ex, &param, &n);
     if (!sc)
@@ -137,5 +137,4 @@ void add_speedup_rows(const struct report_ctx *rc, const struct exercise_result 
         }
     }
     free(sc);
-    free(param);
 }

@@ -14,14 +14,13 @@ struct size_points {
     struct case_key *keys;
     double *xs;
     size_t n;
-    char *param;
+    const char *param;
 };
 
 static void size_points_release(struct size_points *p)
 {
     free(p->keys);
     free(p->xs);
-    free(p->param);
 }
 
 /* Cases with at least one time (or a baseline time); false when no parameter varies. */
@@ -48,7 +47,7 @@ static bool size_points_find(const struct report_ctx *rc, const struct exercise_
         return false;
     p->xs = xcalloc(p->n, sizeof(double));
     for (size_t k = 0; k < p->n; k++)
-        size_param(p->keys[k].sizes, p->param, &p->xs[k]);
+        case_param(p->keys[k].first, p->param, &p->xs[k]);
     return true;
 }
 

@@ -152,7 +152,8 @@ static void summary_students(const struct results *const *rs, size_t n, struct t
 /* The class's cases, speedups and failures, gathered over every student    */
 
 struct case_stat {
-    const char *ex, *ex_title, *variant, *variant_title, *case_id, *sizes;
+    const char *ex, *ex_title, *variant, *variant_title, *case_id;
+    const struct case_result *first; /* the first student's: its params */
     int pass, fail, skipped, grader;
 };
 
@@ -227,7 +228,7 @@ static struct case_stat *find_case_stat(struct class_stats *st, const struct exe
     s->variant = vr->variant_id;
     s->variant_title = variant_title(vr);
     s->case_id = cr->case_id;
-    s->sizes = cr->sizes ? cr->sizes : "";
+    s->first = cr;
     return s;
 }
 
@@ -373,7 +374,7 @@ static void set_exercise_cases(const struct class_stats *st, size_t first, struc
         tpl_set_str(cv, "variant", cs->variant);
         tpl_set_str(cv, "variant_title", cs->variant_title);
         tpl_set_str(cv, "case_id", cs->case_id);
-        tpl_set_str(cv, "sizes", cs->sizes);
+        set_case_sizes(cv, cs->first);
         tpl_set_num(cv, "n_pass", cs->pass);
         tpl_set_num(cv, "n_fail", cs->fail);
         tpl_set_num(cv, "n_skipped", cs->skipped);

@@ -77,7 +77,7 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct ca
 {
     struct tpl_value *m = tpl_map();
     tpl_set_str(m, "id", cr->case_id);
-    tpl_set_str(m, "sizes", cr->sizes);
+    set_case_sizes(m, cr);
     set_verdict(rc, m, cr->verdict);
     bool show_msg = case_shows_message(cr);
     char *msg = show_msg ? esc_first_line(cr->message, MESSAGE_CHARS) : xstrdup("");
@@ -215,7 +215,7 @@ struct tpl_value *variant_value(const struct report_ctx *rc, const struct varian
     tpl_set_str(m, "title", vr->title && *vr->title ? vr->title : vr->variant_id);
     tpl_set_str(m, "function", vr->function);
     tpl_set_str(m, "target", vr->target);
-    tpl_set_str(m, "memory", vr->memory);
+    set_variant_memory(m, vr);
     tpl_set_bool(m, "is_gpu", vr->target && !strcmp(vr->target, "gpu"));
     tpl_set_bool(m, "is_device", variant_all_device(vr));
     tpl_set_bool(m, "is_transfer", variant_is_transfer(vr));

@@ -44,14 +44,16 @@ static struct timing timing_ms(double median, double spread)
     return t;
 }
 
-static struct case_result *add_case(struct variant_result *vr, const char *id, const char *sizes,
+/* A case of size n: params {n}, and the text older results carry beside them. */
+static struct case_result *add_case(struct variant_result *vr, const char *id, long n,
                                     enum verdict v, double points)
 {
     vr->cases = xrealloc(vr->cases, (vr->n_cases + 1) * sizeof(*vr->cases));
     struct case_result *cr = &vr->cases[vr->n_cases++];
     memset(cr, 0, sizeof(*cr));
     cr->case_id = xstrdup(id);
-    cr->sizes = xstrdup(sizes);
+    cr->sizes = xstrfmt("n=%ld", n);
+    case_result_add_param(cr, "n", n);
     cr->verdict = v;
     cr->message = xstrdup(v == V_PASS ? "passed" : "failed");
     cr->max_points = 1;
@@ -59,9 +61,10 @@ static struct case_result *add_case(struct variant_result *vr, const char *id, c
     return cr;
 }
 
+/* A variant whose arguments x and y live in one space. */
 static struct variant_result *add_variant(struct exercise_result *ex, const char *id,
                                           const char *title, const char *fn, const char *target,
-                                          const char *memory)
+                                          enum mem_space space)
 {
     ex->variants = xrealloc(ex->variants, (ex->n_variants + 1) * sizeof(*ex->variants));
     struct variant_result *vr = &ex->variants[ex->n_variants++];
@@ -70,9 +73,27 @@ static struct variant_result *add_variant(struct exercise_result *ex, const char
     vr->title = xstrdup(title);
     vr->function = xstrdup(fn);
     vr->target = xstrdup(target);
-    vr->memory = xstrdup(memory);
+    vr->memory = xstrdup(mem_space_name(space));
+    variant_result_add_arg_memory(vr, "x", space);
+    variant_result_add_arg_memory(vr, "y", space);
     vr->built = true;
     vr->build_log = xstrdup("");
+    return vr;
+}
+
+/* A copy between dst and src, each in its own space. */
+static struct variant_result *add_copy_variant(struct exercise_result *ex, const char *id,
+                                               const char *title, const char *fn,
+                                               enum mem_space dst, enum mem_space src)
+{
+    struct variant_result *vr = add_variant(ex, id, title, fn, "gpu", dst);
+    free(vr->memory);
+    vr->memory = xstrfmt("dst=%s, src=%s", mem_space_name(dst), mem_space_name(src));
+    for (size_t i = 0; i < vr->n_arg_memory; i++)
+        free(vr->arg_memory[i].arg);
+    vr->n_arg_memory = 0;
+    variant_result_add_arg_memory(vr, "dst", dst);
+    variant_result_add_arg_memory(vr, "src", src);
     return vr;
 }
 
@@ -153,9 +174,9 @@ static void fixture(struct results *r, const char *lang)
 
     struct exercise_result *ex = add_exercise(r, "saxpy", "SAXPY: y = a·x + y");
     struct variant_result *cpu =
-        add_variant(ex, "cpu", "CPU con OpenMP", "saxpy_cpu", "cpu", "host");
+        add_variant(ex, "cpu", "CPU con OpenMP", "saxpy_cpu", "cpu", MEM_HOST);
     static const char *const ids[] = {"c1", "c2", "c3"};
-    static const char *const sizes[] = {"n=100000", "n=1000000", "n=10000000"};
+    static const long sizes[] = {100000, 1000000, 10000000};
     static const double n[] = {1e5, 1e6, 1e7}, base[] = {0.05, 0.6, 7.0},
                         cpu_t[] = {0.04, 0.5, 6.0}, cpu_ref[] = {0.05, 0.55, 6.5},
                         gpu_t[] = {0.01, 0.05, 0.4}, gpu_tt[] = {0.3, 1.2, 5.0},
@@ -165,7 +186,8 @@ static void fixture(struct results *r, const char *lang)
         set_times(cr, cpu_t[i], cpu_ref[i], base[i]);
         cr->gbps = 12.0 * 1e-6 * n[i] / cpu_t[i];
     }
-    struct variant_result *gpu = add_variant(ex, "gpu", "GPU (CUDA)", "saxpy_gpu", "gpu", "device");
+    struct variant_result *gpu =
+        add_variant(ex, "gpu", "GPU (CUDA)", "saxpy_gpu", "gpu", MEM_DEVICE);
     for (int i = 0; i < 3; i++) {
         struct case_result *cr = add_case(gpu, ids[i], sizes[i], V_PASS, 1);
         set_times(cr, gpu_t[i], gpu_ref[i], base[i]);
@@ -211,7 +233,7 @@ static void fixture(struct results *r, const char *lang)
     san->out.reports[0].access = xstrdup("and Read access at secret_race(float *) in saxpy.cu:31 "
                                          "[384 hazards]");
     san->out.reports[0].count = 1;
-    struct case_result *h = add_case(gpu, "h1", "n=5000000", V_WRONG, 0);
+    struct case_result *h = add_case(gpu, "h1", 5000000, V_WRONG, 0);
     h->hidden = true;
     free(h->message);
     h->message = xstrdup("y: 17 of 5000000 elements differ (secret hidden message)");
@@ -220,20 +242,20 @@ static void fixture(struct results *r, const char *lang)
     ex->max_points = 7;
 
     ex = add_exercise(r, "matmul", "Multiplicación de matrices");
-    struct variant_result *mm =
-        add_variant(ex, "gpu_tiled", "GPU con memoria compartida", "matmul_tiled", "gpu", "device");
+    struct variant_result *mm = add_variant(ex, "gpu_tiled", "GPU con memoria compartida",
+                                            "matmul_tiled", "gpu", MEM_DEVICE);
     free(mm->build_log);
     mm->build_log = xstrdup("matmul.cu(42): warning #177-D: variable \"tmp\" was declared but "
                             "never referenced\n      float tmp = 0.0f;\n            ^\n");
     mm->n_warnings = 1;
-    struct case_result *cr = add_case(mm, "m1", "n=256", V_PASS, 2);
+    struct case_result *cr = add_case(mm, "m1", 256, V_PASS, 2);
     cr->max_points = 2;
     set_times(cr, 0.21, 0.18, 12.5);
     set_transfer(cr, 0.45, 0.41);
     cr->gflops = 2.0 * 256 * 256 * 256 / (0.21e-3) / 1e9;
     add_finding(cr, "GPU SM clock varied from 1350 to 1950 MHz while timing (throttling or power "
                     "management): times may be noisy");
-    cr = add_case(mm, "m2", "n=1000", V_WRONG, 0);
+    cr = add_case(mm, "m2", 1000, V_WRONG, 0);
     cr->max_points = 3;
     free(cr->message);
     cr->message = xstrdup("C: 1000 of 1000000 elements differ (max abs diff 2.5, max rel diff 1)");
@@ -448,6 +470,88 @@ START_TEST(test_golden_from_json)
     free(want);
     free(md);
     free(json);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&back);
+    results_release(&r);
+}
+END_TEST
+
+/* Every case's and variant's text fields, which the report must not read. */
+static void scramble_text(struct results *r)
+{
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
+            struct variant_result *vr = &r->exercises[e].variants[v];
+            free(vr->memory);
+            vr->memory = xstrdup("everything=nowhere");
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                free(vr->cases[c].sizes);
+                vr->cases[c].sizes = xstrdup("n=1");
+            }
+        }
+}
+
+/* The lines of json holding `"key": [],` dropped: a file older than that key. */
+static void drop_empty_key(char *json, const char *key)
+{
+    char *needle = xstrfmt("\"%s\": [],", key);
+    for (char *hit; (hit = strstr(json, needle));) {
+        char *start = hit, *end = strchr(hit, '\n');
+        while (start > json && start[-1] != '\n')
+            start--;
+        memmove(start, end + 1, strlen(end + 1) + 1);
+    }
+    free(needle);
+}
+
+/* The report reads sizes and memory spaces as data (params, arg_memory), never as text; an
+ * older results file, which has only the text, gives the same report through the reader. */
+START_TEST(test_structure_not_text)
+{
+    if (!have("gnuplot")) {
+        fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
+        return;
+    }
+    struct results r, back;
+    struct error err;
+    fixture(&r, "es");
+    char *dir = make_tmpdir(), *md;
+    char *want = slurp(GOLDEN_DIR "/golden_es.md");
+
+    /* The text older files carry, alone. */
+    struct strbuf json = STRBUF_INIT;
+    for (size_t e = 0; e < r.n_exercises; e++)
+        for (size_t v = 0; v < r.exercises[e].n_variants; v++) {
+            struct variant_result *vr = &r.exercises[e].variants[v];
+            for (size_t i = 0; i < vr->n_arg_memory; i++)
+                free(vr->arg_memory[i].arg);
+            vr->n_arg_memory = 0;
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                for (size_t i = 0; i < vr->cases[c].n_params; i++)
+                    free(vr->cases[c].params[i].name);
+                vr->cases[c].n_params = 0;
+            }
+        }
+    results_to_json(&r, &json);
+    drop_empty_key(json.buf, "params");
+    drop_empty_key(json.buf, "arg_memory");
+    ck_assert_ptr_null(strstr(json.buf, "\"params\""));
+    results_init(&back);
+    ck_assert_msg(results_from_json(&back, json.buf, strlen(json.buf), "old.json", &err) == 0, "%s",
+                  err.msg);
+    render_md(&back, dir, NULL, true, &md);
+    ck_assert_msg(!strcmp(md, want), "the report of an older file differs from golden_es.md");
+    free(md);
+
+    /* The data alone: text that says otherwise changes nothing. */
+    scramble_text(&back);
+    render_md(&back, dir, NULL, true, &md);
+    ck_assert_msg(!strcmp(md, want), "the report read the sizes or memory text");
+    free(md);
+
+    strbuf_release(&json);
+    free(want);
     remove_tree(dir, NULL);
     free(dir);
     results_release(&back);
@@ -827,16 +931,16 @@ static void lab3_fixture(struct results *r)
 
     struct exercise_result *ex = add_exercise(r, "add", "Suma elemento a elemento");
     static const char *const ids[] = {"n100", "n1K", "n10K", "n100K", "n1M"};
-    static const char *const sizes[] = {"n=100", "n=1000", "n=10000", "n=100000", "n=1000000"};
+    static const long sizes[] = {100, 1000, 10000, 100000, 1000000};
     static const double base[] = {0.0001, 0.001, 0.01, 0.1, 1.0},
                         host_t[] = {0.05, 0.05, 0.06, 0.08, 0.3},
                         dev_t[] = {0.004, 0.004, 0.004, 0.005, 0.02},
                         dev_tt[] = {0.04, 0.045, 0.06, 0.09, 0.45};
-    struct variant_result *cpu = add_variant(ex, "cpu", "CPU bucle", "add_cpu", "cpu", "host");
+    struct variant_result *cpu = add_variant(ex, "cpu", "CPU bucle", "add_cpu", "cpu", MEM_HOST);
     struct variant_result *gpu =
-        add_variant(ex, "gpu", "GPU punteros de host", "add_gpu", "gpu", "host");
+        add_variant(ex, "gpu", "GPU punteros de host", "add_gpu", "gpu", MEM_HOST);
     struct variant_result *dev =
-        add_variant(ex, "gpu_dev", "GPU punteros de dispositivo", "add_gpu_dev", "gpu", "device");
+        add_variant(ex, "gpu_dev", "GPU punteros de dispositivo", "add_gpu_dev", "gpu", MEM_DEVICE);
     cpu = &ex->variants[0]; /* add_variant moves the array */
     gpu = &ex->variants[1];
     for (int i = 0; i < 5; i++) {
@@ -852,13 +956,13 @@ static void lab3_fixture(struct results *r)
     /* The copy: the variants differ only in where the host buffer lives. */
     ex = add_exercise(r, "h2d", "Copia CPU a GPU");
     struct variant_result *pg =
-        add_variant(ex, "pageable", "Paginable", "copy_h2d", "gpu", "dst=device, src=host");
+        add_copy_variant(ex, "pageable", "Paginable", "copy_h2d", MEM_DEVICE, MEM_HOST);
     struct variant_result *pn =
-        add_variant(ex, "pinned", "Fijada", "copy_h2d_pinned", "gpu", "dst=device,src=pinned");
+        add_copy_variant(ex, "pinned", "Fijada", "copy_h2d_pinned", MEM_DEVICE, MEM_PINNED);
     pg = &ex->variants[0];
     static const double pg_t[] = {0.02, 0.1}, pn_t[] = {0.01, 0.04};
     static const char *const copy_ids[] = {"4KB", "1MB"};
-    static const char *const copy_sizes[] = {"n=1024", "n=262144"};
+    static const long copy_sizes[] = {1024, 262144};
     for (int i = 0; i < 2; i++) {
         struct case_result *a = add_case(pg, copy_ids[i], copy_sizes[i], V_PASS, 1);
         struct case_result *b = add_case(pn, copy_ids[i], copy_sizes[i], V_PASS, 1);
@@ -873,24 +977,24 @@ static void lab3_fixture(struct results *r)
 
     /* One kind for every argument: host against pinned is a pair, device is not. */
     ex = add_exercise(r, "kinds", "Clases de memoria");
-    struct variant_result *k1 = add_variant(ex, "k_host", "Kind host", "k1", "gpu", "host");
-    struct variant_result *k2 = add_variant(ex, "k_pinned", "Kind pinned", "k2", "gpu", "pinned");
-    struct variant_result *k3 = add_variant(ex, "k_dev", "Kind device", "k3", "gpu", "device");
+    struct variant_result *k1 = add_variant(ex, "k_host", "Kind host", "k1", "gpu", MEM_HOST);
+    struct variant_result *k2 = add_variant(ex, "k_pinned", "Kind pinned", "k2", "gpu", MEM_PINNED);
+    struct variant_result *k3 = add_variant(ex, "k_dev", "Kind device", "k3", "gpu", MEM_DEVICE);
     k1 = &ex->variants[0];
     k2 = &ex->variants[1];
-    set_times(add_case(k1, "k", "n=10", V_PASS, 1), 0.3, 0.3, 0);
-    set_times(add_case(k2, "k", "n=10", V_PASS, 1), 0.1, 0.1, 0);
-    set_times(add_case(k3, "k", "n=10", V_PASS, 1), 0.2, 0.2, 0);
+    set_times(add_case(k1, "k", 10, V_PASS, 1), 0.3, 0.3, 0);
+    set_times(add_case(k2, "k", 10, V_PASS, 1), 0.1, 0.1, 0);
+    set_times(add_case(k3, "k", 10, V_PASS, 1), 0.2, 0.2, 0);
 
     /* Opposite directions, and pinned against device: never a pair. */
     ex = add_exercise(r, "mixed", "Direcciones opuestas");
     struct variant_result *m1 =
-        add_variant(ex, "to_dev", "Hacia la GPU", "m1", "gpu", "dst=device, src=host");
+        add_copy_variant(ex, "to_dev", "Hacia la GPU", "m1", MEM_DEVICE, MEM_HOST);
     struct variant_result *m2 =
-        add_variant(ex, "to_host", "Hacia la CPU", "m2", "gpu", "dst=pinned, src=device");
+        add_copy_variant(ex, "to_host", "Hacia la CPU", "m2", MEM_PINNED, MEM_DEVICE);
     m1 = &ex->variants[0];
-    set_times(add_case(m1, "m", "n=10", V_PASS, 1), 0.3, 0.3, 0);
-    set_times(add_case(m2, "m", "n=10", V_PASS, 1), 0.1, 0.1, 0);
+    set_times(add_case(m1, "m", 10, V_PASS, 1), 0.3, 0.3, 0);
+    set_times(add_case(m2, "m", 10, V_PASS, 1), 0.1, 0.1, 0);
 }
 
 START_TEST(test_lab3_tables)
@@ -1228,6 +1332,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_golden_es);
     tcase_add_test(tc, test_golden_en);
     tcase_add_test(tc, test_golden_from_json);
+    tcase_add_test(tc, test_structure_not_text);
     tcase_add_test(tc, test_report_content);
     tcase_add_test(tc, test_no_pandoc);
     tcase_add_test(tc, test_template_errors_are_failures);
