@@ -1220,7 +1220,10 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         double secs = cr->time.median_ms / 1e3;
         cr->gflops = eval_work(ex->flops, c) / secs / 1e9;
         cr->gbps = eval_work(ex->bytes, c) / secs / 1e9;
+        size_t before = cr->n_findings;
         limit_findings(g, ex, v, c, cr);
+        cr->roofline_first = cr->n_findings > before ? before + 1 : 0;
+        cr->roofline_count = cr->n_findings - before;
     }
     run_outcome_release(&o);
     if (!g->o->keep_work)
@@ -1618,9 +1621,11 @@ static int grade_exercise(struct grading *g, const struct exercise_spec *ex,
                 return -1;
             }
             if (g->o->progress) {
-                fprintf(g->o->progress, "  %s/%s %-10s %s", ex->id, v->id, cr->case_id,
-                        verdict_code(cr->verdict));
-                if (cr->verdict == V_PASS && cr->time.valid)
+                /* A student's check names no hidden case: its id, size or time is a hint. */
+                bool veil = cr->hidden && !g->env->grade_mode && !g->lab->show_hidden;
+                fprintf(g->o->progress, "  %s/%s %-10s %s", ex->id, v->id,
+                        veil ? "(hidden)" : cr->case_id, verdict_code(cr->verdict));
+                if (cr->verdict == V_PASS && cr->time.valid && !veil)
                     fprintf(g->o->progress, "  %.3f ms", cr->time.median_ms);
                 fputc('\n', g->o->progress);
                 fflush(g->o->progress);

@@ -307,6 +307,8 @@ static void put_case(struct json_writer *w, const struct case_result *c)
         json_writer_string(w, c->findings[i]);
     json_writer_end_array(w);
     put_num(w, "perf_finding", (double)c->perf_finding);
+    put_num(w, "roofline_first", (double)c->roofline_first);
+    put_num(w, "roofline_count", (double)c->roofline_count);
     put_num(w, "wall_s", c->wall_s);
     put_num(w, "cpu_s", c->cpu_s);
     put_num(w, "peak_rss_kb", (double)c->peak_rss_kb);
@@ -700,6 +702,10 @@ static void read_case(const struct json_value *o, struct case_result *c)
     }
     long pf = num_long(o, "perf_finding");
     c->perf_finding = pf > 0 && (size_t)pf <= c->n_findings ? (size_t)pf : 0;
+    long rf = num_long(o, "roofline_first"), rn = num_long(o, "roofline_count");
+    bool roofline_ok = rf > 0 && rn > 0 && (size_t)rf - 1 + (size_t)rn <= c->n_findings;
+    c->roofline_first = roofline_ok ? (size_t)rf : 0;
+    c->roofline_count = roofline_ok ? (size_t)rn : 0;
     c->wall_s = num(o, "wall_s");
     c->cpu_s = num(o, "cpu_s");
     c->peak_rss_kb = num_long(o, "peak_rss_kb");

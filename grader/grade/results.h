@@ -110,6 +110,11 @@ struct case_result {
     /* Which finding states the case's speed points (1-based; 0: none), so exports can pick
      * it out whatever the language it was written in. */
     size_t perf_finding;
+    /* Which findings compare the case's rates with this machine's measured peaks (memory
+     * traffic, arithmetic, transfer rate: the roofline): roofline_count of them from
+     * roofline_first on (1-based; 0: none), so reports can leave them out where they say
+     * nothing (report/findings.h), whatever the language they were written in. */
+    size_t roofline_first, roofline_count;
     double wall_s, cpu_s;
     long peak_rss_kb;
 };

@@ -75,7 +75,7 @@ static bool add_variant_rows(struct tpl_value *rows, const struct variant_result
 
 /* The table of one case; NULL when fewer than two methods were timed. */
 static struct tpl_value *comparison(const struct report_ctx *rc, const struct exercise_result *ex,
-                                    const struct case_key *key)
+                                    const struct case_key *key, bool *has_overhead_out)
 {
     struct tpl_value *cmp = tpl_map();
     tpl_set_str(cmp, "case_id", key->id);
@@ -98,6 +98,7 @@ static struct tpl_value *comparison(const struct report_ctx *rc, const struct ex
     }
     tpl_set_bool(cmp, "has_baseline", base > 0);
     tpl_set_bool(cmp, "has_overhead", has_overhead);
+    *has_overhead_out = has_overhead;
     if (timed == 0 || tpl_list_len(rows) < 2) {
         tpl_value_free(cmp);
         return NULL;
@@ -105,7 +106,7 @@ static struct tpl_value *comparison(const struct report_ctx *rc, const struct ex
     return cmp;
 }
 
-void add_comparisons(const struct report_ctx *rc, const struct exercise_result *ex,
+bool add_comparisons(const struct report_ctx *rc, const struct exercise_result *ex,
                      struct tpl_value *exv)
 {
     struct tpl_value *list = tpl_set_list(exv, "comparisons");
@@ -114,17 +115,21 @@ void add_comparisons(const struct report_ctx *rc, const struct exercise_result *
         any_transfer |= has_transfer_times(&ex->variants[v]);
     if (ex->n_variants < 2 && !any_transfer) {
         tpl_set_bool(exv, "has_comparisons", false);
-        return;
+        return false;
     }
     struct case_key *keys;
     size_t n = exercise_cases(rc, ex, &keys);
+    bool overhead = false;
     for (size_t k = 0; k < n; k++) {
-        struct tpl_value *cmp = comparison(rc, ex, &keys[k]);
+        bool has_overhead = false;
+        struct tpl_value *cmp = comparison(rc, ex, &keys[k], &has_overhead);
         if (cmp)
             tpl_push(list, cmp);
+        overhead |= cmp && has_overhead;
     }
     free(keys);
     tpl_set_bool(exv, "has_comparisons", tpl_list_len(list) > 0);
+    return overhead;
 }
 
 /* ------------------------------------------------------------------------ */

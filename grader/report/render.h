@@ -25,7 +25,8 @@ struct report_ctx {
     const char *lang;
     char *lang_dir; /* templates_dir/<lang> */
     struct strings strings;
-    bool hide_hidden; /* the student view: hidden cases as counts only */
+    bool hide_hidden;        /* the student view: hidden cases as counts only */
+    const struct results *r; /* the submission a student report is about; NULL: a summary */
     const char *outdir;
     char *plots_dir;
     char **plot_names;

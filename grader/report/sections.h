@@ -3,7 +3,7 @@
  * names every key), one file each:
  *
  *   variant.c   a variant and its cases: the case table, notes, compute-sanitizer
- *   lost.c      what cost points (and the grader's errors, apart)
+ *   lost.c      the first page: what cost points, grouped by cause, what to try next
  *   compare.c   the comparison of methods per case; pinned against pageable memory
  *   handin.c    the lab's hand-in table: when the GPU pays off against the CPU
  *   sizeplot.c  time against size, with the break-even sizes
@@ -17,16 +17,17 @@
 #include "grade/results.h"
 #include "report/render.h"
 
-/* A variant as report.md's `variants` list shows it. Caller frees. */
-struct tpl_value *variant_value(const struct report_ctx *rc, const struct variant_result *vr);
+/* A variant as report.md's `variants` list shows it, and whether with a table of cases (not
+ * when every case is hidden, or was not run here). Caller frees. */
+struct tpl_value *variant_value(const struct report_ctx *rc, const struct variant_result *vr,
+                                bool *shows_table);
 
-/* The variant's failures (into lost) and grader errors (into grader), consecutive cases
- * that failed alike as one item; hidden cases as one count in the student view. */
-void add_lost(const struct report_ctx *rc, const struct exercise_result *ex,
-              const struct variant_result *vr, struct tpl_value *lost, struct tpl_value *grader);
+/* lost, grader_errors, not_run, the hidden cases' counts and next (overview.h). */
+void add_overview(const struct report_ctx *rc, const struct results *r, struct tpl_value *m);
 
-/* The exercise's `comparisons` (one table per case: every method's time and speedups). */
-void add_comparisons(const struct report_ctx *rc, const struct exercise_result *ex,
+/* The exercise's `comparisons` (one table per case: every method's time and speedups);
+ * whether one of them states a transfer overhead. */
+bool add_comparisons(const struct report_ctx *rc, const struct exercise_result *ex,
                      struct tpl_value *exv);
 /* The exercise's `pinned_pairs`: per case, the pageable time over the pinned time. */
 void add_pinned_factors(const struct report_ctx *rc, const struct exercise_result *ex,

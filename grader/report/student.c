@@ -73,8 +73,13 @@ static void set_header(struct tpl_value *m, const struct results *r)
     set_machine(m, &r->machine);
 }
 
+/* Legends a report says once, at the first place they apply. */
+struct legends {
+    bool cases, overhead;
+};
+
 static void set_exercise(struct report_ctx *rc, const struct exercise_result *ex,
-                         struct tpl_value *exv, struct tpl_value *lost, struct tpl_value *grader)
+                         struct tpl_value *exv, struct legends *said)
 {
     tpl_set_str(exv, "id", ex->exercise_id);
     tpl_set_str(exv, "title", exercise_title(ex));
@@ -89,10 +94,16 @@ static void set_exercise(struct report_ctx *rc, const struct exercise_result *ex
     tpl_set_bool(exv, "multi_variant", ex->n_variants > 1);
     struct tpl_value *vs = tpl_set_list(exv, "variants");
     for (size_t v = 0; v < ex->n_variants; v++) {
-        tpl_push(vs, variant_value(rc, &ex->variants[v]));
-        add_lost(rc, ex, &ex->variants[v], lost, grader);
+        bool table;
+        struct tpl_value *vv = variant_value(rc, &ex->variants[v], &table);
+        /* The table's legend under the first table shown. */
+        tpl_set_bool(vv, "legend", table && !said->cases);
+        said->cases |= table;
+        tpl_push(vs, vv);
     }
-    add_comparisons(rc, ex, exv);
+    bool overhead = add_comparisons(rc, ex, exv);
+    tpl_set_bool(exv, "overhead_legend", overhead && !said->overhead);
+    said->overhead |= overhead;
     add_plot(rc, ex, exv);
     add_pinned_factors(rc, ex, exv);
 }
@@ -117,13 +128,13 @@ static struct tpl_value *student_context(struct report_ctx *rc, const struct res
     tpl_set_str(m, "lang", rc->lang);
     tpl_set_bool(m, "student_view", rc->hide_hidden);
     set_score(m, r);
+    add_overview(rc, r, m);
     struct tpl_value *exs = tpl_set_list(m, "exercises");
-    struct tpl_value *lost = tpl_set_list(m, "lost");
-    struct tpl_value *grader = tpl_set_list(m, "grader_errors");
     struct tpl_value *speedups = tpl_set_list(m, "speedup_table");
+    struct legends said = {false, false};
     bool any_perf = false;
     for (size_t e = 0; e < r->n_exercises; e++) {
-        set_exercise(rc, &r->exercises[e], tpl_push_map(exs), lost, grader);
+        set_exercise(rc, &r->exercises[e], tpl_push_map(exs), &said);
         add_speedup_rows(rc, &r->exercises[e], speedups);
         any_perf |= r->exercises[e].perf_max_points > 0;
     }
@@ -131,8 +142,6 @@ static struct tpl_value *student_context(struct report_ctx *rc, const struct res
     set_own(m, "speedup_goal", fmt_points(SPEEDUP_GOAL));
     set_own(m, "speedup_at_size", xstrfmt("%.0f", SPEEDUP_AT_SIZE));
     tpl_set_bool(m, "any_perf", any_perf);
-    tpl_set_bool(m, "has_lost", tpl_list_len(lost) > 0);
-    tpl_set_bool(m, "has_grader_error_items", tpl_list_len(grader) > 0);
     return m;
 }
 
@@ -155,6 +164,7 @@ int report_student(const struct results *r, const char *outdir, const struct rep
         return -1;
     }
     rc.hide_hidden = o->student_view && !r->show_hidden;
+    rc.r = r;
     if (mkdir_p(outdir, err) != 0) {
         ctx_release(&rc);
         return -1;

@@ -3,21 +3,43 @@
 #include "base/alloc.h"
 #include "base/escape.h"
 #include "report/cases.h"
+#include "report/findings.h"
 #include "report/format.h"
 #include "report/memspace.h"
+#include "report/overview.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* A message worth showing: passing cases say "passed", which the verdict already says. */
+/* A message worth showing: passing cases say "passed", which the verdict already says, and
+ * why a case was not run is said once, on the first page, for all the cases it stopped. */
 static bool case_shows_message(const struct case_result *cr)
 {
-    return cr->verdict != V_PASS && has_text(cr->message);
+    return cr->verdict != V_PASS && cr->verdict != V_SKIPPED && has_text(cr->message);
 }
 
-static bool case_has_notes(const struct case_result *cr)
+/* The findings the report shows (findings.h); how many. */
+static size_t shown_findings(const struct report_ctx *rc, const struct variant_result *vr,
+                             const struct case_result *cr, struct tpl_value *list)
 {
-    return case_shows_message(cr) || has_text(cr->detail) || cr->n_findings > 0;
+    size_t n = 0;
+    for (size_t i = 0; i < cr->n_findings; i++) {
+        if (!finding_shown(vr, cr, i, rc->hide_hidden))
+            continue;
+        n++;
+        if (list) {
+            char *f = esc_clip(cr->findings[i], FINDING_CHARS);
+            tpl_push(list, tpl_string(f));
+            free(f);
+        }
+    }
+    return n;
+}
+
+static bool case_has_notes(const struct report_ctx *rc, const struct variant_result *vr,
+                           const struct case_result *cr)
+{
+    return case_shows_message(cr) || has_text(cr->detail) || shown_findings(rc, vr, cr, NULL);
 }
 
 /* Times, speedups and rates of a case. */
@@ -73,7 +95,8 @@ static void set_case_mismatches(struct tpl_value *m, const struct case_result *c
     tpl_set_bool(m, "has_mismatches", cr->n_mismatches > 0);
 }
 
-static struct tpl_value *case_value(const struct report_ctx *rc, const struct case_result *cr)
+static struct tpl_value *case_value(const struct report_ctx *rc, const struct variant_result *vr,
+                                    const struct case_result *cr)
 {
     struct tpl_value *m = tpl_map();
     tpl_set_str(m, "id", cr->case_id);
@@ -95,14 +118,9 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct ca
     set_own(m, "detail", has_detail ? code_block(rc, cr->detail) : xstrdup(""));
 
     struct tpl_value *fl = tpl_set_list(m, "findings");
-    for (size_t i = 0; i < cr->n_findings; i++) {
-        char *f = esc_clip(cr->findings[i], FINDING_CHARS);
-        tpl_push(fl, tpl_string(f));
-        free(f);
-    }
-    tpl_set_bool(m, "has_findings", cr->n_findings > 0);
+    tpl_set_bool(m, "has_findings", shown_findings(rc, vr, cr, fl) > 0);
     set_case_mismatches(m, cr);
-    tpl_set_bool(m, "has_notes", case_has_notes(cr));
+    tpl_set_bool(m, "has_notes", case_has_notes(rc, vr, cr));
     return m;
 }
 
@@ -178,8 +196,28 @@ static void add_sanitizer_runs(const struct report_ctx *rc, const struct variant
     tpl_set_bool(m, "has_sanitizer", tpl_list_len(list) > 0);
 }
 
-/* The visible cases, and the hidden ones (the student view) as counts. */
-static void add_variant_cases(const struct report_ctx *rc, const struct variant_result *vr,
+/* Whether every visible case was not run here, and whether all for want of a GPU: the
+ * variant is then one line, its reason being on the first page. */
+static bool set_not_run(const struct report_ctx *rc, const struct variant_result *vr,
+                        struct tpl_value *m)
+{
+    size_t shown = 0, not_run = 0, no_gpu = 0;
+    for (size_t c = 0; c < vr->n_cases; c++) {
+        const struct case_result *cr = &vr->cases[c];
+        if (!case_visible(rc, cr))
+            continue;
+        shown++;
+        not_run += cr->verdict == V_SKIPPED;
+        no_gpu += cr->verdict == V_SKIPPED && rc->r && case_skip_kind(rc->r, vr, cr) == SKIP_NO_GPU;
+    }
+    tpl_set_bool(m, "all_not_run", shown > 0 && not_run == shown);
+    /* Slow cases among them add nothing: without a GPU, no case of the variant runs. */
+    tpl_set_bool(m, "not_run_no_gpu", shown > 0 && not_run == shown && no_gpu > 0);
+    return shown > 0 && not_run == shown;
+}
+
+/* The visible cases, and the hidden ones (the student view) as counts where some ran. */
+static bool add_variant_cases(const struct report_ctx *rc, const struct variant_result *vr,
                               struct tpl_value *m)
 {
     struct tpl_value *cases = tpl_set_list(m, "cases");
@@ -195,20 +233,24 @@ static void add_variant_cases(const struct report_ctx *rc, const struct variant_
             continue;
         }
         transfer |= cr->time_transfer.valid;
-        tpl_push(cases, case_value(rc, cr));
-        notes |= case_has_notes(cr);
+        tpl_push(cases, case_value(rc, vr, cr));
+        notes |= case_has_notes(rc, vr, cr);
     }
     tpl_set_bool(m, "has_cases", tpl_list_len(cases) > 0);
     tpl_set_bool(m, "has_transfer", transfer);
     tpl_set_bool(m, "has_notes", notes);
-    tpl_set_bool(m, "has_hidden_summary", h_total > 0);
+    bool all_not_run = set_not_run(rc, vr, m);
+    /* Hidden cases that were not run: counted once, on the first page. */
+    tpl_set_bool(m, "has_hidden_summary", h_total > h_skip);
     tpl_set_num(m, "hidden_total", h_total);
     tpl_set_num(m, "hidden_passed", h_pass);
     tpl_set_num(m, "hidden_failed", h_fail);
     tpl_set_num(m, "hidden_skipped", h_skip);
+    return tpl_list_len(cases) > 0 && !all_not_run;
 }
 
-struct tpl_value *variant_value(const struct report_ctx *rc, const struct variant_result *vr)
+struct tpl_value *variant_value(const struct report_ctx *rc, const struct variant_result *vr,
+                                bool *shows_table)
 {
     struct tpl_value *m = tpl_map();
     tpl_set_str(m, "id", vr->variant_id);
@@ -224,7 +266,7 @@ struct tpl_value *variant_value(const struct report_ctx *rc, const struct varian
     bool log = has_text(vr->build_log);
     tpl_set_bool(m, "has_build_log", log);
     set_own(m, "build_log", log ? code_block(rc, vr->build_log) : xstrdup(""));
-    add_variant_cases(rc, vr, m);
+    *shows_table = add_variant_cases(rc, vr, m);
     add_sanitizer_runs(rc, vr, m);
     return m;
 }

@@ -9,12 +9,14 @@
  */
 #include "report/plot.h"
 #include "report/report.h"
+#include "report/table.h"
 #include "grade/results.h"
 #include "base/strbuf.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 
 #include <check.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,7 +138,8 @@ static void set_transfer(struct case_result *cr, double tt, double ref_tt)
  * answer with mismatch detail and findings, compiler warnings). Every field a
  * report shows is set here, so the golden files depend on nothing else.
  */
-static void fixture(struct results *r, const char *lang)
+/* The submission and the machine, no exercise yet. */
+static void fixture_header(struct results *r, const char *lang)
 {
     results_init(r);
     r->lab_id = xstrdup("lab6");
@@ -171,7 +174,11 @@ static void fixture(struct results *r, const char *lang)
     m->cflags = xstrdup("-O2 -march=native -fopenmp");
     m->nvccflags = xstrdup("-O3 -arch=sm_75");
     m->gpu_status = xstrdup("available");
+}
 
+static void fixture(struct results *r, const char *lang)
+{
+    fixture_header(r, lang);
     struct exercise_result *ex = add_exercise(r, "saxpy", "SAXPY: y = a·x + y");
     struct variant_result *cpu =
         add_variant(ex, "cpu", "CPU con OpenMP", "saxpy_cpu", "cpu", MEM_HOST);
@@ -185,6 +192,15 @@ static void fixture(struct results *r, const char *lang)
         struct case_result *cr = add_case(cpu, ids[i], sizes[i], V_PASS, 1);
         set_times(cr, cpu_t[i], cpu_ref[i], base[i]);
         cr->gbps = 12.0 * 1e-6 * n[i] / cpu_t[i];
+        /* The roofline: meaningful at c3 only (6 ms; and the slowest), not at 0.04 or 0.5 ms
+         * on data the caches hold. */
+        char *traffic = xstrfmt("memory traffic: %.0f%% of this machine's measured CPU "
+                                "bandwidth (45 GB/s)",
+                                100 * cr->gbps / 45);
+        add_finding(cr, traffic);
+        free(traffic);
+        cr->roofline_first = 1;
+        cr->roofline_count = 1;
     }
     struct variant_result *gpu =
         add_variant(ex, "gpu", "GPU (CUDA)", "saxpy_gpu", "gpu", MEM_DEVICE);
@@ -407,6 +423,14 @@ static void check_golden(const char *md, const char *golden_name)
     free(golden);
 }
 
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
 /* ---- tests ---- */
 
 START_TEST(test_golden_es)
@@ -604,10 +628,27 @@ START_TEST(test_report_content)
                                      "C\\: 1000 of 1000000 elements differ"));
     ck_assert_ptr_nonnull(strstr(md, "(puntos perdidos: 3)"));
     ck_assert_ptr_nonnull(strstr(md, "```\nmatmul.cu(42): warning #177-D"));
-    /* The hidden case: counts only, in the list and under its variant. */
-    ck_assert_ptr_nonnull(
-        strstr(md, "- **saxpy / gpu**: 1 caso oculto fallido (puntos perdidos: 1)"));
-    ck_assert_ptr_nonnull(strstr(md, "Casos ocultos — correctos: 0, fallidos: 1."));
+    /* The first page: what cost points, the hidden case by count only, what to try next. */
+    ck_assert_msg(strstr(md, "### Qué ha restado puntos\n\n- **saxpy / gpu**: 1 caso oculto "
+                             "fallido (puntos perdidos: 1)\n- **matmul / gpu\\_tiled**, caso m2: "
+                             "valores incorrectos — C\\: 1000 of 1000000"),
+                  "%s", md);
+    ck_assert_ptr_nonnull(strstr(md, "\nCasos ocultos: 0 de 1 correctos; fallidos: 1.\n"));
+    ck_assert_ptr_nonnull(strstr(md, "### Qué hacer ahora\n\n- Corrige los valores incorrectos"));
+    ck_assert_ptr_nonnull(strstr(md, "- compute-sanitizer ha encontrado errores"));
+    ck_assert_ptr_null(strstr(md, "Nada que corregir"));
+    /* Before any exercise's details. */
+    ck_assert(strstr(md, "### Qué hacer ahora") < strstr(md, "## Ejercicio saxpy"));
+    /* Legends once, under the first table that needs them. */
+    ck_assert_int_eq(count_of(md, "Puntos: los obtenidos en el caso y su máximo."), 1);
+    ck_assert_int_eq(count_of(md, "Overhead de transferencia: tiempo con transferencia"), 1);
+    ck_assert(strstr(md, "Puntos: los obtenidos en el caso") > strstr(md, "| c3 | n\\=10000000"));
+    /* The roofline only where it means something: c3 (6 ms), not c1 or c2 (under 1 ms, on
+     * data the caches hold, and not the slowest). */
+    ck_assert_ptr_nonnull(strstr(md, "- memory traffic\\: 44\\% of this machine"));
+    ck_assert_ptr_null(strstr(md, "memory traffic\\: 67\\%"));
+    ck_assert_ptr_null(strstr(md, "memory traffic\\: 53\\%"));
+    ck_assert_ptr_null(strstr(md, "**c1** (n"));
     ck_assert_ptr_null(strstr(md, "h1"));
     ck_assert_ptr_null(strstr(md, "secret"));
     ck_assert_ptr_null(strstr(md, "5000000"));
@@ -637,6 +678,7 @@ START_TEST(test_report_content)
                                      "saxpy\\.cu\\:30 and Read access at"));
     ck_assert_ptr_nonnull(strstr(md, "secret hidden message"));
     ck_assert_ptr_null(strstr(md, "Casos ocultos"));
+    ck_assert_ptr_null(strstr(md, "caso oculto fallido"));
     free(md);
 
     /* So does the student's, when the lab shows hidden cases. */
@@ -909,14 +951,6 @@ static char *section(const char *md, const char *from)
     return end ? xstrndup(p, (size_t)(end - p)) : xstrdup(p);
 }
 
-static size_t count_of(const char *hay, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /*
  * Lab 3's shapes on top of the fixed submission: the element-wise add (a CPU
  * baseline over five sizes, a GPU variant on host pointers, one on device pointers
@@ -1107,6 +1141,225 @@ START_TEST(test_plot_failure_language)
     free(bin);
     remove_tree(dir, NULL);
     free(dir);
+    results_release(&r);
+}
+END_TEST
+
+/*
+ * A student's check of lab 6 on a laptop without a usable GPU, as the grader writes it: the
+ * GPU variants not run (the probe's reason in every message), the slow cases without --full,
+ * the hidden cases not included, and roofline findings on every timed case.
+ */
+#define NO_GPU_WHY                                                                                 \
+    "no usable CUDA device: CUDA driver version is insufficient for CUDA runtime version "         \
+    "(cudaErrorInsufficientDriver)"
+
+static struct case_result *add_skipped(struct variant_result *vr, const char *id, long n,
+                                       const char *why)
+{
+    struct case_result *cr = add_case(vr, id, n, V_SKIPPED, 0);
+    free(cr->message);
+    cr->message = xstrdup(why);
+    return cr;
+}
+
+/* A timed passing case with its memory-traffic finding (the roofline). */
+static void add_timed(struct variant_result *vr, const char *id, long n, double ms, double gbps)
+{
+    struct case_result *cr = add_case(vr, id, n, V_PASS, 1);
+    set_times(cr, ms, ms, ms);
+    cr->gbps = gbps;
+    char *f = xstrfmt("memory traffic: %.0f%% of this machine's measured CPU bandwidth (45 GB/s)",
+                      100 * gbps / 45);
+    add_finding(cr, f);
+    free(f);
+    cr->roofline_first = 1;
+    cr->roofline_count = 1;
+}
+
+static void no_gpu_variant_cases(struct variant_result *vr, bool gpu, const char *const *ids,
+                                 const long *sizes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool hidden = sizes[i] == 1500 || sizes[i] == 123457, slow = sizes[i] == 7000;
+        struct case_result *cr;
+        if (hidden)
+            cr = add_skipped(vr, ids[i], sizes[i],
+                             "hidden case: run only when the instructor grades");
+        else if (slow)
+            cr = add_skipped(vr, ids[i], sizes[i],
+                             "slow case: run with --full (make check ARGS=--full)");
+        else if (gpu)
+            cr = add_skipped(vr, ids[i], sizes[i], "GPU variant not run here: " NO_GPU_WHY);
+        else if (sizes[i] == 1024)
+            add_timed(vr, ids[i], sizes[i], 7.0, 1.8); /* 4% */
+        else if (sizes[i] < 2000)
+            add_timed(vr, ids[i], sizes[i], sizes[i] == 1000 ? 0.0005 : 0.09, 51.3); /* 114% */
+        else
+            add_timed(vr, ids[i], sizes[i], 3.0, 38.7); /* 86% */
+        if (hidden || slow) {
+            cr->hidden = hidden;
+            cr->slow = slow;
+        }
+    }
+}
+
+static void no_gpu_fixture(struct results *r)
+{
+    fixture_header(r, "es");
+    r->full = false;
+    r->hidden = false;
+    free(r->machine.gpu_name);
+    r->machine.gpu_name = NULL;
+    free(r->machine.gpu_status);
+    r->machine.gpu_status = xstrdup(NO_GPU_WHY);
+    static const char *const mm_ids[] = {"n256", "n1024", "n7000", "n1500"};
+    static const long mm_sizes[] = {256, 1024, 7000, 1500};
+    static const char *const g2_ids[] = {"n1000", "n5M", "n123457"};
+    static const long g2_sizes[] = {1000, 5000000, 123457};
+    struct exercise_result *ex = add_exercise(r, "matmul", "Producto de matrices");
+    no_gpu_variant_cases(add_variant(ex, "cpu", "CPU", "matmul_cpu", "cpu", MEM_HOST), false,
+                         mm_ids, mm_sizes, 4);
+    no_gpu_variant_cases(add_variant(ex, "gpu", "GPU", "matmul_gpu", "gpu", MEM_DEVICE), true,
+                         mm_ids, mm_sizes, 4);
+    ex = add_exercise(r, "grade2", "Función vectorial");
+    no_gpu_variant_cases(add_variant(ex, "cpu", "CPU", "grade2_cpu", "cpu", MEM_HOST), false,
+                         g2_ids, g2_sizes, 3);
+    no_gpu_variant_cases(add_variant(ex, "gpu", "GPU", "grade2_gpu", "gpu", MEM_DEVICE), true,
+                         g2_ids, g2_sizes, 3);
+    results_tally(r);
+}
+
+/* Whether text names the number n on its own (not inside another number, "0.01500"). */
+static bool mentions(const char *text, const char *n)
+{
+    for (const char *p = text; (p = strstr(p, n)); p++) {
+        bool before = p > text && (isdigit((unsigned char)p[-1]) || p[-1] == '.');
+        bool after = isdigit((unsigned char)p[strlen(n)]);
+        if (!before && !after)
+            return true;
+    }
+    return false;
+}
+
+/* Nothing of the hidden cases but how many: neither their ids nor their sizes. */
+static void check_no_hidden(const char *text, const char *what)
+{
+    static const char *const hints[] = {"n1500", "1500", "n123457", "123457"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_msg(!mentions(text, hints[i]), "%s names hidden case '%s':\n%s", what, hints[i],
+                      text);
+}
+
+/* The first page answers the student's questions; every reason is said once. */
+START_TEST(test_first_page_without_gpu)
+{
+    struct results r;
+    no_gpu_fixture(&r);
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, NULL, true, &md);
+    ck_assert_msg(strstr(md, "### Qué ha restado puntos\n\n- 4 casos de GPU sin ejecutar aquí "
+                             "(4 puntos): no usable CUDA device\\: CUDA driver version is "
+                             "insufficient for CUDA runtime version "
+                             "\\(cudaErrorInsufficientDriver\\); cuentan cuando corrige el "
+                             "profesor\n- 2 casos lentos sin ejecutar (2 puntos): se ejecutan con "
+                             "`--full` (`make check ARGS=--full`)\n- 4 casos ocultos (4 puntos): "
+                             "solo se ejecutan cuando corrige el profesor\n"),
+                  "%s", md);
+    ck_assert_int_eq(count_of(md, "cudaErrorInsufficientDriver"), 1);
+    ck_assert_ptr_nonnull(strstr(md, "### Qué hacer ahora\n\n- Las variantes de GPU no se han "
+                                     "ejecutado en esta máquina"));
+    ck_assert_ptr_nonnull(strstr(md, "- Antes de entregar, ejecuta también los casos lentos"));
+    /* A GPU variant none of whose cases ran is one line, its slow case included. */
+    ck_assert_int_eq(count_of(md, "*Sin ejecutar aquí: no hay GPU utilizable (ver Qué ha restado "
+                                  "puntos).*"),
+                     2);
+    ck_assert_int_eq(count_of(md, "Puntos: los obtenidos en el caso y su máximo."), 1);
+    /* The roofline: 114% of the bandwidth for 1000 elements says nothing; 5M's does. */
+    ck_assert_ptr_null(strstr(md, "114"));
+    ck_assert_ptr_nonnull(strstr(md, "memory traffic\\: 86\\%"));
+    check_no_hidden(md, "report.md");
+    free(md);
+
+    /* English, from the same results. */
+    render_md(&r, dir, "en", true, &md);
+    ck_assert_msg(strstr(md, "- 4 GPU cases not run here (4 points): no usable CUDA device"), "%s",
+                  md);
+    ck_assert_ptr_nonnull(strstr(md, "- 4 hidden cases (4 points): they run only when your "
+                                     "instructor grades\n"));
+    ck_assert_ptr_nonnull(strstr(md, "- Before handing in, run the slow cases too: `make check "
+                                     "ARGS=--full`."));
+    check_no_hidden(md, "report.md (en)");
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+/* What table_print and table_print_summary write, in a language (NULL: English). */
+static char *console(const struct results *r, const char *lang, bool student)
+{
+    struct messages msgs;
+    struct error err;
+    messages_init(&msgs);
+    if (lang)
+        ck_assert_msg(messages_load_lang(&msgs, TEMPLATES, lang, &err) == 0, "%s", err.msg);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct table_opts o;
+    table_opts_init(&o);
+    o.msgs = &msgs;
+    o.student_view = student;
+    table_print(f, r, &o);
+    table_print_summary(f, r, &o);
+    fclose(f);
+    messages_release(&msgs);
+    return buf;
+}
+
+/* The console's first screen: the score, what cost points (each reason once), what next;
+ * hidden cases by count only; in the language asked for. */
+START_TEST(test_console_first_screen)
+{
+    struct results r;
+    no_gpu_fixture(&r);
+    char *out = console(&r, NULL, true);
+    ck_assert_msg(
+        strstr(out, "\nScore: 4.00 / 14.00 points — 4 passed, 0 failed, 10 not run\n"
+                    "What cost points:\n  - 4 GPU cases not run here (4.00 points): " NO_GPU_WHY
+                    "; they count when your instructor grades\n"
+                    "  - 2 slow cases not run (2.00 points): run them with --full (make "
+                    "check ARGS=--full)\n  - 4 hidden cases (4.00 points): they run "
+                    "only when your instructor grades\nWhat to try next:\n  - test the "
+                    "GPU variants"),
+        "%s", out);
+    ck_assert_int_eq(count_of(out, "cudaErrorInsufficientDriver"), 1);
+    ck_assert(strstr(out, "What to try next:") < strstr(out, "\nmatmul  "));
+    ck_assert_ptr_nonnull(strstr(out, "  gpu       not run here: no usable GPU (see above)\n"));
+    ck_assert_ptr_nonnull(strstr(out, "slow case (see above)"));
+    /* Findings that say nothing are left out: 114% for 1000 elements. */
+    ck_assert_ptr_null(strstr(out, "114%"));
+    ck_assert_ptr_nonnull(strstr(out, "memory traffic: 86%"));
+    check_no_hidden(out, "the console");
+    free(out);
+
+    out = console(&r, "es", true);
+    ck_assert_msg(strstr(out, "\nNota: 4.00 / 14.00 puntos — 4 correctos, 0 fallidos, 10 sin "
+                              "ejecutar\nQué ha restado puntos:\n  - 4 casos de GPU sin ejecutar "
+                              "aquí (4.00 puntos): "),
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "Qué hacer ahora:\n  - prueba las variantes de GPU"));
+    ck_assert_ptr_nonnull(strstr(out, "  gpu       sin ejecutar aquí: no hay GPU utilizable"));
+    ck_assert_ptr_null(strstr(out, "What cost points"));
+    check_no_hidden(out, "the console (es)");
+    free(out);
+
+    /* The instructor's view lists them. */
+    out = console(&r, NULL, false);
+    ck_assert_ptr_nonnull(strstr(out, "n1500"));
+    free(out);
     results_release(&r);
 }
 END_TEST
@@ -1341,6 +1594,8 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_summary);
     tcase_add_test(tc, test_lab3_tables);
     tcase_add_test(tc, test_plot_failure_language);
+    tcase_add_test(tc, test_first_page_without_gpu);
+    tcase_add_test(tc, test_console_first_screen);
     suite_add_tcase(s, tc);
     return s;
 }

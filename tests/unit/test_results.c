@@ -171,6 +171,8 @@ static void fixture(struct results *r)
     add_finding(wrong, "tab\there, bell\a, escape \x1b[31m, DEL \x7f");
     add_finding(wrong, "invalid UTF-8: \xff\xc3( end");
     wrong->perf_finding = 2;
+    wrong->roofline_first = 1;
+    wrong->roofline_count = 2;
 
     cpu->cases[2].hidden = true;
     cpu->cases[2].slow = true;
@@ -472,6 +474,8 @@ START_TEST(test_json_shape)
                                             "mismatches",
                                             "findings",
                                             "perf_finding",
+                                            "roofline_first",
+                                            "roofline_count",
                                             "wall_s",
                                             "cpu_s",
                                             "peak_rss_kb"};
@@ -606,6 +610,8 @@ START_TEST(test_round_trip_identical)
     ck_assert_int_eq(wrong->mismatches[1].n_first, 0);
     ck_assert_uint_eq(wrong->n_findings, 3);
     ck_assert_uint_eq(wrong->perf_finding, 2);
+    ck_assert(wrong->roofline_first == 1 && wrong->roofline_count == 2);
+    ck_assert(pass->roofline_first == 0 && pass->roofline_count == 0);
     ck_assert_str_eq(wrong->findings[1], r.exercises[0].variants[0].cases[1].findings[1]);
     /* Invalid UTF-8 was replaced on the way out and stays replaced. */
     ck_assert_str_eq(wrong->findings[2], "invalid UTF-8: \xef\xbf\xbd\xef\xbf\xbd( end");
@@ -785,6 +791,7 @@ START_TEST(test_defaults_and_unknown_fields)
         "   {\"case_id\": \"a\", \"extra\": [1, 2]},\n"
         "   {\"case_id\": \"b\", \"verdict\": \"ZZ\", \"peak_rss_kb\": null,\n"
         "    \"findings\": [\"kept\", 3, null, \"also kept\"], \"perf_finding\": 3,\n"
+        "    \"roofline_first\": 2, \"roofline_count\": 2,\n"
         "    \"mismatches\": [{\"arg\": \"" /* longer than the 64-byte field */
         "0123456789012345678901234567890123456789012345678901234567890123456789\",\n"
         "      \"first\": [{}, {}, {}, {}, {}, {}, {}]}],\n"
@@ -812,7 +819,8 @@ START_TEST(test_defaults_and_unknown_fields)
     ck_assert_uint_eq(v->cases[1].n_findings, 2);
     ck_assert_str_eq(v->cases[1].findings[0], "kept");
     ck_assert_str_eq(v->cases[1].findings[1], "also kept");
-    ck_assert_uint_eq(v->cases[1].perf_finding, 0); /* past the findings kept */
+    ck_assert_uint_eq(v->cases[1].perf_finding, 0);   /* past the findings kept */
+    ck_assert_uint_eq(v->cases[1].roofline_first, 0); /* so is the roofline's second */
     ck_assert_uint_eq(v->cases[1].n_mismatches, 1);
     ck_assert_uint_eq(strlen(v->cases[1].mismatches[0].arg), 63);
     ck_assert_int_eq(v->cases[1].mismatches[0].n_first, 5);
