@@ -73,7 +73,8 @@ static bool add_variant_rows(struct tpl_value *rows, const struct variant_result
     return overhead;
 }
 
-/* The table of one case; NULL when fewer than two methods were timed. */
+/* The table of one case; NULL when fewer than two methods (a device variant with and
+ * without its transfers is two) were timed. */
 static struct tpl_value *comparison(const struct report_ctx *rc, const struct exercise_result *ex,
                                     const struct case_key *key, bool *has_overhead_out)
 {
@@ -87,19 +88,18 @@ static struct tpl_value *comparison(const struct report_ctx *rc, const struct ex
         tpl_set_bool(row, "is_baseline", true);
         set_speedups(row, 1.0, 0);
     }
-    size_t timed = 0;
     bool has_overhead = false;
     for (size_t v = 0; v < ex->n_variants; v++) {
         const struct case_result *cr = find_case(rc, &ex->variants[v], key->id);
-        if (!cr || !cr->time.valid)
-            continue;
-        timed++;
-        has_overhead |= add_variant_rows(rows, &ex->variants[v], cr, base);
+        if (cr && cr->time.valid)
+            has_overhead |= add_variant_rows(rows, &ex->variants[v], cr, base);
     }
     tpl_set_bool(cmp, "has_baseline", base > 0);
     tpl_set_bool(cmp, "has_overhead", has_overhead);
     *has_overhead_out = has_overhead;
-    if (timed == 0 || tpl_list_len(rows) < 2) {
+    /* Two methods at least besides the baseline: one alone against it is the case table's
+     * "vs CPU" column again. */
+    if (tpl_list_len(rows) - (base > 0) < 2) {
         tpl_value_free(cmp);
         return NULL;
     }

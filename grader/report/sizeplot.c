@@ -51,6 +51,22 @@ static bool size_points_find(const struct report_ctx *rc, const struct exercise_
     return true;
 }
 
+/* A figure says something with a GPU curve (where it pays off) or three sizes at least (how
+ * time grows); two CPU points on a line say no more than the table. */
+static bool worth_a_plot(const struct report_ctx *rc, const struct exercise_result *ex,
+                         const struct size_points *p)
+{
+    if (p->n >= 3)
+        return true;
+    for (size_t v = 0; v < ex->n_variants; v++)
+        for (size_t k = 0; variant_is_gpu(&ex->variants[v]) && k < p->n; k++) {
+            const struct case_result *cr = find_case(rc, &ex->variants[v], p->keys[k].id);
+            if (cr && cr->time.valid)
+                return true;
+        }
+    return false;
+}
+
 /* The CPU curve a GPU's break-even is measured against: the CPU baseline, else a CPU variant. */
 static bool cpu_time(const struct report_ctx *rc, const struct exercise_result *ex,
                      bool use_baseline, const char *id, double *ms)
@@ -217,7 +233,7 @@ void add_plot(struct report_ctx *rc, const struct exercise_result *ex, struct tp
     struct tpl_value *pv = plot_value(exv);
     struct tpl_value *bl = tpl_set_list(pv, "break_evens");
     struct size_points p;
-    if (!size_points_find(rc, ex, &p)) {
+    if (!size_points_find(rc, ex, &p) || !worth_a_plot(rc, ex, &p)) {
         size_points_release(&p);
         return;
     }

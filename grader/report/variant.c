@@ -37,9 +37,10 @@ static size_t shown_findings(const struct report_ctx *rc, const struct variant_r
 }
 
 static bool case_has_notes(const struct report_ctx *rc, const struct variant_result *vr,
-                           const struct case_result *cr)
+                           const struct case_result *cr, bool detail)
 {
-    return case_shows_message(cr) || has_text(cr->detail) || shown_findings(rc, vr, cr, NULL);
+    return case_shows_message(cr) || (detail && has_text(cr->detail)) ||
+           shown_findings(rc, vr, cr, NULL);
 }
 
 /* Times, speedups and rates of a case. */
@@ -95,8 +96,9 @@ static void set_case_mismatches(struct tpl_value *m, const struct case_result *c
     tpl_set_bool(m, "has_mismatches", cr->n_mismatches > 0);
 }
 
+/* detail: whether to show the case's detail block (the first case of a verdict only). */
 static struct tpl_value *case_value(const struct report_ctx *rc, const struct variant_result *vr,
-                                    const struct case_result *cr)
+                                    const struct case_result *cr, bool detail)
 {
     struct tpl_value *m = tpl_map();
     tpl_set_str(m, "id", cr->case_id);
@@ -113,14 +115,14 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct va
     set_own(m, "max_points", fmt_points(cr->max_points));
     set_case_times(m, cr);
 
-    bool has_detail = has_text(cr->detail);
+    bool has_detail = detail && has_text(cr->detail);
     tpl_set_bool(m, "has_detail", has_detail);
     set_own(m, "detail", has_detail ? code_block(rc, cr->detail) : xstrdup(""));
 
     struct tpl_value *fl = tpl_set_list(m, "findings");
     tpl_set_bool(m, "has_findings", shown_findings(rc, vr, cr, fl) > 0);
     set_case_mismatches(m, cr);
-    tpl_set_bool(m, "has_notes", case_has_notes(rc, vr, cr));
+    tpl_set_bool(m, "has_notes", case_has_notes(rc, vr, cr, detail));
     return m;
 }
 
@@ -222,6 +224,9 @@ static bool add_variant_cases(const struct report_ctx *rc, const struct variant_
 {
     struct tpl_value *cases = tpl_set_list(m, "cases");
     bool transfer = false, notes = false;
+    /* A verdict's detail once per variant: the next cases that failed so say it in a line
+     * (fixing the first usually fixes them). */
+    bool detail_said[V_GRADER + 1] = {false};
     int h_pass = 0, h_fail = 0, h_skip = 0, h_total = 0;
     for (size_t c = 0; c < vr->n_cases; c++) {
         const struct case_result *cr = &vr->cases[c];
@@ -233,8 +238,11 @@ static bool add_variant_cases(const struct report_ctx *rc, const struct variant_
             continue;
         }
         transfer |= cr->time_transfer.valid;
-        tpl_push(cases, case_value(rc, vr, cr));
-        notes |= case_has_notes(rc, vr, cr);
+        bool said = (size_t)cr->verdict <= V_GRADER && detail_said[cr->verdict];
+        tpl_push(cases, case_value(rc, vr, cr, !said));
+        notes |= case_has_notes(rc, vr, cr, !said);
+        if ((size_t)cr->verdict <= V_GRADER && has_text(cr->detail))
+            detail_said[cr->verdict] = true;
     }
     tpl_set_bool(m, "has_cases", tpl_list_len(cases) > 0);
     tpl_set_bool(m, "has_transfer", transfer);
