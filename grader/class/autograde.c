@@ -465,8 +465,11 @@ static int grade_submission_run(struct ag_run *run, struct error *err)
     if (read_metadata(run, err) != 0 || collect_one(run, err) != 0 || run->set.n != 1 ||
         grade_it(run, err) != 0 || write_results(run, err) != 0)
         return AG_GRADER;
-    table_print(run->log, &run->r, false);
-    table_print_summary(run->log, &run->r, false);
+    struct table_opts to;
+    table_opts_init(&to);
+    to.msgs = &run->msgs;
+    table_print(run->log, &run->r, &to);
+    table_print_summary(run->log, &run->r, &to);
     return AG_OK;
 }
 
