@@ -410,3 +410,17 @@ void table_print_summary(FILE *f, const struct results *r, const struct table_op
                                 "submission's: fix the cause and grade again."),
                 esc(&t, RESET));
 }
+
+void table_print_phases(FILE *f, const struct results *r, const struct table_opts *o)
+{
+    struct table t = {f, r, o->msgs, o->color, false};
+    double total = r->phase_build_s + r->phase_references_s + r->phase_runs_s + r->phase_reports_s;
+    if (!(total > 0))
+        return;
+    fprintf(f, "%s", esc(&t, DIM));
+    fprintf(f,
+            messages_get(t.m, "time: %.1f s (building %.1f s, references %.1f s, runs %.1f s, "
+                              "reports %.1f s)"),
+            total, r->phase_build_s, r->phase_references_s, r->phase_runs_s, r->phase_reports_s);
+    fprintf(f, "%s\n", esc(&t, RESET));
+}

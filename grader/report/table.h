@@ -34,5 +34,7 @@ bool table_use_color(FILE *f);
 void table_print(FILE *f, const struct results *r, const struct table_opts *o);
 /* The machine, "lab6: 7.50 / 10.00 points — 12 passed, 1 failed, ..." and what it implies. */
 void table_print_summary(FILE *f, const struct results *r, const struct table_opts *o);
+/* Where the time went (results' phases), one line; nothing when no phase was timed. */
+void table_print_phases(FILE *f, const struct results *r, const struct table_opts *o);
 
 #endif
