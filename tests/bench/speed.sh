@@ -13,12 +13,15 @@ CLASS=${BENCH_CLASS:-7}
 note() { echo "bench: $* ($(date +%T))" >&2; }
 row() { printf '%s|%s|%s|%s\n' "$1" "$2" "$3" "$4"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b }'; }
-# Seconds one command takes (its output in WORK/last.log).
+# Seconds one command takes (its output in WORK/last.log; with BENCH_LOGS set, also kept there,
+# one file per command, for LABGRADER_TRACE=1 timelines).
 timed() {
     local t0 t1
     t0=$(date +%s.%N)
     "$@" > "$WORK/last.log" 2>&1
     t1=$(date +%s.%N)
+    [ -n "${BENCH_LOGS:-}" ] && mkdir -p "$BENCH_LOGS" &&
+        cp "$WORK/last.log" "$BENCH_LOGS/$(date +%H%M%S.%N)-$2.log"
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
 }
 
