@@ -451,18 +451,21 @@ static void run_worker(struct grade_env *env, const struct lab *lab, const struc
     }
 }
 
-char *batch_worker_device(int w)
+char *batch_worker_device(int w, int n_gpus)
 {
     const char *p = getenv("CUDA_VISIBLE_DEVICES");
-    for (int i = 0; p && *p; i++) {
+    size_t k = 0;
+    for (const char *q = p; q && *q; q += strcspn(q, ",") + (q[strcspn(q, ",")] != 0))
+        k++;
+    if (k == 0)
+        return xstrfmt("%d", w % (n_gpus > 0 ? n_gpus : 1));
+    size_t want = (size_t)w % k;
+    for (size_t i = 0;; i++) {
         size_t len = strcspn(p, ",");
-        if (i == w)
+        if (i == want)
             return xstrndup(p, len);
-        if (!p[len])
-            break;
         p += len + 1;
     }
-    return xstrfmt("%d", w);
 }
 
 /* The worker processes of the running batch, for batch_kill_workers (a signal handler). */
@@ -520,8 +523,19 @@ static pid_t start_worker(struct grade_env *env, const struct lab *lab, const st
     close(fds[0]);
     report_seconds = 0;
     no_pdf_count = 0;
-    char *dev = batch_worker_device(w);
+    int n_gpus = env->gpu.available && env->gpu.count > 0 ? env->gpu.count : 1;
+    char *dev = batch_worker_device(w, n_gpus);
     setenv("CUDA_VISIBLE_DEVICES", dev, 1);
+    /* Workers sharing a GPU: timed GPU runs take turns on it, as timed CPU runs do on the
+     * machine, so that no timing sees another worker's kernels. */
+    if (workers > n_gpus) {
+        char host[256] = "localhost";
+        gethostname(host, sizeof(host) - 1);
+        host[sizeof(host) - 1] = '\0';
+        char *lock = xstrfmt("%s/.gpu-timing-%s-%s.lock", out, host, dev);
+        setenv("LABGRADER_GPU_LOCK", lock, 1);
+        free(lock);
+    }
     free(dev);
     run_worker(env, lab, o, todo, n, w, workers, fds[1], NULL, 0);
     char *stats = worker_stats_path(out, w, parent);

@@ -72,10 +72,11 @@ class_rows() {
     done
     cp tests/hostile/gpu_endless_kernel/grade2_gpu.cu "$class/s1/grade2_gpu.cu"
     note "class of $CLASS, one hangs"
+    # The issue's row: no slow cases, --timeout 20; BENCH_WORKERS workers share the GPU.
     local wall=$(timed "$BIN" grade "$lab" --submissions "$class" --out "$out" --no-pdf \
-        --timeout 20)
+        --timeout 20 --no-slow --gpus "${BENCH_WORKERS:-4}")
     local per_min=$(awk -v n="$CLASS" -v w="$wall" 'BEGIN { printf "%.1f", n * 60 / w }')
-    row "class of $CLASS (one hangs), submissions/min" "$per_min" "target 20" \
+    row "class of $CLASS (one hangs, ${BENCH_WORKERS:-4} workers), submissions/min" "$per_min" "target 20" \
         "$(ratio 20 "$per_min")"
     local hang=$(python3 - "$out" <<'PY'
 import glob, json, sys
@@ -93,7 +94,8 @@ PY
 # Re-grades of the solution: the coefficient of variation of each variant's speedup, where the
 # call takes 50 us or more (the target's scope); and the checks' share of the grading time.
 steadiness_rows() {
-    local lab=$1 sub=$2 name=$3 out=$WORK/steady-$name
+    local lab=$1 sub=$2 name=$3
+    local out=$WORK/steady-$name
     rm -rf "$out"
     note "$name: $REGRADES re-grades"
     for i in $(seq 1 "$REGRADES"); do
