@@ -10,6 +10,14 @@ set -u
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
 suite_timeout=${LG_SUITE_TIMEOUT:-1800}
 label=$1; shift
+# The end-to-end and GPU suites grade the same labs again and again: one grader cache for the
+# whole run (references, expected outputs, calibration, objects; keyed by content), so each lab
+# is built and calibrated once. Suites that inspect a cache of their own unset it.
+if [ "$label" != unit ] && [ -z "${LABGRADER_CACHE:-}" ]; then
+    LABGRADER_CACHE=$(mktemp -d /tmp/lg-suite-cache-XXXXXX)
+    export LABGRADER_CACHE
+    trap 'rm -rf "$LABGRADER_CACHE"' EXIT
+fi
 passed=0; failed=0; skips=0; bad=()
 for bin in "$@"; do
     [ -x "$bin" ] || { echo "$label: missing $bin"; bad+=("$bin"); failed=$((failed+1)); continue; }
