@@ -49,7 +49,11 @@ OPENBLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenb
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-E2E_SRC   := $(wildcard tests/e2e/test_*.c)
+# The suites that wait longest first: with two running at once (tests/run-suites.sh), the rest
+# fill in beside them.
+E2E_FIRST := tests/e2e/test_hostile.c tests/e2e/test_labs.c
+E2E_SRC   := $(filter $(E2E_FIRST),$(wildcard tests/e2e/test_*.c)) \
+             $(filter-out $(E2E_FIRST),$(wildcard tests/e2e/test_*.c))
 E2E_BIN   := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
 GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test_*.c))
 
