@@ -7,6 +7,7 @@
 #   make report LAB=6    re-render reports (and a class's summary) from existing results
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
 #   make kit LAB=6       student kit tarball
+#   make install         bin/labgrader, its data, and the manual page (man labgrader)
 #   make bench           grading throughput and timing-accuracy table
 
 CC        ?= gcc
@@ -36,6 +37,7 @@ GRADER_OBJ := $(GRADER_SRC:grader/%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ   := $(BUILD)/obj/cli/main.o
 LIB        := $(BUILD)/libgrader.a
 BIN        := $(BUILD)/grader
+MAN        := $(BUILD)/grader.1
 
 # The harness is the trusted half of every student and reference process.
 HARNESS_OBJ := $(BUILD)/harness/harness.o $(BUILD)/harness/dtype.o $(BUILD)/harness/rng.o
@@ -57,7 +59,7 @@ CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrade
 .PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean
 
-all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
+all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE) $(MAN)
 
 deps-test:
 	@grader/deps.sh test
@@ -75,6 +77,11 @@ $(LIB): $(GRADER_OBJ)
 
 $(BIN): $(MAIN_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The manual page, generated from the command and option tables (grader help --man), so that
+# it lists exactly what the parser takes.
+$(MAN): $(BIN) templates/man/grader.1
+	$(BIN) help --man > $@.tmp && mv $@.tmp $@
 
 # Harness objects: built without sanitizers or -Werror toggles of the grader, since
 # they are linked into student programs compiled with the lab's own flags.
@@ -190,13 +197,17 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/labgrader/harness \
 	  $(DESTDIR)$(PREFIX)/share/labgrader/include
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/labgrader
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/labgrader.1
+	install -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/grader.1
 	install -m 644 $(BUILD)/harness/*.o $(DESTDIR)$(PREFIX)/share/labgrader/harness/
 	if [ -e $(BUILD)/harness/gpuprobe ]; then install -m 755 $(BUILD)/harness/gpuprobe $(DESTDIR)$(PREFIX)/share/labgrader/harness/; fi
 	install -m 644 grader/harness/harness.h $(DESTDIR)$(PREFIX)/share/labgrader/include/
 	cp -r templates kernels $(DESTDIR)$(PREFIX)/share/labgrader/
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/bin/labgrader $(DESTDIR)$(PREFIX)/share/labgrader
+	rm -rf $(DESTDIR)$(PREFIX)/bin/labgrader $(DESTDIR)$(PREFIX)/share/labgrader \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/labgrader.1 $(DESTDIR)$(PREFIX)/share/man/man1/grader.1
 
 clean:
 	rm -rf build

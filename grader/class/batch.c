@@ -600,7 +600,7 @@ enum merge_state { MERGE_OK, MERGE_CHANGED, MERGE_GONE };
  */
 static int merge_check(const struct lab *lab, const struct batch_opts *o, const char *out,
                        struct results **all, size_t n, enum merge_state *state, int *missing,
-                       struct error *err)
+                       bool *bad_input, struct error *err)
 {
     struct submission_set set;
     struct collect_limits lim;
@@ -611,8 +611,11 @@ static int merge_check(const struct lab *lab, const struct batch_opts *o, const 
     collect_limits_init(&lim);
     for (size_t j = 0; j < n; j++)
         state[j] = MERGE_GONE;
-    if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0)
+    if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0) {
+        if (bad_input)
+            *bad_input = true;
         goto out;
+    }
     for (size_t i = 0; i < set.n; i++) {
         char digest[65];
         size_t j = 0;
@@ -652,7 +655,8 @@ out:
     return rc;
 }
 
-int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err)
+int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, bool *bad_input,
+                struct error *err)
 {
     char *out = lab_out(lab, o);
     struct results **all;
@@ -668,7 +672,7 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
     size_t n_all = n;
     if (o->submissions) {
         enum merge_state *state = xcalloc(n ? n : 1, sizeof(*state));
-        if (merge_check(lab, o, out, all, n, state, missing, err) != 0) {
+        if (merge_check(lab, o, out, all, n, state, missing, bad_input, err) != 0) {
             free(state);
             goto out;
         }

@@ -479,10 +479,16 @@ void build_ctx_release(struct build_ctx *b)
     memset(b, 0, sizeof(*b));
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && !strcmp(s + n - m, suffix);
+}
+
+/* A .cu source, or a reference compiled from one (x.cu.o): linked by nvcc. */
 static bool is_cuda_source(const char *path)
 {
-    size_t n = strlen(path);
-    return n > 3 && !strcmp(path + n - 3, ".cu");
+    return ends_with(path, ".cu") || ends_with(path, ".cu.o");
 }
 
 static int count_warnings(const char *log)
@@ -599,6 +605,11 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     memset(o, 0, sizeof(*o));
     o->source = xstrdup(source);
     o->flags = strbuf_detach(&flags);
+    /* A reference shipped compiled (a student kit's, kit.h): linked as it is. */
+    if (b->reference && ends_with(source, ".o")) {
+        o->object = xstrdup(source);
+        return o;
+    }
     o->object = xstrfmt("obj/%zu-%s.o", b->n_objs, path_base(source));
     if (mkdir_p(b->dir, err) != 0)
         return NULL;
@@ -672,6 +683,23 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
         o->message = xstrfmt(messages_get(b->messages, "%s does not compile"), source);
     }
     return o;
+}
+
+int build_reference_object(struct build_ctx *b, const struct variant_spec *v, const char *source,
+                           char **object, struct build_result *r, struct error *err)
+{
+    struct build_obj *o = compile_source(b, v, source, err);
+    *object = NULL;
+    if (!o)
+        return -1;
+    r->status = o->status;
+    free(r->message);
+    r->message = o->message ? xstrdup(o->message) : NULL;
+    if (o->log)
+        strbuf_addstr(&r->log, o->log);
+    if (o->status == BUILD_OK)
+        *object = o->object[0] == '/' ? xstrdup(o->object) : path_join(b->dir, o->object);
+    return 0;
 }
 
 static bool link_log_misses(const char *log, const char *function)

@@ -95,6 +95,15 @@ void build_ctx_release(struct build_ctx *b);
 int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
                   struct build_result *r, struct error *err);
 
+/*
+ * Compile one reference source of v into an object with the flags its grading build uses
+ * (student kits ship references so, kit.h; a reference source ending in .o is linked as it
+ * is). *object: the object's path (caller frees), or NULL when it did not compile, with r's
+ * status, message and log saying why. -1 only when the grader failed (err set).
+ */
+int build_reference_object(struct build_ctx *b, const struct variant_spec *v, const char *source,
+                           char **object, struct build_result *r, struct error *err);
+
 /* A digest of a submission folder's files (names and contents; dot-files and links
  * ignored), for reusing builds and skipping unchanged submissions. */
 int submission_files_digest(const char *dir, char out[65], struct error *err);

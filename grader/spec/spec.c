@@ -25,8 +25,11 @@ static const char *const target_names[] = {"cpu", "gpu", NULL};
 static const char *const dist_names[] = {"uniform", "normal", "arange", "constant", NULL};
 static const char *const lang_names[] = {"es", "en", NULL};
 
-static const char *const top_keys[] = {"lab",   "title", "course",    "lang",      "show_hidden",
-                                       "build", "seed",  "sanitizer", "exercises", NULL};
+static const char *const top_keys[] = {"lab",         "title",     "course", "lang",
+                                       "show_hidden", "build",     "seed",   "sanitizer",
+                                       "kit",         "exercises", NULL};
+static const char *const kit_keys[] = {"references", NULL};
+static const char *const kit_reference_names[] = {"objects", "sources", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", NULL};
 static const char *const exercise_keys[] = {
     "id",      "title",     "points",         "params", "args",      "variants",
@@ -1607,6 +1610,21 @@ static int parse_build(struct loader *ld, const yaml_node_t *m)
     return 0;
 }
 
+/* kit: {references: objects|sources}: how a student kit carries the references (kit.h). */
+static int parse_kit(struct loader *ld, const yaml_node_t *m)
+{
+    yaml_node_t *n;
+    int e;
+    if (want_mapping(ld, m, "'kit'") || check_keys(ld, m, "in kit", kit_keys))
+        return -1;
+    if ((n = map_get(ld, m, "references"))) {
+        if (get_enum(ld, n, "references", kit_reference_names, &e))
+            return -1;
+        ld->lab->kit_reference_sources = e == 1;
+    }
+    return 0;
+}
+
 static int parse_lab(struct loader *ld, const yaml_node_t *m)
 {
     struct lab *lab = ld->lab;
@@ -1639,6 +1657,8 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
     if ((n = map_get(ld, m, "seed")) && get_seed(ld, n, &lab->seed))
         return -1;
     if ((n = map_get(ld, m, "build")) && parse_build(ld, n))
+        return -1;
+    if ((n = map_get(ld, m, "kit")) && parse_kit(ld, n))
         return -1;
     if ((n = map_get(ld, m, "sanitizer")) && parse_sanitizer(ld, n, NULL, &lab->sanitizer))
         return -1;

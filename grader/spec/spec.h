@@ -178,6 +178,7 @@ struct lab {
     char *cflags;                    /* build: extra flags for C sources, NULL: none */
     char *nvccflags;                 /* build: extra flags for CUDA sources */
     char *ldflags;                   /* build: extra link flags */
+    bool kit_reference_sources;      /* kit: {references: sources}: kits carry the sources */
     struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
     struct exercise_spec *exercises;
     size_t n_exercises;
