@@ -315,6 +315,7 @@ START_TEST(test_good_min_defaults)
     ck_assert_str_eq(lab.course, "");
     ck_assert_str_eq(lab.lang, "en");
     ck_assert(!lab.show_hidden);
+    ck_assert(!lab.kit_reference_sources);
     ck_assert_ptr_null(lab.cflags);
     ck_assert_ptr_null(lab.nvccflags);
     ck_assert_ptr_null(lab.ldflags);
@@ -377,6 +378,8 @@ START_TEST(test_good_full)
     ck_assert_str_eq(lab.course, "HPC");
     /* The lab's seed is every exercise's default. */
     ck_assert(lab.seed == 7 && lab.exercises[0].seed == 7);
+    /* The kit carries the references' sources, as asked (objects by default). */
+    ck_assert(lab.kit_reference_sources);
     ck_assert_str_eq(lab.cflags, "-O3 -march=native");
     ck_assert_str_eq(lab.nvccflags, "-O3");
     ck_assert_str_eq(lab.ldflags, "-lm");
@@ -530,7 +533,8 @@ static const struct bad_spec bad_specs[] = {
     {"bad_syntax.yaml",
      ":13:9: did not find expected ',' or '}' (while parsing a flow mapping at line 12, column 9)"},
     {"bad_top_key.yaml", ":4:1: unknown key 'author' at top level (expected one of: lab, title, "
-                         "course, lang, show_hidden, build, seed, sanitizer, exercises)"},
+                         "course, lang, show_hidden, build, seed, sanitizer, kit, exercises)"},
+    {"bad_kit.yaml", ":5:19: references 'binaries' is not one of objects, sources"},
     {"bad_top_sequence.yaml", ":1:1: expected a mapping for the lab file, got a sequence"},
     {"bad_two_docs.yaml", ":5:1: a second YAML document: expected a single document"},
     {"bad_unbound_param.yaml", ":21:28: case 'small' does not bind parameter 'm'"},
