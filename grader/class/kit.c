@@ -439,11 +439,25 @@ static void note_references(struct stager *s, const struct lab *lab)
         }
 }
 
+/* Flags that tie an object to the machine it was built on: a student's may not run it. */
+static void warn_native(struct stager *s, const struct lab *lab)
+{
+    const char *flags[] = {lab->cflags, lab->nvccflags};
+    for (size_t i = 0; i < 2 && s->warnings; i++)
+        if (flags[i] && (strstr(flags[i], "=native") || strstr(flags[i], "-arch=native")))
+            strbuf_addf(s->warnings,
+                        "%s: build.%s has '%s': the reference objects are built for this "
+                        "machine and may not run on a student's; drop it, or ship the sources "
+                        "(kit: {references: sources})\n",
+                        lab->path, i ? "nvccflags" : "cflags", flags[i]);
+}
+
 /* The objects are compiled in tmp/build, with the flags a grading build would use. */
 static int compile_references(struct stager *s, const struct lab *lab, const struct kit_opts *o,
                               const char *tmp, char *const *dropped, size_t n_dropped)
 {
     struct build_ctx b;
+    warn_native(s, lab);
     char *dir = path_join(tmp, "build");
     int rc = build_ctx_init(&b, o->tc, lab, true, NULL, dir, s->err);
     if (rc == 0)
