@@ -1,7 +1,7 @@
 #include "grade/grade.h"
 
 #include "grade/compare.h"
-#include "base/expr.h"
+#include "spec/plan.h"
 #include "harness/throttle.h"
 #include "base/messages.h"
 #include "run/runner.h"
@@ -216,8 +216,7 @@ static void add_finding(struct case_result *cr, char *text)
 static char *sizes_text(const struct case_spec *c)
 {
     struct strbuf sb = STRBUF_INIT;
-    for (size_t i = 0; i < c->n_sizes; i++)
-        strbuf_addf(&sb, "%s%s=%ld", i ? "," : "", c->sizes[i].name, c->sizes[i].value);
+    case_sizes_text(c, &sb);
     return strbuf_detach(&sb);
 }
 
@@ -273,7 +272,6 @@ static void fill_run_spec(struct grading *g, struct run_spec *s, const struct ex
     s->runner = runner;
     s->workdir = workdir;
     s->checks = checks;
-    runner_seeds(g->lab, ex, c, checks, s->seeds);
     s->time = time;
     s->timing = ex->timing;
     s->timeout_s = case_timeout(g, ex, c);
@@ -702,19 +700,12 @@ fail:
     return NULL;
 }
 
-static long *arg_shape(const struct exercise_spec *ex, size_t i, const struct case_spec *c,
-                       size_t *n_dims)
+static long *arg_shape(const struct case_spec *c, size_t i, size_t *n_dims)
 {
-    struct expr_env env;
-    long *dims = xcalloc(ex->args[i].n_shape + 1, sizeof(long));
-    case_env(c, &env);
-    for (size_t d = 0; d < ex->args[i].n_shape; d++) {
-        double v = 0;
-        if (expr_eval(ex->args[i].shape[d], &env, &v, NULL) != 0)
-            v = 0;
-        dims[d] = (long)v;
-    }
-    *n_dims = ex->args[i].n_shape;
+    const struct arg_plan *p = &c->args[i];
+    long *dims = xcalloc(p->n_dims + 1, sizeof(long));
+    memcpy(dims, p->dims, p->n_dims * sizeof(long));
+    *n_dims = p->n_dims;
     return dims;
 }
 
@@ -733,7 +724,7 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
             char *f = xstrfmt("out_%s_%d.bin", a->name, k);
             char *ap = path_join(rundir, f), *ep = path_join(expected, f);
             free(f);
-            long count = exercise_arg_count(ex, i, c, err);
+            long count = c->args[i].count;
             size_t bytes = (size_t)count * lg_dtype_size(a->dtype);
             int rc = read_file(ep, &exp, err);
             if (rc == 0 && exp.len != bytes)
@@ -768,11 +759,11 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
                 strbuf_release(&exp);
                 return 0;
             }
-            struct tolerance tol = exercise_arg_tolerance(ex, i);
+            struct tolerance tol = c->args[i].tol;
             struct compare_opts co = {tol.rtol, tol.atol, tol.equal_nan};
             struct mismatch m;
             size_t n_dims;
-            long *dims = arg_shape(ex, i, c, &n_dims);
+            long *dims = arg_shape(c, i, &n_dims);
             memset(&m, 0, sizeof(m));
             bool ok =
                 compare_buffers(a->dtype, act.buf, exp.buf, (size_t)count, dims, n_dims, &co, &m);
@@ -817,18 +808,6 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
         }
     }
     return 0;
-}
-
-static double eval_work(const char *expr, const struct case_spec *c)
-{
-    struct expr_env env;
-    double v = 0;
-    if (!expr)
-        return 0;
-    case_env(c, &env);
-    if (expr_eval(expr, &env, &v, NULL) != 0)
-        return 0;
-    return v;
 }
 
 static void limit_findings(struct grading *g, const struct exercise_spec *ex,
@@ -1216,8 +1195,8 @@ static int grade_case(struct grading *g, const struct exercise_spec *ex, size_t 
         if (cr->baseline_ms > 0)
             cr->speedup_baseline = cr->baseline_ms / cr->time.median_ms;
         double secs = cr->time.median_ms / 1e3;
-        cr->gflops = eval_work(ex->flops, c) / secs / 1e9;
-        cr->gbps = eval_work(ex->bytes, c) / secs / 1e9;
+        cr->gflops = c->flops / secs / 1e9;
+        cr->gbps = c->bytes / secs / 1e9;
         limit_findings(g, ex, v, c, cr);
     }
     run_outcome_release(&o);
@@ -1278,7 +1257,7 @@ static void limit_findings(struct grading *g, const struct exercise_spec *ex,
 {
     const struct calibration *cal = &g->env->cal;
     const struct messages *msgs = g->o->messages;
-    double bytes = eval_work(ex->bytes, c), flops = eval_work(ex->flops, c);
+    double bytes = c->bytes, flops = c->flops;
     double secs = cr->time.median_ms / 1e3;
     bool device = v->target == TARGET_GPU && v->memory == MEM_DEVICE;
     bool gpu = v->target == TARGET_GPU;

@@ -1,6 +1,6 @@
 #include "run/runner.h"
 
-#include "base/expr.h"
+#include "spec/plan.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -34,24 +34,6 @@ void run_outcome_release(struct run_outcome *o)
     run_outcome_init(o);
 }
 
-void runner_seeds(const struct lab *lab, const struct exercise_spec *ex, const struct case_spec *c,
-                  int checks, uint64_t *seeds)
-{
-    for (int k = 0; k < checks && k < RUN_MAX_CHECKS; k++) {
-        struct sha256 s;
-        char hex[65];
-        /* Seed 0 keeps the historical key, so existing caches and results stay valid. */
-        char *key = ex->seed ? xstrfmt("%s/%s/%s/%d/%ld", lab->id, ex->id, c->id, k, ex->seed)
-                             : xstrfmt("%s/%s/%s/%d", lab->id, ex->id, c->id, k);
-        sha256_init(&s);
-        sha256_update(&s, key, strlen(key));
-        sha256_final_hex(&s, hex);
-        free(key);
-        hex[16] = '\0';
-        seeds[k] = strtoull(hex, NULL, 16);
-    }
-}
-
 static const char *space_word(enum mem_space m)
 {
     return m == MEM_DEVICE ? "device" : m == MEM_PINNED ? "pinned" : "host";
@@ -80,36 +62,9 @@ int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, 
 {
     const struct exercise_spec *ex = s->ex;
     const struct variant_spec *v = s->v;
-    struct expr_env env;
     const char *fn = s->reference ? v->reference.function : v->student.function;
-
-    case_env(s->c, &env);
-    strbuf_addf(out, "function %s\ntarget %s\nchecks %d\n", fn, target_name(v->target), s->checks);
-    for (int k = 0; k < s->checks; k++)
-        strbuf_addf(out, "seed %d %llu\n", k, (unsigned long long)s->seeds[k]);
-    for (size_t i = 0; i < ex->n_args; i++) {
-        const struct arg_spec *a = &ex->args[i];
-        if (a->kind == ARG_SCALAR) {
-            double val;
-            if (expr_eval(a->value, &env, &val, err) != 0) {
-                error_prefix(err, "%s: argument %s: ", ex->id, a->name);
-                return -1;
-            }
-            strbuf_addf(out, "arg %s scalar %s 1 host constant %.17g 0\n", a->name,
-                        lg_dtype_name(a->dtype), val);
-            continue;
-        }
-        long count = exercise_arg_count(ex, i, s->c, err);
-        if (count < 0)
-            return -1;
-        strbuf_addf(out, "arg %s %s %s %ld %s %s %.17g %.17g\n", a->name, arg_kind_name(a->kind),
-                    lg_dtype_name(a->dtype), count, space_word(variant_arg_memory(v, ex, i)),
-                    dist_name(a->init.dist),
-                    a->init.dist == DIST_NORMAL     ? a->init.mean
-                    : a->init.dist == DIST_CONSTANT ? a->init.value
-                                                    : a->init.low,
-                    a->init.dist == DIST_NORMAL ? a->init.std : a->init.high);
-    }
+    (void)err;
+    plan_key_text(ex, v, s->c, fn, s->checks, out);
     if (for_key)
         return 0;
     strbuf_addf(out, "time %d\n", s->time ? 1 : 0);
@@ -122,8 +77,8 @@ int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, 
     for (size_t i = 0; i < ex->n_args; i++) {
         if (ex->args[i].kind != ARG_OUT && ex->args[i].kind != ARG_INOUT)
             continue;
-        struct tolerance t = exercise_arg_tolerance(ex, i);
-        strbuf_addf(out, "tol %s %.17g %.17g\n", ex->args[i].name, t.rtol, t.atol);
+        const struct tolerance *t = &s->c->args[i].tol;
+        strbuf_addf(out, "tol %s %.17g %.17g\n", ex->args[i].name, t->rtol, t->atol);
     }
     return 0;
 }
@@ -206,7 +161,7 @@ void runner_parse_result(struct run_outcome *o, const char *text)
             long k;
             char word[16] = "";
             if (sscanf(rest, "%ld %15s", &k, word) == 2 && !strcmp(word, "done") && k >= 0 &&
-                k < RUN_MAX_CHECKS && k + 1 > o->checks_done)
+                k < SPEC_MAX_CHECKS && k + 1 > o->checks_done)
                 o->checks_done = (int)k + 1;
         } else if (!strcmp(l, "modified")) {
             char name[128];

@@ -18,8 +18,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RUN_MAX_CHECKS 8
-
 enum sample_series {
     SERIES_CALL_HOST,
     SERIES_CALL_EVENT,
@@ -38,7 +36,6 @@ struct run_spec {
     const char *runner;  /* program */
     const char *workdir; /* scratch folder, created and emptied by the caller */
     int checks;
-    uint64_t seeds[RUN_MAX_CHECKS];
     bool time;
     struct timing_spec timing;
     double timeout_s;
@@ -97,8 +94,5 @@ void runner_parse_result(struct run_outcome *o, const char *text);
 /* RLIMIT_CPU of a student run: the wall-clock limit on every online CPU. 0 (none) when
  * there is no wall-clock limit. */
 double runner_cpu_limit(double timeout_s, long online_cpus);
-/* Seeds of a case's checked calls: deterministic, distinct per call. */
-void runner_seeds(const struct lab *lab, const struct exercise_spec *ex, const struct case_spec *c,
-                  int checks, uint64_t *seeds);
 
 #endif

@@ -3,6 +3,7 @@
  * decided here: the device-pointer variants only, as a host-pointer function copies and waits
  * inside the call by design. Run from the repository root. */
 #include "run/runner.h"
+#include "spec/plan.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -37,7 +38,6 @@ static char *job_text(const struct variant_spec *v, bool for_key, bool blocking)
     s.v = v;
     s.c = &ex->cases[0];
     s.checks = 2;
-    runner_seeds(&lab, ex, s.c, s.checks, s.seeds);
     s.time = true;
     s.timing = ex->timing;
     s.timing.blocking = blocking;
@@ -73,9 +73,9 @@ START_TEST(test_seeds_differ_per_check_and_repeat)
 {
     const struct exercise_spec *ex = lab_exercise(&lab, "matmul");
     uint64_t a[2], b[2], c[2];
-    runner_seeds(&lab, ex, &ex->cases[0], 2, a);
-    runner_seeds(&lab, ex, &ex->cases[0], 2, b);
-    runner_seeds(&lab, ex, &ex->cases[1], 2, c);
+    plan_seeds(&lab, ex, &ex->cases[0], 2, a);
+    plan_seeds(&lab, ex, &ex->cases[0], 2, b);
+    plan_seeds(&lab, ex, &ex->cases[1], 2, c);
     ck_assert(a[0] == b[0] && a[1] == b[1]); /* a re-grade draws the same inputs */
     ck_assert(a[0] != a[1]);                 /* every checked call gets fresh ones */
     ck_assert(a[0] != c[0] && a[1] != c[1]);

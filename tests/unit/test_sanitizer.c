@@ -623,7 +623,6 @@ START_TEST(test_wrapped_run)
     s.runner = runner;
     s.workdir = work;
     s.checks = 1;
-    runner_seeds(&lab, ex, s.c, 1, s.seeds);
     s.timing = ex->timing;
     s.timeout_s = sanitizer_wall_limit(1);
     const char *wrap[SANITIZER_ARGV_MAX];
