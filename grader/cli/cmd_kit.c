@@ -141,6 +141,9 @@ static int make_kit(struct cli *c, const struct lab *lab, const struct toolchain
         status = EXIT_GRADER;
     } else {
         print_packed(c, &m, out);
+        if (m.reference_sources)
+            printf("%s\n", cli_tr(c, "the references are shipped as sources, as lab.yaml asks "
+                                     "(kit: {references: sources}): students can read them"));
         print_refused(c, &m, lab->dir);
         if (warnings.len)
             fprintf(stderr, "%s", warnings.buf);

@@ -213,6 +213,13 @@ START_TEST(test_kit_listing)
            "students: tar xzf kit.tar.gz && cd lab99-kit && make check LAB=99", NULL);
     ck_assert_msg(!strstr(out, "ref_dot.c ") && !strstr(out, "ref_saxpy.c\n"),
                   "a reference source packed:\n%s", out);
+    /* The lab may choose to hand its references out as sources: the listing says so. */
+    free(cmd);
+    cmd = xstrfmt("echo 'kit: {references: sources}' >> '%s/lab.yaml'", lab);
+    ck_assert_int_eq(system(cmd), 0);
+    expect(grader("kit", lab, "--out", kit, NULL), 0, "kit, sources",
+           "references as sources (kit: {references: sources} in lab.yaml)",
+           "ref_dot.c ref_saxpy.c", "the references are shipped as sources", NULL);
     free(cmd);
     free(lab);
     free(kit);
