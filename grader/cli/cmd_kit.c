@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 
 #include "class/kit.h"
+#include "run/sandbox.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
@@ -12,17 +13,42 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Fat objects: SASS for every major GPU architecture and PTX for newer ones (nvcc >= 11.5),
- * so that a student's GPU runs the reference as compiled for it; older nvcc: its default. */
-static void portable_arch(struct toolchain *tc)
+/* "sm_75,sm_80,sm_90,...": the lowest minor of every major architecture nvcc lists (a cubin
+ * for X.y runs on X.z, z >= y). Machine code for each and no PTX, which reads almost like
+ * source: a kit's CUDA references run on the students' GPUs and give away no more than any
+ * binary. NULL when nvcc does not list them (nvcc's default, PTX included, then). */
+static char *portable_codes(const struct toolchain *tc)
 {
-    int major = 0, minor = 0;
-    const char *rel = tc->nvcc_version ? strstr(tc->nvcc_version, "release ") : NULL;
-    free(tc->gpu_arch);
-    tc->gpu_arch = NULL;
-    if (rel && sscanf(rel, "release %d.%d", &major, &minor) == 2 &&
-        (major > 11 || (major == 11 && minor >= 5)))
-        tc->gpu_arch = xstrdup("all-major");
+    const char *argv[] = {tc->nvcc, "--list-gpu-code", NULL};
+    struct sandbox_opts o;
+    struct sandbox_result r;
+    struct strbuf codes = STRBUF_INIT;
+    struct error err;
+    int lowest[64] = {0}; /* per major: the lowest sm_XY listed */
+    sandbox_opts_init(&o);
+    sandbox_result_init(&r);
+    o.argv = argv;
+    o.workdir = "/tmp";
+    o.wall_limit_s = 30;
+    o.isolation = ISOLATION_SUPERVISOR;
+    if (sandbox_run(&o, &r, &err) == 0 && r.status == SB_EXITED && r.exit_code == 0 && r.output)
+        for (const char *line = r.output; line && *line;) {
+            int v = 0, used = 0;
+            /* sm_90a and the like are for one chip only: plain ones alone. */
+            if (sscanf(line, "sm_%d%n", &v, &used) == 1 && (line[used] == '\n' || !line[used]) &&
+                v > 0 && v / 10 < 64 && (!lowest[v / 10] || v < lowest[v / 10]))
+                lowest[v / 10] = v;
+            line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+        }
+    sandbox_result_release(&r);
+    for (int m = 0; m < 64; m++)
+        if (lowest[m])
+            strbuf_addf(&codes, "%ssm_%d", codes.len ? "," : "", lowest[m]);
+    if (!codes.len) {
+        strbuf_release(&codes);
+        return NULL;
+    }
+    return strbuf_detach(&codes);
 }
 
 static const char *group_title(const struct cli *c, enum kit_group g)
@@ -174,7 +200,7 @@ int cmd_kit(struct cli *c)
             error_print(&err, stderr);
             status = EXIT_GRADER;
         }
-        portable_arch(&tc);
+        tc.gpu_codes = tc.nvcc ? portable_codes(&tc) : NULL;
     }
     if (status == 0)
         status = make_kit(c, &lab, lab.kit_reference_sources ? NULL : &tc);

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "run/sandbox.h"
 #include "spec/spec.h"
+#include "base/sha256.h"
 #include "base/strbuf.h"
 
 #include <stdbool.h>
@@ -29,7 +30,10 @@ struct toolchain {
     char *harness_dir;     /* harness objects: harness.o, rng.o, dtype.o, harness_{no,}gpu.o */
     char *harness_include; /* folder with harness.h */
     char *gpu_arch;        /* "sm_90" when a GPU was probed; NULL: nvcc's default */
-    char *no_cuda_reason;  /* why GPU variants cannot be built, or NULL */
+    /* "sm_75,sm_80,sm_90": machine code for each and no PTX, instead of gpu_arch (a student
+     * kit's reference objects, which must run on the students' GPUs: kit.h); NULL: none. */
+    char *gpu_codes;
+    char *no_cuda_reason; /* why GPU variants cannot be built, or NULL */
     enum isolation isolation;
     double compile_timeout_s;
     /* Passed into every sandboxed command: library and include search paths of this
@@ -44,6 +48,8 @@ void toolchain_release(struct toolchain *tc);
 /* Find compilers and the harness. harness_dir holds the objects, include_dir harness.h. */
 int toolchain_detect(struct toolchain *tc, const char *harness_dir, const char *include_dir,
                      struct error *err);
+/* Set (or replace) K=V in the environment every sandboxed command gets. */
+void toolchain_setenv(struct toolchain *tc, const char *key, const char *value);
 /* ro_paths plus `extra` (NULL-terminated) as one NULL-terminated list; free with free(). */
 const char **toolchain_ro_paths(const struct toolchain *tc, const char *const *extra);
 
@@ -81,6 +87,10 @@ struct build_ctx {
     char *src_dir;                   /* submission folder (student builds) */
     char *dir;                       /* build folder */
     const struct messages *messages; /* the student's language (messages.h); NULL: English */
+    char src_digest[65];             /* the submission's files (student builds) */
+    const char *cache_dir;           /* the grader's cache (grade/ keeps builds there), or NULL */
+    bool pic;                        /* compiling for a shared object (build_reference_library) */
+    const char *variant;             /* "exercise-variant" while one is built (names objects) */
     struct build_obj *objs;
     size_t n_objs, alloc_objs;
 };
@@ -96,13 +106,34 @@ int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const str
                   struct build_result *r, struct error *err);
 
 /*
- * Compile one reference source of v into an object with the flags its grading build uses
- * (student kits ship references so, kit.h; a reference source ending in .o is linked as it
- * is). *object: the object's path (caller frees), or NULL when it did not compile, with r's
- * status, message and log saying why. -1 only when the grader failed (err set).
+ * Compile one reference source of v into an object with the flags its grading build uses,
+ * position-independent with hidden visibility, so that it links both into a runner and into
+ * the reference's shared object (student kits ship references so, kit.h; a reference source
+ * ending in .o is linked as it is). *object: the object's path (caller frees), or NULL when
+ * it did not compile, with r's status, message and log saying why. -1 only when the grader
+ * failed (err set).
  */
 int build_reference_object(struct build_ctx *b, const struct variant_spec *v, const char *source,
                            char **object, struct build_result *r, struct error *err);
+
+/*
+ * The reference of variant v as a shared object for the timed pairs (grader/harness/harness.h):
+ * its sources and a generated entry point compiled position-independent with hidden
+ * visibility, linked with -Bsymbolic, stripped and, for CUDA, with machine code only (no PTX),
+ * so that nothing of it clashes with the student's names and little of it can be read back.
+ * r->runner is its path (the variant's folder, libref.so). Reference builds only.
+ */
+int build_reference_library(struct build_ctx *b, const struct exercise_spec *ex,
+                            const struct variant_spec *v, struct build_result *r,
+                            struct error *err);
+
+/* A variant's build record (build.txt, build.log, and the runner where it built) in dir:
+ * save one, or load one (true when there is a complete one). */
+int build_record_save(const char *dir, const struct build_result *r, struct error *err);
+bool build_record_load(const char *dir, struct build_result *r);
+/* Everything a student build depends on beyond the submission's files: compilers and their
+ * versions, flags, the generated prototypes, the harness. Into a running digest. */
+int build_environment_digest(const struct build_ctx *b, struct sha256 *h, struct error *err);
 
 /* A digest of a submission folder's files (names and contents; dot-files and links
  * ignored), for reusing builds and skipping unchanged submissions. */

@@ -21,7 +21,7 @@ static const char *const top_keys[] = {"lab",         "title",     "course", "la
                                        "kit",         "exercises", NULL};
 static const char *const kit_keys[] = {"references", NULL};
 static const char *const kit_reference_names[] = {"objects", "sources", NULL};
-static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", NULL};
+static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", "allow_symbols", NULL};
 static const char *const exercise_keys[] = {
     "id",          "title",          "points",    "params",   "args",   "variants", "cases",
     "tolerance",   "tolerance_note", "work",      "baseline", "oracle", "timeout",  "timing",
@@ -1012,6 +1012,9 @@ static int parse_exercise_head(struct loader *ld, size_t index, struct exercise_
         return -1;
     if ((n = ld_map_get(ld, m, "timing")) && parse_timing(ld, n, &ex->timing))
         return -1;
+    if ((n = ld_map_get(ld, m, "allow_tf32")) &&
+        ld_get_bool(ld, n, "'allow_tf32'", &ex->allow_tf32))
+        return -1;
     return 0;
 }
 
@@ -1171,6 +1174,14 @@ static int parse_build(struct loader *ld, const yaml_node_t *m)
         return -1;
     if ((n = ld_map_get(ld, m, "ldflags")) && ld_get_string(ld, n, "'ldflags'", &lab->ldflags))
         return -1;
+    if ((n = ld_map_get(ld, m, "allow_symbols")) &&
+        parse_string_list(ld, n, "'allow_symbols'", false, &lab->allow_symbols,
+                          &lab->n_allow_symbols))
+        return -1;
+    for (size_t i = 0; i < lab->n_allow_symbols; i++)
+        if (!ld_is_c_ident(lab->allow_symbols[i]))
+            return ld_fail(ld, n, "'%s' in allow_symbols is not a C identifier",
+                           lab->allow_symbols[i]);
     return 0;
 }
 

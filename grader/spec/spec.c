@@ -140,6 +140,7 @@ void lab_release(struct lab *lab)
     free(lab->cflags);
     free(lab->nvccflags);
     free(lab->ldflags);
+    free_strings(lab->allow_symbols, lab->n_allow_symbols);
     sanitizer_spec_release(&lab->sanitizer);
     for (size_t i = 0; lab->exercises && i < lab->n_exercises; i++)
         exercise_release(&lab->exercises[i]);

@@ -208,6 +208,9 @@ struct exercise_spec {
     char *bytes;
     struct perf_spec perf;
     bool has_perf;
+    /* float32 arithmetic may run on TF32 tensor cores (cuBLAS's TF32 mode, PyTorch's
+     * allow_tf32): times are then judged against the TF32 rate, not FP32's (grade/limits.c). */
+    bool allow_tf32;
     struct sanitizer_spec sanitizer;
     struct src_loc loc;
 };
@@ -220,12 +223,16 @@ struct lab {
     char *id; /* "lab6" */
     char *title;
     char *course;
-    char *lang;                      /* "es" or "en" */
-    bool show_hidden;                /* student reports show hidden cases in full */
-    long seed;                       /* default of every exercise's seed */
-    char *cflags;                    /* build: extra flags for C sources, NULL: none */
-    char *nvccflags;                 /* build: extra flags for CUDA sources */
-    char *ldflags;                   /* build: extra link flags */
+    char *lang;       /* "es" or "en" */
+    bool show_hidden; /* student reports show hidden cases in full */
+    long seed;        /* default of every exercise's seed */
+    char *cflags;     /* build: extra flags for C sources, NULL: none */
+    char *nvccflags;  /* build: extra flags for CUDA sources */
+    char *ldflags;    /* build: extra link flags */
+    /* build: names a submission may define although a library the grader links exports them
+     * (run/symbols.h); the lab's functions are always allowed. */
+    char **allow_symbols;
+    size_t n_allow_symbols;
     bool kit_reference_sources;      /* kit: {references: sources}: kits carry the sources */
     struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
     struct exercise_spec *exercises;

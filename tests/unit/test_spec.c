@@ -464,8 +464,8 @@ static const struct bad_spec bad_specs[] = {
     {"bad_timing_checks.yaml", ":24:110: 'checks' must be between 1 and 8, got 9"},
     {"bad_timing_rounds.yaml", ":24:121: 'rounds' must be between 1 and 20, got 21"},
     {"bad_timing_samples.yaml", ":24:38: 'max_samples' (50) must be >= 'min_samples' (60)"},
-    {"bad_build_key.yaml",
-     ":3:22: unknown key 'ldflag' in build (expected one of: cflags, nvccflags, ldflags)"},
+    {"bad_build_key.yaml", ":3:22: unknown key 'ldflag' in build (expected one of: cflags, "
+                           "nvccflags, ldflags, allow_symbols)"},
     {"bad_complex_key.yaml", ":3:3: expected a plain key at top level, got a sequence"},
     {"bad_dup_memory.yaml", ":14:29: duplicate key 'y' in memory (first at line 14)"},
     {"bad_abs_source.yaml",
