@@ -9,12 +9,13 @@
  *   grader/ (the sources, deps.sh, the harness), templates/;
  *   labs/labN/lab.yaml without its hidden cases, labs/labN/README.md, labs/labN/skeleton/;
  *   the references: compiled objects (x.c.o, x.cu.o, beside where the source was: kernels/
- *     or the lab folder), built with the flags the grader uses and, for CUDA, for every major
- *     GPU architecture; the kit's lab.yaml names the objects, which the kit's grader links as
- *     they are (build.h). Where lab.yaml says `kit: {references: sources}`, the sources go
- *     instead (and the local headers they include).
- * The instructor's solution/, test submissions, expected verdicts, reference sources (unless
- * asked) and anything else of the lab folder are refused and listed in the manifest, each
+ *     or the lab folder), built with the flags the grader uses, position-independent (they
+ *     link into runners and into the references' shared objects) and, for CUDA, as machine
+ *     code for every major GPU architecture in o->tc->gpu_codes, without PTX; the kit's
+ *     lab.yaml names the objects, which the kit's grader links as they are (build.h). Where
+ * lab.yaml says `kit: {references: sources}`, the sources go instead (and the local headers they
+ * include). The instructor's solution/, test submissions, expected verdicts, reference sources
+ * (unless asked) and anything else of the lab folder are refused and listed in the manifest, each
  * with why; no links, no absolute paths; file modes kept.
  *
  * The kit is assembled in a temporary folder first and its lab.yaml loaded with

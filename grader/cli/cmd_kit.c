@@ -151,6 +151,17 @@ static void print_refused(const struct cli *c, const struct kit_manifest *m, con
     strbuf_release(&private_ones);
 }
 
+static bool packed_cuda_object(const struct kit_manifest *m)
+{
+    for (size_t i = 0; i < m->n_files; i++) {
+        size_t n = strlen(m->files[i].path);
+        if (m->files[i].group == KIT_REF_OBJECTS && n > 5 &&
+            !strcmp(m->files[i].path + n - 5, ".cu.o"))
+            return true;
+    }
+    return false;
+}
+
 static int make_kit(struct cli *c, const struct lab *lab, const struct toolchain *tc)
 {
     char *out = c->a.out ? xstrdup(c->a.out) : xstrfmt("reports/kits/%s-kit.tar.gz", lab->id);
@@ -167,6 +178,10 @@ static int make_kit(struct cli *c, const struct lab *lab, const struct toolchain
         status = EXIT_GRADER;
     } else {
         print_packed(c, &m, out);
+        if (tc && tc->gpu_codes && packed_cuda_object(&m))
+            printf(cli_tr(c, "CUDA references: machine code for %s, no PTX (a GPU of another "
+                             "major architecture cannot run them)\n"),
+                   tc->gpu_codes);
         if (m.reference_sources)
             printf("%s\n", cli_tr(c, "the references are shipped as sources, as lab.yaml asks "
                                      "(kit: {references: sources}): students can read them"));

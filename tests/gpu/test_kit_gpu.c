@@ -1,8 +1,9 @@
 /*
  * The student kit on a GPU: `grader kit labs/lab6` (LG_BIN) ships lab 6's references as
- * objects, CUDA ones built for every major architecture; unpacked, with the solution copied
- * over the skeleton, `make check LAB=6` builds the grader from the kit's sources, links the
- * reference objects (kernels/x.cu.o) into GPU runners, and every variant, GPU ones included,
+ * objects, CUDA ones as machine code for every major architecture; unpacked, with the
+ * solution copied over the skeleton, `make check LAB=6` (timed) builds the grader from the
+ * kit's sources, links the reference objects (kernels/x.cu.o) into GPU runners and into the
+ * references' shared objects of the timed pairs, and every variant, GPU ones included,
  * passes: none skipped. Fails when the grader sees no GPU. Run from the repository root.
  */
 #include "../e2e/e2e.h"
@@ -49,7 +50,7 @@ START_TEST(test_kit_links_gpu_reference_objects)
     char *make_log = xstrfmt("%s/make.log", dir);
     cmd = xstrfmt(
         "cd '%s/lab6-kit' && env -u MAKEFLAGS -u BUILD -u CFLAGS -u LDFLAGS LG_NO_INSTALL=1 "
-        "make -j\"$(nproc)\" check LAB=6 ARGS='--no-timing --case n256,n1000 --no-pdf' "
+        "make -j\"$(nproc)\" check LAB=6 ARGS='--case n256,n1000 --no-pdf' "
         "> '%s' 2>&1",
         dir, make_log);
     rc = system(cmd);
