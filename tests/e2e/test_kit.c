@@ -778,8 +778,9 @@ START_TEST(test_kit_grades_skeleton)
 
     /* The skeleton turned solution: everything graded here passes. */
     copy_solution_over(skeleton);
-    /* Timed too: the reference's shared object (timed pairs) is linked from its object. */
-    int rc = kit_make_check(kit, log, "ARGS=--case n256,n1000 --no-pdf");
+    /* Correctness only: timings on a loaded CI machine can be flagged impossible against its
+     * calibration. tests/gpu/test_kit_gpu.c grades the kit timed, on a GPU machine. */
+    int rc = kit_make_check(kit, log, "ARGS=--no-timing --case n256,n1000 --no-pdf");
     char *tail = log_tail(log);
     ck_assert_msg(rc == 0, "make check on the solution: exit %d, expected 0 (%s):\n%s", rc, log,
                   tail);
