@@ -37,6 +37,8 @@ enum cli_command_id {
     CMD_MERGE,
     CMD_SLURM,
     CMD_KIT,
+    CMD_GRADESCOPE,
+    CMD_AUTOGRADE,
     CMD_HEADER,
     CMD_MACHINE,
     CMD_VERSION,
@@ -68,6 +70,13 @@ struct cli_args {
     int jobs, gpus;
     int shard[2]; /* K, N; 0, 0: everything */
     bool force, no_slow, no_hidden, no_merge;
+    /* grade, merge: the LMS files (class/late.h, class/regrade.h) */
+    const char *deadline, *grace, *late_per_day, *late_cap, *late_max_days, *extensions;
+    const char *reason;
+    double canvas_points; /* 0: Canvas's column as graded */
+    /* gradescope, autograde (class/gradescope.h) */
+    const char *gpu_policy, *remote_host, *remote_dir, *remote_key, *known_hosts, *root;
+    bool setup, stdin_tar;
     /* slurm */
     int shards, gpus_per_task, cpus_per_task; /* gpus_per_task -1: as the lab needs */
     const char *partition, *time, *mem, *account, *sbatch;
@@ -165,6 +174,8 @@ int cmd_grade(struct cli *c);
 int cmd_merge(struct cli *c);
 int cmd_slurm(struct cli *c);
 int cmd_kit(struct cli *c);
+int cmd_gradescope(struct cli *c);
+int cmd_autograde(struct cli *c);
 int cmd_header(struct cli *c);
 int cmd_machine(struct cli *c);
 int cmd_version(struct cli *c);

@@ -3,6 +3,7 @@
 
 #include "grade/grade.h"
 #include "grade/results.h"
+#include "report/gradescope.h"
 #include "report/table.h"
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -55,7 +56,19 @@ static int status_of(const struct results *r)
     return r->n_fail ? EXIT_FAIL : EXIT_PASS;
 }
 
-/* results.json, the console table and the report, under OUT/<lab>/<student>/. */
+/* What check leaves for an LMS beside results.json: the student's gradescope.json
+ * (report/gradescope.h), the student view. */
+static int write_check_exports(struct cli *c, const struct lab *lab, const struct results *r,
+                               const char *dir, struct error *err)
+{
+    struct gradescope_opts go = {true, &c->msgs, lab, 0};
+    char *path = path_join(dir, "gradescope.json");
+    int rc = export_gradescope(r, &go, path, err);
+    free(path);
+    return rc;
+}
+
+/* results.json, gradescope.json, the console table and the report, under OUT/<lab>/<student>/. */
 static int write_results(struct cli *c, const struct lab *lab, const struct results *r,
                          const char *out)
 {
@@ -65,7 +78,8 @@ static int write_results(struct cli *c, const struct lab *lab, const struct resu
     bool color = table_use_color(stdout);
     int status = EXIT_GRADER;
     error_init(&err);
-    if (mkdir_p(dir, &err) != 0 || results_write(r, json, &err) != 0) {
+    if (mkdir_p(dir, &err) != 0 || results_write(r, json, &err) != 0 ||
+        write_check_exports(c, lab, r, dir, &err) != 0) {
         error_print(&err, stderr);
     } else {
         if (!c->a.quiet)

@@ -35,6 +35,11 @@ static void batch_from_args(const struct cli *c, struct batch_opts *o)
     o->grade.keep_work = a->keep;
     if (a->sanitize >= 0)
         o->grade.sanitize = (enum sanitize_mode)a->sanitize;
+    /* Checked when the policy is made, naming the option (class/late.h). */
+    o->late = (struct late_options){a->deadline, a->grace,         a->late_per_day,
+                                    a->late_cap, a->late_max_days, a->extensions};
+    o->regrade_reason = a->reason;
+    o->canvas_points = a->canvas_points;
 }
 
 static void print_summary(const struct lab *lab, const struct batch_summary *sum)

@@ -44,6 +44,19 @@ const struct cli_command cli_commands[] = {
      "and the references as compiled objects (their sources only where lab.yaml says kit: "
      "{references: sources}). Nothing else of the lab folder; every file packed is listed.",
      1, 1, cmd_kit},
+    {CMD_GRADESCOPE, "gradescope", "LAB [options]", "Gradescope autograder zip",
+     "Writes the zip Gradescope takes as a programming assignment's autograder: setup.sh "
+     "builds the grader, the references and every expected output once; run_autograder "
+     "grades each submission with grader autograde. The lab goes in with its hidden cases, "
+     "never its solution. Without a GPU on the runner, --gpu-policy says what happens "
+     "(docs/exports.md).",
+     1, 1, cmd_gradescope},
+    {CMD_AUTOGRADE, "autograde", "LAB [options]",
+     "grade one Gradescope submission (run by the zip)",
+     "Grades ROOT/submission with ROOT/submission_metadata.json and writes "
+     "ROOT/results/results.json, as run_autograder does on Gradescope; a grader error leaves "
+     "no results, so that Gradescope shows an autograder failure to re-run.",
+     1, 1, cmd_autograde},
     {CMD_HEADER, "header", "LAB", "print the C prototypes a submission must match",
      "Prints the prototypes the grader force-includes when it compiles a submission.", 1, 1,
      cmd_header},

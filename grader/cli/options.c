@@ -165,6 +165,13 @@ static int apply(struct cli *c, const struct cli_option *o, const char *v)
         }
         cli_error(c, cli_tr(c, "%s takes a positive number of seconds, not '%s'"), o->name, v);
         return EXIT_USAGE;
+    case OPT_NUMBER:
+        if (parse_double(v, &d) && d > 0 && isfinite(d)) {
+            *(double *)dst = d;
+            return 0;
+        }
+        cli_error(c, cli_tr(c, "%s takes a positive number, not '%s'"), o->name, v);
+        return EXIT_USAGE;
     case OPT_INT:
         if (parse_long(v, &l) && l >= o->value && l <= o->max) {
             *(int *)dst = (int)l;

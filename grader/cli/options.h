@@ -27,6 +27,7 @@ enum opt_kind {
     OPT_STRING,  /* takes any text */
     OPT_CHOICE,  /* takes one of `choices` (kept as text) */
     OPT_SECONDS, /* a positive number of seconds (double) */
+    OPT_NUMBER,  /* a positive number (double) */
     OPT_INT,     /* a whole number from `value` to `max` (int) */
     OPT_SIZE,    /* bytes: 4G, 512M, 1048576 (long long) */
     OPT_SHARD,   /* K/N with 1 <= K <= N (int[2]) */

@@ -70,8 +70,9 @@ static void expect(int status, int want, const char *what, ...)
     va_end(ap);
 }
 
-static const char *const commands[] = {"check", "validate", "report",  "grade",   "merge", "slurm",
-                                       "kit",   "header",   "machine", "version", "help",  NULL};
+static const char *const commands[] = {"check",   "validate", "report",     "grade",     "merge",
+                                       "slurm",   "kit",      "gradescope", "autograde", "header",
+                                       "machine", "version",  "help",       NULL};
 
 START_TEST(test_help_everywhere)
 {
@@ -93,7 +94,11 @@ START_TEST(test_help_everywhere)
            NULL);
     expect(grader("slurm", "--help", NULL), 0, "slurm --help",
            "grade options passed to every shard:", "--shards N", NULL);
-    expect(grader("--help", NULL), 0, "--help", "commands:", "kit", NULL);
+    expect(grader("gradescope", "-h", NULL), 0, "gradescope -h", "--gpu-policy POLICY",
+           "--remote-host USER@HOST", NULL);
+    expect(grader("help", "autograde", NULL), 0, "help autograde", "--stdin-tar", "--root DIR",
+           NULL);
+    expect(grader("--help", NULL), 0, "--help", "commands:", "kit", "gradescope", NULL);
     expect(grader("help", NULL), 0, "help", "commands:", "grader help COMMAND", NULL);
     /* Help follows --lang where the command has one. */
     expect(grader("check", "--help", "--lang", "es", NULL), 0, "check --help es",
@@ -137,6 +142,14 @@ START_TEST(test_usage_errors)
         {{"slurm", LABCPU, "--submissions", CLASS, "--shard", "1/2"}, "set by slurm for each task"},
         {{"slurm", LABCPU, "--submissions", CLASS, "--only", "nosuchex"}, "saxpy, dot"},
         {{"merge", LABCPU, "--jobs", "2"}, "--jobs is an option of grade, not of merge"},
+        {{"merge", LABCPU, "--canvas-points", "0"}, "--canvas-points takes a positive number"},
+        {{"gradescope", LABCPU, "--gpu-policy", "maybe"},
+         "--gpu-policy is one of informational, remote, fail, not 'maybe'"},
+        {{"gradescope", LABCPU, "--gpu-policy", "remote"},
+         "--gpu-policy remote needs --remote-host, --remote-dir, --remote-key and --known-hosts"},
+        {{"autograde", LABCPU, "--out", "x"}, "--out is an option of"},
+        {{"autograde", "tests/fixtures/specs/bad_top_key.yaml", "--root", "/nonexistent"},
+         "unknown key 'author'"},
         {{"validate", "tests/fixtures/specs/bad_top_key.yaml"}, "unknown key 'author'"},
         {{"header", "tests/fixtures/specs/bad_lang.yaml"}, "lang 'fr' is not one of es, en"},
     };

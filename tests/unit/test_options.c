@@ -90,6 +90,29 @@ START_TEST(test_values_go_where_the_table_says)
         ck_assert_str_eq(c.a.pass[i], want[i]);
     ck_assert_ptr_null(c.a.pass[5]);
     cli_release(&c);
+
+    /* The LMS options of merge (grade takes the same), and the Gradescope commands'. */
+    const char *merge[] = {"merge",           "L",   "--deadline", "2026-03-02T23:59:00+01:00",
+                           "--late-cap",      "50",  "--reason",   "regraded",
+                           "--canvas-points", "8.5", NULL};
+    ck_assert_int_eq(parse(&c, CMD_MERGE, merge), 0);
+    ck_assert_str_eq(c.a.deadline, "2026-03-02T23:59:00+01:00");
+    ck_assert_str_eq(c.a.late_cap, "50");
+    ck_assert_str_eq(c.a.reason, "regraded");
+    ck_assert(c.a.canvas_points == 8.5);
+    cli_release(&c);
+    const char *gs[] = {"gradescope",   "L",      "--out",       "a.zip",
+                        "--gpu-policy", "remote", "--no-timing", NULL};
+    ck_assert_int_eq(parse(&c, CMD_GRADESCOPE, gs), 0);
+    ck_assert_str_eq(c.a.out, "a.zip");
+    ck_assert_str_eq(c.a.gpu_policy, "remote");
+    ck_assert(c.a.no_timing && !c.a.no_slow);
+    cli_release(&c);
+    const char *ag[] = {"autograde", "L", "--root", "/tmp/r", "--setup", "--stdin-tar", NULL};
+    ck_assert_int_eq(parse(&c, CMD_AUTOGRADE, ag), 0);
+    ck_assert_str_eq(c.a.root, "/tmp/r");
+    ck_assert(c.a.setup && c.a.stdin_tar);
+    cli_release(&c);
 }
 END_TEST
 
@@ -123,6 +146,16 @@ START_TEST(test_refused)
         ck_assert_msg(parse(&c, CMD_GRADE, grade_bad[i]) == EXIT_USAGE, "grade case %zu", i);
         cli_release(&c);
     }
+    static const char *const lms_bad[][6] = {
+        {"merge", "L", "--canvas-points", "0"},       {"merge", "L", "--canvas-points", "many"},
+        {"gradescope", "L", "--gpu-policy", "maybe"}, {"gradescope", "L", "--setup"},
+        {"autograde", "L", "--remote-host", "h"},     {"autograde"},
+    };
+    for (size_t i = 0; i < sizeof(lms_bad) / sizeof(lms_bad[0]); i++) {
+        const struct cli_command *cmd = cli_command_find(lms_bad[i][0]);
+        ck_assert_msg(parse(&c, cmd->id, lms_bad[i]) == EXIT_USAGE, "lms case %zu", i);
+        cli_release(&c);
+    }
     const char *version[] = {"version", "--bogus", NULL};
     ck_assert_int_eq(parse(&c, CMD_VERSION, version), EXIT_USAGE);
     cli_release(&c);
@@ -142,6 +175,7 @@ static const char *sample(const struct cli_option *o)
 {
     switch (o->kind) {
     case OPT_SECONDS:
+    case OPT_NUMBER:
     case OPT_INT:
         return "1";
     case OPT_CHOICE:

@@ -595,6 +595,7 @@ static const char *sample_value(const struct cli_option *o, char *buf, size_t si
 {
     switch (o->kind) {
     case OPT_SECONDS:
+    case OPT_NUMBER:
         return "5";
     case OPT_INT:
         snprintf(buf, size, "%ld", o->value);
