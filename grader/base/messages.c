@@ -210,7 +210,9 @@ int messages_load(struct messages *m, const char *path, struct error *err)
                      "expected one double-quoted string (escapes: \\\" \\\\ \\n \\t)");
         goto out;
     }
-    qsort(fresh.entries, fresh.n, sizeof(*fresh.entries), cmp_entry);
+    /* An empty catalog (comments only) has no array to sort: qsort wants a real one. */
+    if (fresh.n > 0)
+        qsort(fresh.entries, fresh.n, sizeof(*fresh.entries), cmp_entry);
     for (size_t i = 1; i < fresh.n; i++)
         if (!strcmp(fresh.entries[i - 1].id, fresh.entries[i].id)) {
             error_set_at(err, path, 0, 0, "msgid \"%.60s\" is translated twice",

@@ -1056,7 +1056,7 @@ static void print_gone(struct results **all, size_t n, const enum merge_state *s
  */
 static int merge_check(const struct lab *lab, const struct batch_opts *o, const char *out,
                        struct results **all, size_t n, enum merge_state *state, int *missing,
-                       struct error *err)
+                       bool *bad_input, struct error *err)
 {
     struct submission_set set;
     struct collect_limits lim;
@@ -1066,8 +1066,11 @@ static int merge_check(const struct lab *lab, const struct batch_opts *o, const 
     collect_limits_init(&lim);
     for (size_t j = 0; j < n; j++)
         state[j] = MERGE_GONE;
-    if (collect_class(lab, o, unpack, &lim, &set, err) != 0)
+    if (collect_class(lab, o, unpack, &lim, &set, err) != 0) {
+        if (bad_input)
+            *bad_input = true;
         goto out;
+    }
     for (size_t i = 0; i < set.n; i++) {
         char digest[65];
         size_t j = 0;
@@ -1244,7 +1247,8 @@ out:
     return rc;
 }
 
-int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err)
+int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, bool *bad_input,
+                struct error *err)
 {
     char *out = lab_out(lab, o);
     struct results **all = NULL;
@@ -1264,7 +1268,7 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
         goto out;
     list_results(lab, out, known ? class_list.buf : NULL, &all, &n);
     enum merge_state *state = xcalloc(n ? n : 1, sizeof(*state));
-    if (o->submissions && merge_check(lab, o, out, all, n, state, missing, err) != 0) {
+    if (o->submissions && merge_check(lab, o, out, all, n, state, missing, bad_input, err) != 0) {
         free(state);
         goto out;
     }

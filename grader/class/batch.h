@@ -49,8 +49,11 @@ void batch_opts_init(struct batch_opts *o);
 int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
                 struct batch_summary *s, struct error *err);
 /* Gradebooks and class summary from every results.json under out/<lab>; when
- * submissions is given, students without results are listed in *missing. */
-int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err);
+ * submissions is given, students without results are listed in *missing. When the
+ * submissions or the roster were refused (the caller's input to fix), *bad_input is set
+ * (bad_input may be NULL). */
+int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, bool *bad_input,
+                struct error *err);
 
 /*
  * The GPU worker w (0-based) grades on, as a CUDA_VISIBLE_DEVICES value: entry w mod k of
