@@ -11,7 +11,7 @@
 # spend much of their time waiting on compilers, sandboxed runs and their limits); each
 # suite's output is kept and printed in the order given.
 set -u
-export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
+export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-300}
 suite_timeout=${LG_SUITE_TIMEOUT:-1800}
 label=$1; shift
 tmp=$(mktemp -d /tmp/lg-suites-XXXXXX)
