@@ -8,6 +8,7 @@
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
 #   make kit LAB=6       student kit tarball
 #   make gradescope LAB=6  Gradescope autograder zip (ARGS="--gpu-policy remote ..."; docs/exports.md)
+#   make install         bin/labgrader, its data, and the manual page (man labgrader)
 #   make bench           grading throughput and timing-accuracy table
 #   make fuzz            libFuzzer harnesses (clang), FUZZ_SECONDS each (tests/fuzz/README.md)
 
@@ -38,6 +39,7 @@ GRADER_OBJ := $(GRADER_SRC:grader/%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ   := $(BUILD)/obj/cli/main.o
 LIB        := $(BUILD)/libgrader.a
 BIN        := $(BUILD)/grader
+MAN        := $(BUILD)/grader.1
 
 # The harness is the trusted half of every student and reference process.
 HARNESS_PARTS := harness job case timing buffers fill clock result dtype
@@ -50,7 +52,11 @@ OPENBLAS_LIBS   = $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenb
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-E2E_SRC   := $(wildcard tests/e2e/test_*.c)
+# The suites that wait longest first: with two running at once (tests/run-suites.sh), the rest
+# fill in beside them.
+E2E_FIRST := tests/e2e/test_hostile.c tests/e2e/test_labs.c
+E2E_SRC   := $(filter $(E2E_FIRST),$(wildcard tests/e2e/test_*.c)) \
+             $(filter-out $(E2E_FIRST),$(wildcard tests/e2e/test_*.c))
 E2E_BIN   := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
 GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test_*.c))
 
@@ -61,7 +67,7 @@ CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrade
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
         fuzz fuzz-build deps-fuzz
 
-all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
+all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE) $(MAN)
 
 deps-test:
 	@grader/deps.sh test
@@ -89,6 +95,11 @@ $(LIB): $(GRADER_OBJ)
 
 $(BIN): $(MAIN_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The manual page, generated from the command and option tables (grader help --man), so that
+# it lists exactly what the parser takes.
+$(MAN): $(BIN) templates/man/grader.1
+	$(BIN) help --man > $@.tmp && mv $@.tmp $@
 
 # Harness objects: built without sanitizers or -Werror toggles of the grader, since
 # they are linked into student programs compiled with the lab's own flags.
@@ -246,13 +257,17 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/labgrader/harness \
 	  $(DESTDIR)$(PREFIX)/share/labgrader/include
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/labgrader
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/labgrader.1
+	install -m 644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/grader.1
 	install -m 644 $(BUILD)/harness/*.o $(DESTDIR)$(PREFIX)/share/labgrader/harness/
 	if [ -e $(BUILD)/harness/gpuprobe ]; then install -m 755 $(BUILD)/harness/gpuprobe $(DESTDIR)$(PREFIX)/share/labgrader/harness/; fi
 	install -m 644 grader/harness/harness.h $(DESTDIR)$(PREFIX)/share/labgrader/include/
 	cp -r templates kernels $(DESTDIR)$(PREFIX)/share/labgrader/
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/bin/labgrader $(DESTDIR)$(PREFIX)/share/labgrader
+	rm -rf $(DESTDIR)$(PREFIX)/bin/labgrader $(DESTDIR)$(PREFIX)/share/labgrader \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/labgrader.1 $(DESTDIR)$(PREFIX)/share/man/man1/grader.1
 
 clean:
 	rm -rf build

@@ -6,26 +6,60 @@
 # enough for a loaded machine: Check's per-test timeout where a suite sets none
 # (CK_DEFAULT_TIMEOUT, Check's own default being 4 s), and LG_SUITE_TIMEOUT for a whole suite
 # (killed, and counted as failed, past it).
+#
+# LG_SUITE_JOBS suites run at once (default 2 for the end-to-end suites, 1 otherwise: they
+# spend much of their time waiting on compilers, sandboxed runs and their limits); each
+# suite's output is kept and printed in the order given.
 set -u
-export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-120}
+export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-300}
 suite_timeout=${LG_SUITE_TIMEOUT:-1800}
 label=$1; shift
-passed=0; failed=0; skips=0; bad=()
+tmp=$(mktemp -d /tmp/lg-suites-XXXXXX)
+cleanup() { rm -rf "$tmp"; [ -n "${own_cache:-}" ] && rm -rf "$own_cache"; }
+trap cleanup EXIT
+# The end-to-end and GPU suites grade the same labs again and again: one grader cache for the
+# whole run (references, expected outputs, calibration, objects; keyed by content and published
+# atomically), so each lab is built and calibrated once. Suites that inspect a cache of their
+# own unset it.
+if [ "$label" != unit ] && [ -z "${LABGRADER_CACHE:-}" ]; then
+    own_cache=$(mktemp -d /tmp/lg-suite-cache-XXXXXX)
+    export LABGRADER_CACHE=$own_cache
+fi
+jobs=${LG_SUITE_JOBS:-$([ "$label" = e2e ] && echo 2 || echo 1)}
+
+# One suite: its output in $tmp/<i>.out, its exit status and seconds in $tmp/<i>.rc.
+run_one() {
+    local i=$1 bin=$2 t0=$SECONDS rc
+    CK_FORK=yes timeout -k 30 "$suite_timeout" "$bin" > "$tmp/$i.out" 2>&1; rc=$?
+    [ $rc -eq 124 ] && echo "$label: $(basename "$bin") still running after ${suite_timeout} s: killed (LG_SUITE_TIMEOUT)" >> "$tmp/$i.out"
+    echo "$rc $((SECONDS - t0))" > "$tmp/$i.rc"
+}
+
+i=0
 for bin in "$@"; do
-    [ -x "$bin" ] || { echo "$label: missing $bin"; bad+=("$bin"); failed=$((failed+1)); continue; }
-    t0=$SECONDS
-    out=$(CK_FORK=yes timeout -k 30 "$suite_timeout" "$bin" 2>&1); rc=$?
-    [ $rc -eq 124 ] && out+=$'\n'"$label: $(basename "$bin") still running after ${suite_timeout} s: killed (LG_SUITE_TIMEOUT)"
-    took=$((SECONDS - t0))
+    i=$((i + 1))
+    if [ ! -x "$bin" ]; then
+        echo "$label: missing $bin" > "$tmp/$i.out"; echo "127 0" > "$tmp/$i.rc"; continue
+    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    run_one "$i" "$bin" &
+done
+wait
+
+passed=0; failed=0; skips=0; bad=()
+i=0
+for bin in "$@"; do
+    i=$((i + 1))
+    out=$(cat "$tmp/$i.out"); read -r rc took < "$tmp/$i.rc"
     line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n1)
     n=$(printf '%s' "$line" | sed -nE 's/.*Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/p')
     if [ -n "$n" ]; then
-        set -- $n "$@"; checks=$1; fails=$(( $2 + $3 )); shift 3
-        passed=$((passed + checks - fails)); failed=$((failed + fails))
-    elif [ $rc -ne 0 ]; then
-        failed=$((failed+1))
+        read -r checks f e <<< "$n"
+        passed=$((passed + checks - f - e)); failed=$((failed + f + e))
+    elif [ "$rc" -ne 0 ]; then
+        failed=$((failed + 1))
     fi
-    if [ $rc -ne 0 ]; then
+    if [ "$rc" -ne 0 ]; then
         bad+=("$bin")
         printf '%s\n' "$out" | grep -vE '^[0-9]+%: Checks' | tail -n 40
     fi

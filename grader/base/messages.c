@@ -210,8 +210,8 @@ int messages_load(struct messages *m, const char *path, struct error *err)
                      "expected one double-quoted string (escapes: \\\" \\\\ \\n \\t)");
         goto out;
     }
-    /* An empty catalog has no array at all, which qsort may not be given. */
-    if (fresh.n > 1)
+    /* An empty catalog (comments only) has no array to sort: qsort wants a real one. */
+    if (fresh.n > 0)
         qsort(fresh.entries, fresh.n, sizeof(*fresh.entries), cmp_entry);
     for (size_t i = 1; i < fresh.n; i++)
         if (!strcmp(fresh.entries[i - 1].id, fresh.entries[i].id)) {

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int state = -1; /* unknown, off, on */
 static double start;
@@ -20,13 +21,29 @@ bool trace_enabled(void)
     return state == 1;
 }
 
+/* The grader's own peak resident memory so far (VmHWM), in MiB; -1 where unknown. */
+static long peak_mib(void)
+{
+    char line[128];
+    long kib = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, "VmHWM:", 6)) {
+            kib = strtol(line + 6, NULL, 10);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return kib < 0 ? -1 : kib / 1024;
+}
+
 void trace_point(const char *fmt, ...)
 {
     if (!trace_enabled())
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "[trace %8.3f s] ", now_seconds() - start);
+    fprintf(stderr, "[trace %8.3f s %5ld MiB] ", now_seconds() - start, peak_mib());
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

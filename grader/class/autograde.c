@@ -29,15 +29,10 @@ enum { AG_OK = 0, AG_NO_GPU = 1, AG_USAGE = 2, AG_GRADER = 3 };
 
 enum ag_policy { AG_INFORMATIONAL, AG_REMOTE, AG_FAIL };
 
-struct ag_cli {
-    const char *lab_arg, *root, *lang;
-    bool setup, stdin_tar, no_slow, no_timing;
-    enum ag_policy policy;
-};
-
 /* Everything one run holds, released together. */
 struct ag_run {
-    struct ag_cli cli;
+    struct autograde_args cli;
+    enum ag_policy policy;
     struct lab lab;
     bool lab_loaded;
     struct grade_env env;
@@ -59,52 +54,6 @@ static int parse_policy(const char *s, enum ag_policy *p)
         *p = AG_FAIL;
     else
         return -1;
-    return 0;
-}
-
-static int parse_cli(int argc, char **argv, struct ag_cli *c)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = !strcmp(a, "--root") || !strcmp(a, "--gpu-policy") || !strcmp(a, "--lang");
-        if (takes && !next) {
-            fprintf(stderr, "grader autograde: %s needs a value\n", a);
-            return -1;
-        }
-        if (takes)
-            i++;
-        if (!strcmp(a, "--root"))
-            c->root = next;
-        else if (!strcmp(a, "--lang"))
-            c->lang = next;
-        else if (!strcmp(a, "--gpu-policy")) {
-            if (parse_policy(next, &c->policy) != 0) {
-                fprintf(stderr,
-                        "grader autograde: --gpu-policy is informational, remote or "
-                        "fail, not '%s'\n",
-                        next);
-                return -1;
-            }
-        } else if (!strcmp(a, "--setup"))
-            c->setup = true;
-        else if (!strcmp(a, "--stdin-tar"))
-            c->stdin_tar = true;
-        else if (!strcmp(a, "--no-slow"))
-            c->no_slow = true;
-        else if (!strcmp(a, "--no-timing"))
-            c->no_timing = true;
-        else if (a[0] != '-' && !c->lab_arg)
-            c->lab_arg = a;
-        else {
-            fprintf(stderr, "grader autograde: unexpected argument '%s'\n", a);
-            return -1;
-        }
-    }
-    if (!c->lab_arg) {
-        fprintf(stderr, "usage: grader autograde LAB [--root DIR] [--setup] [--stdin-tar] "
-                        "[--gpu-policy informational|remote|fail] [--no-slow] [--no-timing]\n");
-        return -1;
-    }
     return 0;
 }
 
@@ -454,7 +403,7 @@ static int load(struct ag_run *run, const struct grader_paths *p, struct error *
 
 static int grade_submission_run(struct ag_run *run, struct error *err)
 {
-    if (!run->env.gpu.available && lab_has_gpu(&run->lab) && run->cli.policy == AG_FAIL) {
+    if (!run->env.gpu.available && lab_has_gpu(&run->lab) && run->policy == AG_FAIL) {
         /* The instructor asked for an autograder failure rather than GPU cases unmarked. */
         fprintf(run->log,
                 "No usable GPU on this runner (%s) and --gpu-policy fail: no results. Re-run "
@@ -465,12 +414,15 @@ static int grade_submission_run(struct ag_run *run, struct error *err)
     if (read_metadata(run, err) != 0 || collect_one(run, err) != 0 || run->set.n != 1 ||
         grade_it(run, err) != 0 || write_results(run, err) != 0)
         return AG_GRADER;
-    table_print(run->log, &run->r, false);
-    table_print_summary(run->log, &run->r, false);
+    struct table_opts to;
+    table_opts_init(&to);
+    to.msgs = &run->msgs;
+    table_print(run->log, &run->r, &to);
+    table_print_summary(run->log, &run->r, &to);
     return AG_OK;
 }
 
-int autograde_main(int argc, char **argv, const struct grader_paths *p)
+int autograde_run(const struct autograde_args *a, const struct grader_paths *p)
 {
     struct ag_run run;
     struct error err;
@@ -482,10 +434,10 @@ int autograde_main(int argc, char **argv, const struct grader_paths *p)
     submission_set_init(&run.set);
     results_init(&run.r);
     error_init(&err);
-    if (parse_cli(argc, argv, &run.cli) != 0) {
-        run_release(&run);
-        return AG_USAGE;
-    }
+    run.cli = *a;
+    /* The option parser checked the value (cli/optable.c). */
+    if (a->policy)
+        parse_policy(a->policy, &run.policy);
     run.log = run.cli.stdin_tar ? stderr : stdout;
     if (run.cli.stdin_tar && root_from_stdin(&run, &err) != 0)
         status = AG_GRADER;

@@ -446,18 +446,21 @@ static void run_worker(struct grade_env *env, const struct lab *lab, const struc
     }
 }
 
-char *batch_worker_device(int w)
+char *batch_worker_device(int w, int n_gpus)
 {
     const char *p = getenv("CUDA_VISIBLE_DEVICES");
-    for (int i = 0; p && *p; i++) {
+    size_t k = 0;
+    for (const char *q = p; q && *q; q += strcspn(q, ",") + (q[strcspn(q, ",")] != 0))
+        k++;
+    if (k == 0)
+        return xstrfmt("%d", w % (n_gpus > 0 ? n_gpus : 1));
+    size_t want = (size_t)w % k;
+    for (size_t i = 0;; i++) {
         size_t len = strcspn(p, ",");
-        if (i == w)
+        if (i == want)
             return xstrndup(p, len);
-        if (!p[len])
-            break;
         p += len + 1;
     }
-    return xstrfmt("%d", w);
 }
 
 /* The worker processes of the running batch, for batch_kill_workers (a signal handler). */
@@ -515,8 +518,19 @@ static pid_t start_worker(struct grade_env *env, const struct lab *lab, const st
     close(fds[0]);
     report_seconds = 0;
     no_pdf_count = 0;
-    char *dev = batch_worker_device(w);
+    int n_gpus = env->gpu.available && env->gpu.count > 0 ? env->gpu.count : 1;
+    char *dev = batch_worker_device(w, n_gpus);
     setenv("CUDA_VISIBLE_DEVICES", dev, 1);
+    /* Workers sharing a GPU: timed GPU runs take turns on it, as timed CPU runs do on the
+     * machine, so that no timing sees another worker's kernels. */
+    if (workers > n_gpus) {
+        char host[256] = "localhost";
+        gethostname(host, sizeof(host) - 1);
+        host[sizeof(host) - 1] = '\0';
+        char *lock = xstrfmt("%s/.gpu-timing-%s-%s.lock", out, host, dev);
+        setenv("LABGRADER_GPU_LOCK", lock, 1);
+        free(lock);
+    }
     free(dev);
     run_worker(env, lab, o, todo, n, w, workers, fds[1], NULL, 0);
     char *stats = worker_stats_path(out, w, parent);
@@ -1064,7 +1078,7 @@ static void print_gone(struct results **all, size_t n, const enum merge_state *s
  */
 static int merge_check(const struct lab *lab, const struct batch_opts *o, const char *out,
                        struct results **all, size_t n, enum merge_state *state, int *missing,
-                       struct error *err)
+                       bool *bad_input, struct error *err)
 {
     struct submission_set set;
     struct collect_limits lim;
@@ -1074,8 +1088,11 @@ static int merge_check(const struct lab *lab, const struct batch_opts *o, const 
     collect_limits_init(&lim);
     for (size_t j = 0; j < n; j++)
         state[j] = MERGE_GONE;
-    if (collect_class(lab, o, unpack, &lim, &set, err) != 0)
+    if (collect_class(lab, o, unpack, &lim, &set, err) != 0) {
+        if (bad_input)
+            *bad_input = true;
         goto out;
+    }
     for (size_t i = 0; i < set.n; i++) {
         char digest[65];
         size_t j = 0;
@@ -1252,7 +1269,8 @@ out:
     return rc;
 }
 
-int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err)
+int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, bool *bad_input,
+                struct error *err)
 {
     char *out = lab_out(lab, o);
     struct results **all = NULL;
@@ -1272,7 +1290,7 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
         goto out;
     list_results(lab, out, known ? class_list.buf : NULL, &all, &n);
     enum merge_state *state = xcalloc(n ? n : 1, sizeof(*state));
-    if (o->submissions && merge_check(lab, o, out, all, n, state, missing, err) != 0) {
+    if (o->submissions && merge_check(lab, o, out, all, n, state, missing, bad_input, err) != 0) {
         free(state);
         goto out;
     }

@@ -49,16 +49,20 @@ void batch_opts_init(struct batch_opts *o);
 int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
                 struct batch_summary *s, struct error *err);
 /* Gradebooks and class summary from every results.json under out/<lab>; when
- * submissions is given, students without results are listed in *missing. */
-int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err);
+ * submissions is given, students without results are listed in *missing. When the
+ * submissions or the roster were refused (the caller's input to fix), *bad_input is set
+ * (bad_input may be NULL). */
+int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, bool *bad_input,
+                struct error *err);
 
 /*
- * The GPU worker w (0-based) grades on, as a CUDA_VISIBLE_DEVICES value: the w-th
- * entry of this process's CUDA_VISIBLE_DEVICES when set (Slurm sets it to the GPUs
- * it granted, e.g. "2,3", or to GPU UUIDs, when cgroups do not renumber devices),
- * else "w". An index past the list's end also gives "w". Caller frees.
+ * The GPU worker w (0-based) grades on, as a CUDA_VISIBLE_DEVICES value: entry w mod k of
+ * this process's CUDA_VISIBLE_DEVICES when it lists k devices (Slurm sets it to the GPUs it
+ * granted, e.g. "2,3", or to GPU UUIDs, when cgroups do not renumber devices), else
+ * w mod n_gpus. More workers than GPUs share them, round-robin (`--gpus N` with N above the
+ * GPUs: several workers per GPU, whose timed runs take turns). Caller frees.
  */
-char *batch_worker_device(int w);
+char *batch_worker_device(int w, int n_gpus);
 
 /*
  * Sends sig to the worker processes of a running batch_grade (none outside one).

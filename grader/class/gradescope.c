@@ -23,12 +23,6 @@
 
 enum { GS_OK = 0, GS_USAGE = 2, GS_GRADER = 3 };
 
-struct gs_cli {
-    const char *lab_arg, *out, *policy, *lang;
-    const char *remote_host, *remote_dir, *remote_key, *known_hosts;
-    bool no_slow, no_timing;
-};
-
 struct zip {
     struct archive *a;
     const char *path;
@@ -157,7 +151,7 @@ static bool keep_lab(const char *rel, const char *name, bool is_dir)
 /* ---- the scripts ---- */
 
 /* The options of `grader autograde` the instructor chose, for the scripts. */
-static void autograde_args(const struct gs_cli *c, const char *policy, struct strbuf *out)
+static void autograde_args(const struct gradescope_args *c, const char *policy, struct strbuf *out)
 {
     strbuf_addf(out, " --gpu-policy %s", policy);
     if (c->no_slow)
@@ -168,7 +162,7 @@ static void autograde_args(const struct gs_cli *c, const char *policy, struct st
         strbuf_addf(out, " --lang %s", c->lang);
 }
 
-static void setup_sh(const struct lab *lab, const struct gs_cli *c, struct strbuf *out)
+static void setup_sh(const struct lab *lab, const struct gradescope_args *c, struct strbuf *out)
 {
     struct strbuf args = STRBUF_INIT;
     autograde_args(c, "informational", &args);
@@ -195,7 +189,7 @@ static void setup_sh(const struct lab *lab, const struct gs_cli *c, struct strbu
     strbuf_release(&args);
 }
 
-static void run_local(const struct lab *lab, const struct gs_cli *c, struct strbuf *out)
+static void run_local(const struct lab *lab, const struct gradescope_args *c, struct strbuf *out)
 {
     struct strbuf args = STRBUF_INIT;
     autograde_args(c, c->policy, &args);
@@ -212,7 +206,7 @@ static void run_local(const struct lab *lab, const struct gs_cli *c, struct strb
 
 /* The remote policy: the submission goes to the course's GPU machine over ssh, whose
  * labgrader grades it (--stdin-tar) and answers with results.json. */
-static void run_remote(const struct lab *lab, const struct gs_cli *c, struct strbuf *out)
+static void run_remote(const struct lab *lab, const struct gradescope_args *c, struct strbuf *out)
 {
     struct strbuf args = STRBUF_INIT;
     autograde_args(c, "fail", &args);
@@ -273,7 +267,7 @@ static int zip_sources(struct zip *z, const char *root, const struct lab *lab)
     return rc ? -1 : 0;
 }
 
-static int zip_scripts(struct zip *z, const struct lab *lab, const struct gs_cli *c)
+static int zip_scripts(struct zip *z, const struct lab *lab, const struct gradescope_args *c)
 {
     struct strbuf setup = STRBUF_INIT, run = STRBUF_INIT;
     int rc;
@@ -289,7 +283,7 @@ static int zip_scripts(struct zip *z, const struct lab *lab, const struct gs_cli
 }
 
 static int write_zip(const char *path, const char *root, const struct lab *lab,
-                     const struct gs_cli *c, struct error *err)
+                     const struct gradescope_args *c, struct error *err)
 {
     char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());
     struct zip z = {archive_write_new(), path, err};
@@ -317,65 +311,13 @@ static int write_zip(const char *path, const char *root, const struct lab *lab,
 
 /* ---- the command ---- */
 
-static int parse_cli(int argc, char **argv, struct gs_cli *c)
+/* What the option parser cannot tell: a remote policy needs its four options. */
+static int check_args(const struct gradescope_args *c)
 {
-    static const char *const takes[] = {
-        "--out",        "--gpu-policy", "--lang",        "--remote-host",
-        "--remote-dir", "--remote-key", "--known-hosts", NULL};
-    const char **slots[] = {&c->out,        &c->policy,     &c->lang,       &c->remote_host,
-                            &c->remote_dir, &c->remote_key, &c->known_hosts};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        size_t k = 0;
-        while (takes[k] && strcmp(takes[k], a))
-            k++;
-        if (takes[k] && i + 1 >= argc) {
-            fprintf(stderr, "grader gradescope: %s needs a value\n", a);
-            return -1;
-        }
-        if (takes[k])
-            *slots[k] = argv[++i];
-        else if (!strcmp(a, "--no-slow"))
-            c->no_slow = true;
-        else if (!strcmp(a, "--no-timing"))
-            c->no_timing = true;
-        else if (a[0] != '-' && !c->lab_arg)
-            c->lab_arg = a;
-        else {
-            fprintf(stderr, "grader gradescope: unexpected argument '%s'\n", a);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int check_cli(struct gs_cli *c)
-{
-    if (!c->lab_arg) {
-        fprintf(stderr, "usage: grader gradescope LAB [--out FILE.zip] [--gpu-policy "
-                        "informational|remote|fail] [--no-slow] [--no-timing] [--lang es|en]\n"
-                        "       [--remote-host USER@HOST --remote-dir DIR --remote-key KEY "
-                        "--known-hosts FILE]\n");
-        return -1;
-    }
-    if (!c->policy)
-        c->policy = "informational";
-    if (strcmp(c->policy, "informational") && strcmp(c->policy, "remote") &&
-        strcmp(c->policy, "fail")) {
-        fprintf(stderr,
-                "grader gradescope: --gpu-policy is informational, remote or fail, not "
-                "'%s'\n",
-                c->policy);
-        return -1;
-    }
     if (!strcmp(c->policy, "remote") &&
         (!c->remote_host || !c->remote_dir || !c->remote_key || !c->known_hosts)) {
         fprintf(stderr, "grader gradescope: --gpu-policy remote needs --remote-host, "
                         "--remote-dir, --remote-key and --known-hosts (docs/exports.md)\n");
-        return -1;
-    }
-    if (c->lang && strcmp(c->lang, "es") && strcmp(c->lang, "en")) {
-        fprintf(stderr, "grader gradescope: --lang is es or en, not '%s'\n", c->lang);
         return -1;
     }
     return 0;
@@ -390,13 +332,14 @@ static double lab_total(const struct lab *lab)
     return t;
 }
 
-int gradescope_main(int argc, char **argv, const struct grader_paths *p)
+int gradescope_make(const struct gradescope_args *a, const struct grader_paths *p)
 {
-    struct gs_cli c;
+    struct gradescope_args c = *a;
     struct lab lab;
     struct error err;
-    memset(&c, 0, sizeof(c));
-    if (parse_cli(argc, argv, &c) != 0 || check_cli(&c) != 0)
+    if (!c.policy)
+        c.policy = "informational";
+    if (check_args(&c) != 0)
         return GS_USAGE;
     error_init(&err);
     lab_init(&lab);

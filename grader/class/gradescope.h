@@ -33,15 +33,36 @@
 #ifndef LG_GRADESCOPE_H
 #define LG_GRADESCOPE_H
 
-/* Where the running grader finds its parts (cli/main.c knows). */
+#include <stdbool.h>
+
+/* Where the running grader finds its parts (cli/ knows). */
 struct grader_paths {
     const char *harness_dir, *include_dir, *templates_dir;
     const char *repo_root; /* the source tree (Makefile, grader/, templates/, kernels/) */
 };
 
-/* grader gradescope LAB --out FILE [--gpu-policy ...] [--no-slow] [--no-timing] ... */
-int gradescope_main(int argc, char **argv, const struct grader_paths *p);
-/* grader autograde LAB [--root DIR] [--setup] [--stdin-tar] [--gpu-policy ...] ... */
-int autograde_main(int argc, char **argv, const struct grader_paths *p);
+/* grader gradescope's options; cli/optable.c declares them, and its parser fills this
+ * (choices such as --gpu-policy and --lang already checked there). */
+struct gradescope_args {
+    const char *lab_arg, *out;
+    const char *policy; /* informational, remote or fail; NULL: informational */
+    const char *lang;
+    const char *remote_host, *remote_dir, *remote_key, *known_hosts;
+    bool no_slow, no_timing;
+};
+
+/* grader autograde's options, filled the same way. */
+struct autograde_args {
+    const char *lab_arg, *root, *lang;
+    const char *policy; /* informational, remote or fail; NULL: informational */
+    bool setup, stdin_tar, no_slow, no_timing;
+};
+
+/* grader gradescope LAB --out FILE [--gpu-policy ...] [--no-slow] [--no-timing] ...:
+ * the exit status. */
+int gradescope_make(const struct gradescope_args *a, const struct grader_paths *p);
+/* grader autograde LAB [--root DIR] [--setup] [--stdin-tar] [--gpu-policy ...] ...: the
+ * exit status. */
+int autograde_run(const struct autograde_args *a, const struct grader_paths *p);
 
 #endif

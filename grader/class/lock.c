@@ -195,6 +195,24 @@ out:
     return rc;
 }
 
+int out_lock_busy(const char *lab_out, struct error *err)
+{
+    char *path = path_join(lab_out, ".lock");
+    int fd = open(path, O_RDONLY | O_CLOEXEC), busy = 0;
+    free(path);
+    if (fd < 0)
+        return 0;
+    /* Exclusive: shards hold it shared, and they are graders at work too. */
+    if (try_flock(fd, LOCK_EX) != 0) {
+        refuse(err, lab_out, fd, "");
+        busy = 1;
+    } else {
+        flock(fd, LOCK_UN);
+    }
+    close(fd);
+    return busy;
+}
+
 void out_lock_release(struct out_lock *l)
 {
     /* An empty note says the last holder finished; one left behind (the truncate failed)

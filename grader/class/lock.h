@@ -37,5 +37,9 @@ void out_lock_init(struct out_lock *l);
 int out_lock_take(struct out_lock *l, const char *lab_out, int shard_k, int shard_n,
                   const char *command, struct error *err);
 void out_lock_release(struct out_lock *l);
+/* Is a grader at work on lab_out (the whole lab or a shard)? 1 with err naming it, else 0.
+ * Takes nothing and writes nothing: for a command that found nothing to do there and wants
+ * to say why. */
+int out_lock_busy(const char *lab_out, struct error *err);
 
 #endif

@@ -16,7 +16,9 @@
  * system, or a folder in the node's $TMPDIR with node_local_scratch. Results
  * are written to OUT either way (atomically, by the grader).
  *
- * The caller owns every string in slurm_opts; nothing here keeps them.
+ * The caller owns every string in slurm_opts; nothing here keeps them. `grader slurm`'s
+ * options are parsed in cli/ (cmd_slurm.c), from the same option table as grade's: that
+ * table says which grade options may be passed through (extra_args).
  */
 #ifndef LG_SLURM_H
 #define LG_SLURM_H
@@ -57,12 +59,5 @@ int slurm_submit(const struct slurm_opts *o, FILE *log, struct error *err);
 
 /* s quoted for a POSIX shell: 'it'\''s' (appended to sb). */
 void slurm_shell_quote(struct strbuf *sb, const char *s);
-
-/*
- * `grader slurm LAB --submissions DIR [options]`: argv[0] is "slurm". Parses the
- * options, loads the lab (so a bad spec fails here, not on the cluster) and calls
- * slurm_submit. Returns the exit status: 0 ok, 2 usage or spec error, 3 failure.
- */
-int slurm_main(int argc, char **argv);
 
 #endif

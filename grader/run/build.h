@@ -30,7 +30,10 @@ struct toolchain {
     char *harness_dir;     /* harness objects: harness.o, rng.o, dtype.o, harness_{no,}gpu.o */
     char *harness_include; /* folder with harness.h */
     char *gpu_arch;        /* "sm_90" when a GPU was probed; NULL: nvcc's default */
-    char *no_cuda_reason;  /* why GPU variants cannot be built, or NULL */
+    /* "sm_75,sm_80,sm_90": machine code for each and no PTX, instead of gpu_arch (a student
+     * kit's reference objects, which must run on the students' GPUs: kit.h); NULL: none. */
+    char *gpu_codes;
+    char *no_cuda_reason; /* why GPU variants cannot be built, or NULL */
     enum isolation isolation;
     double compile_timeout_s;
     /* Passed into every sandboxed command: library and include search paths of this
@@ -101,6 +104,17 @@ void build_ctx_release(struct build_ctx *b);
  * faults are a status in r. */
 int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
                   struct build_result *r, struct error *err);
+
+/*
+ * Compile one reference source of v into an object with the flags its grading build uses,
+ * position-independent with hidden visibility, so that it links both into a runner and into
+ * the reference's shared object (student kits ship references so, kit.h; a reference source
+ * ending in .o is linked as it is). *object: the object's path (caller frees), or NULL when
+ * it did not compile, with r's status, message and log saying why. -1 only when the grader
+ * failed (err set).
+ */
+int build_reference_object(struct build_ctx *b, const struct variant_spec *v, const char *source,
+                           char **object, struct build_result *r, struct error *err);
 
 /*
  * The reference of variant v as a shared object for the timed pairs (grader/harness/harness.h):

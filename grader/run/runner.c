@@ -210,12 +210,14 @@ static void sandbox_setup(const struct run_spec *s, const char **argv, const cha
     opts->n_case_limits = s->n_cases;
 }
 
-/* Batch grading with several workers: timed CPU work runs alone (see class/batch.h). */
-static int cpu_lock(const struct run_spec *s)
+/* Batch grading with several workers: timed CPU work runs alone on the machine, and timed GPU
+ * work alone on its GPU where workers share one (see class/batch.h). */
+static int timing_lock(const struct run_spec *s)
 {
-    const char *lock_path = getenv("LABGRADER_CPU_LOCK");
+    const char *lock_path =
+        getenv(s->v->target == TARGET_CPU ? "LABGRADER_CPU_LOCK" : "LABGRADER_GPU_LOCK");
     int fd = -1;
-    if (lock_path && *lock_path && s->time && s->v->target == TARGET_CPU) {
+    if (lock_path && *lock_path && s->time) {
         fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd >= 0)
             while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
@@ -328,7 +330,7 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
         goto out;
     ro = run_ro_paths(s);
     sandbox_setup(s, argv, ro, &opts);
-    int lock_fd = cpu_lock(s);
+    int lock_fd = timing_lock(s);
     trace_point("    %s: job written, starting", s->v->id);
     int sbrc = sandbox_run(&opts, &o->sb, err);
     trace_point("    %s: process ended", s->v->id);

@@ -17,9 +17,11 @@
 #define MAX_ELEMENTS 1099511627776.0 /* 2^40 */
 #define MAX_PARAMS (sizeof(((struct expr_env *)0)->vars) / sizeof(((struct expr_env *)0)->vars[0]))
 
-static const char *const top_keys[] = {"lab",         "title",           "course", "lang",
-                                       "show_hidden", "build",           "seed",   "sanitizer",
-                                       "exercises",   LOAD_LMS_TOP_KEYS, NULL};
+static const char *const top_keys[] = {
+    "lab",  "title",     "course", "lang",      "show_hidden",     "build",
+    "seed", "sanitizer", "kit",    "exercises", LOAD_LMS_TOP_KEYS, NULL};
+static const char *const kit_keys[] = {"references", NULL};
+static const char *const kit_reference_names[] = {"objects", "sources", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", "allow_symbols", NULL};
 static const char *const exercise_keys[] = {
     "id",          "title",          "points",    "params",   "args",   "variants", "cases",
@@ -1184,6 +1186,21 @@ static int parse_build(struct loader *ld, const yaml_node_t *m)
     return 0;
 }
 
+/* kit: {references: objects|sources}: how a student kit carries the references (kit.h). */
+static int parse_kit(struct loader *ld, const yaml_node_t *m)
+{
+    yaml_node_t *n;
+    int e;
+    if (ld_want_mapping(ld, m, "'kit'") || ld_check_keys(ld, m, "in kit", kit_keys))
+        return -1;
+    if ((n = ld_map_get(ld, m, "references"))) {
+        if (ld_get_enum(ld, n, "references", kit_reference_names, &e))
+            return -1;
+        ld->lab->kit_reference_sources = e == 1;
+    }
+    return 0;
+}
+
 static int parse_lab(struct loader *ld, const yaml_node_t *m)
 {
     struct lab *lab = ld->lab;
@@ -1217,6 +1234,8 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
     if ((n = ld_map_get(ld, m, "seed")) && ld_get_seed(ld, n, &lab->seed))
         return -1;
     if ((n = ld_map_get(ld, m, "build")) && parse_build(ld, n))
+        return -1;
+    if ((n = ld_map_get(ld, m, "kit")) && parse_kit(ld, n))
         return -1;
     if ((n = ld_map_get(ld, m, "sanitizer")) && parse_sanitizer(ld, n, NULL, &lab->sanitizer))
         return -1;

@@ -252,6 +252,7 @@ struct lab {
      * (run/symbols.h); the lab's functions are always allowed. */
     char **allow_symbols;
     size_t n_allow_symbols;
+    bool kit_reference_sources;      /* kit: {references: sources}: kits carry the sources */
     struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
     struct late_spec late;
     struct gradescope_spec gradescope;

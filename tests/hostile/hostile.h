@@ -124,9 +124,10 @@ static inline int hostile_write(const char *path, const char *text, size_t len)
 static inline void hostile_tree_list(const char *path, const char *rel, struct strbuf *out)
 {
     struct stat st;
-    /* What the grader itself adds to its cache while grading (the submissions' builds, the
-     * references' times on this machine) is not the run's doing. */
-    if (!strcmp(rel, "cache/builds") || !strcmp(rel, "cache/reftime"))
+    /* What the grader itself adds to its cache while grading (the submissions' builds and
+     * object files, the references' times on this machine) is not the run's doing. */
+    if (!strcmp(rel, "cache/builds") || !strcmp(rel, "cache/reftime") ||
+        !strcmp(rel, "cache/objects"))
         return;
     if (lstat(path, &st) != 0) {
         strbuf_addf(out, "%s absent\n", rel);
@@ -654,6 +655,8 @@ static inline bool hostile_suite_setup(struct hostile_suite *s)
     if (!mkdtemp(s->scratch) || !mkdtemp(s->canary))
         return hostile_fail_setup(s, "cannot create the scratch and canary folders in /tmp");
     s->out = path_join(s->scratch, "out");
+    /* The suite watches out/.cache (nothing a threat does may reach it): never a shared one. */
+    unsetenv("LABGRADER_CACHE");
     if (!hostile_make_canary(s))
         return hostile_fail_setup(s, "cannot fill the canary folder");
     if (!hostile_listen(s))

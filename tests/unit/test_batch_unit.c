@@ -9,7 +9,7 @@
 
 static void expect_device(int w, const char *want)
 {
-    char *dev = batch_worker_device(w);
+    char *dev = batch_worker_device(w, 8);
     ck_assert_msg(!strcmp(dev, want), "worker %d: '%s', expected '%s'", w, dev, want);
     free(dev);
 }
@@ -29,8 +29,10 @@ START_TEST(test_device_slurm_indices)
     setenv("CUDA_VISIBLE_DEVICES", "2,3", 1);
     expect_device(0, "2");
     expect_device(1, "3");
-    /* More workers than granted GPUs: past the list, the plain index. */
+    /* More workers than granted GPUs: they share them, round-robin. */
     expect_device(2, "2");
+    expect_device(3, "3");
+    expect_device(4, "2");
     unsetenv("CUDA_VISIBLE_DEVICES");
 }
 END_TEST
@@ -48,10 +50,23 @@ START_TEST(test_device_uuids)
 END_TEST
 
 /* An empty CUDA_VISIBLE_DEVICES (no GPU granted) is not a device name. */
+/* One GPU and four workers (`--gpus 4` on a one-GPU machine): all on it. */
+START_TEST(test_device_shared)
+{
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    for (int w = 0; w < 4; w++) {
+        char *dev = batch_worker_device(w, 1);
+        ck_assert_str_eq(dev, "0");
+        free(dev);
+    }
+}
+END_TEST
+
 START_TEST(test_device_empty)
 {
     setenv("CUDA_VISIBLE_DEVICES", "", 1);
     expect_device(0, "0");
+    expect_device(9, "1"); /* 9 workers over 8 GPUs */
     setenv("CUDA_VISIBLE_DEVICES", "1", 1);
     expect_device(0, "1");
     expect_device(1, "1");
@@ -67,6 +82,7 @@ int main(void)
     tcase_add_test(tc, test_device_slurm_indices);
     tcase_add_test(tc, test_device_uuids);
     tcase_add_test(tc, test_device_empty);
+    tcase_add_test(tc, test_device_shared);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -47,16 +47,26 @@ static struct results *scored(double score, double max, const char *submitted)
 {
     struct results *r = xcalloc(1, sizeof(*r));
     results_init(r);
-    r->lab_id = xstrdup("lab1");
+    r->lab_id = xstrdup("lab6");
     r->student_id = xstrdup("s01");
-    r->score = score;
-    r->max_score = max;
-    /* results.json is checked on read against itself: the total is its exercises' sum. */
+    /* A case passed for the score, one failed for the rest: results read back must add up. */
     r->exercises = xcalloc(1, sizeof(*r->exercises));
     r->n_exercises = 1;
-    r->exercises[0].exercise_id = xstrdup("saxpy");
-    r->exercises[0].points = r->exercises[0].perf_points = score;
-    r->exercises[0].max_points = r->exercises[0].perf_max_points = max;
+    struct exercise_result *e = &r->exercises[0];
+    e->exercise_id = xstrdup("grade2");
+    e->variants = xcalloc(1, sizeof(*e->variants));
+    e->n_variants = 1;
+    e->variants[0].variant_id = xstrdup("cpu");
+    e->variants[0].cases = xcalloc(2, sizeof(*e->variants[0].cases));
+    e->variants[0].n_cases = 2;
+    struct case_result *c = e->variants[0].cases;
+    c[0].case_id = xstrdup("n1000");
+    c[0].verdict = V_PASS;
+    c[0].points = c[0].max_points = score;
+    c[1].case_id = xstrdup("n5M");
+    c[1].verdict = V_WRONG;
+    c[1].max_points = max - score;
+    results_tally(r);
     if (submitted)
         r->lms.late.submitted_at = xstrdup(submitted);
     return r;
@@ -152,8 +162,10 @@ START_TEST(test_regrade_audit_and_round_trip)
     ck_assert_int_eq(results_write(old, json, NULL), 0);
     /* results.json keeps lateness, ids and group. */
     struct results back;
+    struct error rerr;
     results_init(&back);
-    ck_assert_int_eq(results_read(&back, json, NULL), 0);
+    error_init(&rerr);
+    ck_assert_msg(results_read(&back, json, &rerr) == 0, "%s", rerr.msg);
     ck_assert(back.lms.late.evaluated && back.lms.late.days == 3 && back.lms.late.penalty == 3);
     ck_assert_str_eq(back.lms.ids.moodle_participant, "1001");
     ck_assert_str_eq(back.lms.group, "Equipo 1");

@@ -119,6 +119,36 @@ START_TEST(test_shards_side_by_side)
 }
 END_TEST
 
+/* out_lock_busy: who is at work, asked without taking or writing anything. */
+START_TEST(test_busy_asks_without_taking)
+{
+    char *lab = lab_dir();
+    struct out_lock l;
+    struct error err;
+    error_init(&err);
+    /* No folder, no lock file: nobody. */
+    ck_assert_int_eq(out_lock_busy(lab, &err), 0);
+    pid_t a = holder(lab, 0, 0, "grade");
+    ck_assert_int_eq(out_lock_busy(lab, &err), 1);
+    char *who = xstrfmt("grade (pid %ld on ", (long)a);
+    ck_assert_msg(strstr(err.msg, who) && strstr(err.msg, lab), "%s", err.msg);
+    /* Killed: free again, and the note it left is still there for the next grader. */
+    stop(a);
+    ck_assert_int_eq(out_lock_busy(lab, &err), 0);
+    ck_assert_int_eq(out_lock_take(&l, lab, 0, 0, "grade", &err), 0);
+    ck_assert_msg(l.stale_holder && strstr(l.stale_holder, who), "%s",
+                  l.stale_holder ? l.stale_holder : "(no note)");
+    out_lock_release(&l);
+    free(who);
+    /* A shard at work is a grader at work. */
+    pid_t s1 = holder(lab, 1, 2, "grade");
+    ck_assert_int_eq(out_lock_busy(lab, &err), 1);
+    stop(s1);
+    remove_tree(lab, NULL);
+    free(lab);
+}
+END_TEST
+
 START_TEST(test_unwritable_folder)
 {
     struct out_lock l;
@@ -136,6 +166,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_second_grader_refused_with_holder);
     tcase_add_test(tc, test_shards_side_by_side);
+    tcase_add_test(tc, test_busy_asks_without_taking);
     tcase_add_test(tc, test_unwritable_folder);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -200,9 +200,10 @@ START_TEST(test_spanish_catalog_covers_the_code)
     error_init(&err);
     ck_assert_msg(messages_load(&es, "templates/es/messages.po", &err) == 0, "%s:%d: %s", err.file,
                   err.line, err.msg);
-    /* Every file of the stages that speak to students: grading and running. */
+    /* Every file of the stages that speak to students: grading, running, and the console. */
     glob_t g;
     ck_assert_int_eq(glob("grader/{grade,run}/*.c", GLOB_BRACE, NULL, &g), 0);
+    ck_assert_int_eq(glob("grader/report/table*.c", GLOB_APPEND, NULL, &g), 0);
     for (size_t s = 0; s < g.gl_pathc; s++)
         code_msgids(g.gl_pathv[s], &ids, &n);
     globfree(&g);
@@ -225,11 +226,32 @@ START_TEST(test_spanish_catalog_covers_the_code)
 }
 END_TEST
 
+/* A catalog of comments only loads as an empty one (no qsort of a NULL array: UBSan). */
+START_TEST(test_empty_catalog)
+{
+    static const char *const texts[] = {"", "# only a comment\n", "\n\n# two\n\n"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        char *path = write_tmp(texts[i]);
+        struct messages m;
+        struct error err;
+        messages_init(&m);
+        error_init(&err);
+        ck_assert_msg(messages_load(&m, path, &err) == 0, "%s", err.msg);
+        ck_assert_uint_eq(m.n, 0);
+        ck_assert_str_eq(messages_get(&m, "passed"), "passed");
+        messages_release(&m);
+        unlink(path);
+        free(path);
+    }
+}
+END_TEST
+
 static Suite *messages_suite(void)
 {
     Suite *s = suite_create("messages");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_load_and_lookup);
+    tcase_add_test(tc, test_empty_catalog);
     tcase_add_test(tc, test_conversions);
     tcase_add_test(tc, test_errors_name_the_line);
     tcase_add_test(tc, test_load_replaces_and_missing_file);

@@ -2,9 +2,11 @@
  * slurm: the exact text of both batch scripts, shell quoting (checked by running the
  * generated script with bash against a fake grader that prints its arguments), options
  * refused before anything is written, and submission through a fake sbatch.
- * Run from the repository root (slurm_main loads labs/lab6).
+ * Run from the repository root (`grader slurm` loads labs/lab6).
  */
 #include "class/slurm.h"
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "base/strbuf.h"
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -509,12 +511,17 @@ START_TEST(test_dry_run_submits_nothing)
 }
 END_TEST
 
+/* `grader slurm ...`: args starts with "slurm". */
 static int run_main(const char *const *args)
 {
-    int argc = 0;
-    while (args[argc])
+    const char *argv[64] = {"grader"};
+    int argc = 1;
+    while (args[argc - 1] && argc < 63) {
+        argv[argc] = args[argc - 1];
         argc++;
-    return slurm_main(argc, (char **)args);
+    }
+    argv[argc] = NULL;
+    return cli_main(argc, (char **)argv);
 }
 
 START_TEST(test_main_options)
@@ -532,6 +539,9 @@ START_TEST(test_main_options)
                          out,     "--mem",     "lots",          "--dry-run", NULL};
     const char *missing[] = {"slurm", "labs/lab6", "--submissions", "/nonexistent/class", NULL};
     const char *dangling[] = {"slurm", "labs/lab6", "--submissions", NULL};
+    const char *only[] = {"slurm", "labs/lab6", "--submissions", "tests", "--only", "nosuch", NULL};
+    const char *jobs[] = {"slurm", "labs/lab6", "--submissions", "tests", "--jobs", "0", NULL};
+    const char *lang[] = {"slurm", "labs/lab6", "--submissions", "tests", "--lang", "fr", NULL};
     ck_assert_int_eq(run_main(no_lab), 2);
     ck_assert_int_eq(run_main(no_subs), 2);
     ck_assert_int_eq(run_main(unknown), 2);
@@ -541,6 +551,9 @@ START_TEST(test_main_options)
     ck_assert_int_eq(run_main(mem), 2);
     ck_assert_int_eq(run_main(missing), 2);
     ck_assert_int_eq(run_main(dangling), 2);
+    ck_assert_int_eq(run_main(only), 2);
+    ck_assert_int_eq(run_main(jobs), 2);
+    ck_assert_int_eq(run_main(lang), 2);
 
     /* lab6 has GPU exercises: one GPU per task unless told otherwise; paths made absolute. */
     const char *ok[] = {"slurm",     "labs/lab6", "--submissions", "tests/fixtures/lab6",
@@ -577,6 +590,68 @@ START_TEST(test_main_options)
 }
 END_TEST
 
+/* A value each kind of option takes (--only's: an exercise of lab 6). */
+static const char *sample_value(const struct cli_option *o, char *buf, size_t size)
+{
+    switch (o->kind) {
+    case OPT_SECONDS:
+    case OPT_NUMBER:
+        return "5";
+    case OPT_INT:
+        snprintf(buf, size, "%ld", o->value);
+        return buf;
+    case OPT_CHOICE:
+        return o->choices[0];
+    case OPT_SHARD:
+        return "1/2";
+    case OPT_SIZE:
+        return "1G";
+    case OPT_STRING:
+        return "matmul";
+    default:
+        return NULL;
+    }
+}
+
+/*
+ * What slurm does with each of grade's options comes from the one option table: those it
+ * passes reach every shard's `grader grade` line, those it sets per task are refused, and
+ * nothing else of grade's gets through.
+ */
+START_TEST(test_pass_through_follows_the_table)
+{
+    char *dir = tmpdir();
+    char *out = path_join(dir, "out");
+    char *gp = xstrfmt("%s/lab6/slurm/grade.sbatch", out);
+    size_t passed = 0;
+    for (const struct cli_option *o = cli_option_table; o->name; o++) {
+        if (!(o->commands & CMD_BIT(CMD_GRADE)) || (o->commands & CMD_BIT(CMD_SLURM)))
+            continue;
+        char buf[32];
+        const char *v = cli_option_takes_value(o) ? sample_value(o, buf, sizeof(buf)) : NULL;
+        const char *args[] = {"slurm", "labs/lab6", "--submissions", "tests/fixtures/lab6",
+                              "--out", out,         "--dry-run",     o->name,
+                              v,       NULL};
+        int rc = run_main(args);
+        if (!cli_option_passed_by_slurm(o)) {
+            ck_assert_msg(rc == 2, "%s: not passed by slurm, yet exit %d", o->name, rc);
+            continue;
+        }
+        ck_assert_msg(rc == 0, "%s %s: passed by slurm, yet exit %d", o->name, v ? v : "", rc);
+        char *text = slurp(gp), *want = xstrfmt(" %s%s%s\n", o->name, v ? " " : "", v ? v : "");
+        ck_assert_msg(strstr(text, want), "%s does not reach the shards:\n%s", o->name, text);
+        free(want);
+        free(text);
+        passed++;
+    }
+    ck_assert_uint_ge(passed, 10);
+    remove_tree(dir, NULL);
+    free(gp);
+    free(out);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("slurm");
@@ -590,6 +665,7 @@ int main(void)
     tcase_add_test(tc, test_submit_fake_sbatch);
     tcase_add_test(tc, test_dry_run_submits_nothing);
     tcase_add_test(tc, test_main_options);
+    tcase_add_test(tc, test_pass_through_follows_the_table);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

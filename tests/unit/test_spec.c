@@ -317,6 +317,7 @@ START_TEST(test_good_min_defaults)
     ck_assert_str_eq(lab.course, "");
     ck_assert_str_eq(lab.lang, "en");
     ck_assert(!lab.show_hidden);
+    ck_assert(!lab.kit_reference_sources);
     ck_assert_ptr_null(lab.cflags);
     ck_assert_ptr_null(lab.nvccflags);
     ck_assert_ptr_null(lab.ldflags);
@@ -379,6 +380,8 @@ START_TEST(test_good_full)
     ck_assert_str_eq(lab.course, "HPC");
     /* The lab's seed is every exercise's default. */
     ck_assert(lab.seed == 7 && lab.exercises[0].seed == 7);
+    /* The kit carries the references' sources, as asked (objects by default). */
+    ck_assert(lab.kit_reference_sources);
     ck_assert_str_eq(lab.cflags, "-O3 -march=native");
     ck_assert_str_eq(lab.nvccflags, "-O3");
     ck_assert_str_eq(lab.ldflags, "-lm");
@@ -534,8 +537,9 @@ static const struct bad_spec bad_specs[] = {
     {"bad_syntax.yaml",
      ":13:9: did not find expected ',' or '}' (while parsing a flow mapping at line 12, column 9)"},
     {"bad_top_key.yaml", ":4:1: unknown key 'author' at top level (expected one of: lab, title, "
-                         "course, lang, show_hidden, build, seed, sanitizer, exercises, late, "
+                         "course, lang, show_hidden, build, seed, sanitizer, kit, exercises, late, "
                          "gradescope)"},
+    {"bad_kit.yaml", ":5:19: references 'binaries' is not one of objects, sources"},
     {"bad_late_deadline.yaml", ":4:18: 'late.deadline' must be a date and time like "
                                "2026-03-02T23:59:00+01:00, got 'next friday'"},
     {"bad_late_percent.yaml", ":4:7: 'late.per_day' and 'late.cap' are percentages: at most 100"},

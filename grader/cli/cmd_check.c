@@ -1,0 +1,167 @@
+/* grader check: grade one submission, print its table, write its results and report. */
+#include "cli/cli.h"
+
+#include "grade/grade.h"
+#include "grade/results.h"
+#include "report/gradescope.h"
+#include "report/table.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/util.h"
+
+#include <string.h>
+
+/* The folder to grade: --submission, else the lab's solution (in a kit: its skeleton). */
+static int pick_submission(struct cli *c, const struct lab *lab, char **out)
+{
+    char *sub = c->a.submission ? xstrdup(c->a.submission) : path_join(lab->dir, "solution");
+    if (!c->a.submission && !dir_exists(sub)) {
+        free(sub);
+        sub = path_join(lab->dir, "skeleton");
+    }
+    if (!dir_exists(sub)) {
+        cli_error(c, cli_tr(c, "%s: no such folder (the submission to grade)"), sub);
+        free(sub);
+        return EXIT_USAGE;
+    }
+    *out = sub;
+    return 0;
+}
+
+static void check_opts(struct cli *c, const char *submission, const char *work,
+                       struct grade_opts *o)
+{
+    const struct cli_args *a = &c->a;
+    grade_opts_init(o);
+    o->full = a->full;
+    o->hidden = a->hidden;
+    o->no_timing = a->no_timing;
+    o->cases = a->cases;
+    o->only = a->only;
+    o->timeout_s = a->timeout_s;
+    o->keep_work = a->keep;
+    if (a->sanitize >= 0)
+        o->sanitize = (enum sanitize_mode)a->sanitize;
+    o->messages = &c->msgs;
+    o->submission = submission;
+    o->student_id = a->student;
+    o->student_name = a->name;
+    o->work_dir = work;
+    o->progress = a->quiet ? NULL : stderr;
+}
+
+static int status_of(const struct results *r)
+{
+    if (r->n_grader_errors)
+        return EXIT_GRADER;
+    return r->n_fail ? EXIT_FAIL : EXIT_PASS;
+}
+
+/* What check leaves for an LMS beside results.json: the student's gradescope.json
+ * (report/gradescope.h), the student view. */
+static int write_check_exports(struct cli *c, const struct lab *lab, const struct results *r,
+                               const char *dir, struct error *err)
+{
+    struct gradescope_opts go = {true, &c->msgs, lab, 0};
+    char *path = path_join(dir, "gradescope.json");
+    int rc = export_gradescope(r, &go, path, err);
+    free(path);
+    return rc;
+}
+
+/* results.json, gradescope.json, the console table and the report, under OUT/<lab>/<student>/;
+ * then results.json again with the reports' time, and where the time went on the console. */
+static int write_results(struct cli *c, const struct lab *lab, struct results *r, const char *out)
+{
+    struct error err;
+    char *dir = xstrfmt("%s/%s/%s", out, lab->id, r->student_id);
+    char *json = path_join(dir, "results.json");
+    struct table_opts to;
+    table_opts_init(&to);
+    to.color = table_use_color(stdout);
+    to.msgs = &c->msgs;
+    int status = EXIT_GRADER;
+    error_init(&err);
+    if (mkdir_p(dir, &err) != 0 || results_write(r, json, &err) != 0 ||
+        write_check_exports(c, lab, r, dir, &err) != 0) {
+        error_print(&err, stderr);
+    } else {
+        if (!c->a.quiet)
+            fputc('\n', stdout);
+        table_print(stdout, r, &to);
+        table_print_summary(stdout, r, &to);
+        status = status_of(r);
+        double t_reports = now_seconds();
+        /* A PDF that was required and not made fails a passing check; otherwise it is a note. */
+        if (cli_render_report(c, r, dir, true, false) != 0 && c->a.pdf_mode > 0 &&
+            status == EXIT_PASS)
+            status = EXIT_GRADER;
+        /* results.json again, now with the reports' time in its phases. */
+        r->phase_reports_s = now_seconds() - t_reports;
+        if (results_write(r, json, &err) != 0) {
+            error_print(&err, stderr);
+            status = status == EXIT_PASS ? EXIT_GRADER : status;
+        }
+        table_print_phases(stdout, r, &to);
+        printf("results: %s\n", json);
+    }
+    free(dir);
+    free(json);
+    return status;
+}
+
+static int grade_one(struct cli *c, const struct lab *lab, const char *submission)
+{
+    const char *out = c->a.out ? c->a.out : "reports";
+    char *cache = xstrfmt("%s/.cache", out), *work = cli_work_folder(out);
+    struct grade_env env;
+    struct grade_opts o;
+    struct results r;
+    struct error err;
+    int status = EXIT_GRADER;
+    cli_catch_signals();
+    grade_env_init(&env);
+    results_init(&r);
+    error_init(&err);
+    env.memory_limit_bytes = c->a.memory_limit;
+    if (grade_env_setup(&env, c->home.harness_dir, c->home.include_dir, cache,
+                        cli_isolation(c->a.isolation), &err) != 0) {
+        error_print(&err, stderr);
+        goto out;
+    }
+    grade_calibrate(&env, c->a.quiet ? NULL : stderr);
+    check_opts(c, submission, work, &o);
+    if (!c->a.quiet)
+        fprintf(stderr, cli_tr(c, "grading %s against %s ...\n"), submission, lab->path);
+    if (grade_submission(&env, lab, &o, &r, &err) != 0) {
+        error_print(&err, stderr);
+        cli_error(c, "%s",
+                  cli_tr(c, "grading stopped by a grader error (not the submission's fault)"));
+        goto out;
+    }
+    status = write_results(c, lab, &r, out);
+out:
+    results_release(&r);
+    grade_env_release(&env);
+    free(cache);
+    free(work);
+    return status;
+}
+
+int cmd_check(struct cli *c)
+{
+    struct lab lab;
+    char *submission = NULL;
+    int status = cli_load_lab(c, &lab, c->a.pos[0]);
+    if (status == 0)
+        status = cli_check_selection(c, &lab, c->a.only, c->a.cases, c->a.hidden, c->a.full);
+    if (status == 0)
+        status = pick_submission(c, &lab, &submission);
+    if (status == 0)
+        status = cli_home(c);
+    if (status == 0)
+        status = grade_one(c, &lab, submission);
+    free(submission);
+    lab_release(&lab);
+    return status;
+}
