@@ -8,6 +8,8 @@
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
 #   make kit LAB=6       student kit tarball
 #   make bench           grading throughput and timing-accuracy table
+#   make similarity LAB=6 SUBMISSIONS=dir   pairs of similar submissions (instructors)
+#   make mutate LAB=6    does the lab's grading catch wrong code? (mutation testing)
 
 CC        ?= gcc
 PREFIX    ?= /usr/local
@@ -22,7 +24,7 @@ override CFLAGS += -Werror
 endif
 DEPFLAGS   = -MMD -MP
 PKGS      := yaml-0.1
-LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml) -larchive -lm
+LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml) -larchive -lm -ldl
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 LAB       ?= 6
 LABDIR     = labs/lab$(LAB)
@@ -30,7 +32,7 @@ SUBMISSION ?= $(if $(wildcard $(LABDIR)/solution),$(LABDIR)/solution,$(LABDIR)/s
 ARGS      ?=
 
 # One folder per pipeline stage (docs/architecture.md); the harness is built apart.
-STAGES     := base spec run grade report class cli
+STAGES     := base spec run grade report class analyze cli
 GRADER_SRC := $(filter-out grader/cli/main.c,$(foreach s,$(STAGES),$(wildcard grader/$(s)/*.c)))
 GRADER_OBJ := $(GRADER_SRC:grader/%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ   := $(BUILD)/obj/cli/main.o
@@ -54,7 +56,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
+.PHONY: all deps deps-test deps-analyze similarity mutate check test test-unit test-e2e test-asan test-gpu report grade kit bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean
 
 all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
@@ -64,6 +66,22 @@ deps-test:
 
 deps:
 	@grader/deps.sh build
+
+deps-analyze:
+	@grader/deps.sh analyze
+
+# libclang (grader similarity, grader mutate) is loaded at run time, so the grader builds and
+# runs without it; its header is needed to build that part (grader/analyze/tokens.c). The
+# stamp rebuilds tokens.o when the header appears or goes.
+CLANG_HDR    ?= $(lastword $(sort $(wildcard /usr/lib/llvm-*/include/clang-c/Index.h)) $(wildcard /usr/include/clang-c/Index.h))
+CLANG_PREFIX := $(patsubst %/include/clang-c/Index.h,%,$(CLANG_HDR))
+CLANG_SO     := $(firstword $(wildcard $(CLANG_PREFIX)/lib/libclang.so $(CLANG_PREFIX)/lib/x86_64-linux-gnu/libclang.so) libclang.so)
+CLANG_STAMP  := $(BUILD)/obj/analyze/libclang.stamp
+$(CLANG_STAMP): FORCE
+	@mkdir -p $(@D); echo '$(CLANG_HDR) $(CLANG_SO)' | cmp -s - $@ || echo '$(CLANG_HDR) $(CLANG_SO)' > $@
+$(BUILD)/obj/analyze/tokens.o: $(CLANG_STAMP)
+$(BUILD)/obj/analyze/tokens.o: CPPFLAGS += $(if $(CLANG_HDR),-DLG_HAVE_LIBCLANG -I$(CLANG_PREFIX)/include -DLG_LIBCLANG_SO='"$(CLANG_SO)"')
+FORCE:
 
 $(BUILD)/obj/%.o: grader/%.c
 	@mkdir -p $(@D)
@@ -132,6 +150,15 @@ slurm-grade: all
 
 kit: all
 	$(BIN) kit $(LABDIR) $(ARGS)
+
+# Instructors only. deps-analyze may install libclang-dev, so the build runs afterwards.
+similarity: deps deps-analyze
+	@$(MAKE) --no-print-directory all
+	$(BIN) similarity $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
+
+mutate: deps deps-analyze
+	@$(MAKE) --no-print-directory all
+	$(BIN) mutate $(LABDIR) $(ARGS)
 
 bench: deps all
 	tests/bench/run.sh

@@ -2,6 +2,7 @@
 # Make sure the Debian packages labgrader needs are present.
 #   grader/deps.sh build    what building and grading need (missing: install, or fail)
 #   grader/deps.sh test     the above plus what the test suite needs
+#   grader/deps.sh analyze  build's, plus libclang for `grader similarity` and `grader mutate`
 # Checks what the compiler and PATH can actually see (so a machine that has the
 # libraries without dpkg knowing, e.g. unpacked elsewhere, passes), installs the
 # missing packages with apt-get when it can (root, or sudo without a password), and
@@ -36,6 +37,15 @@ if has_cmd xelatex && has_cmd kpsewhich && ! kpsewhich pzdr.tfm >/dev/null 2>&1;
 fi
 { has_cmd fc-list && fc-list 2>/dev/null | grep -qi 'DejaVu Sans'; } || optional+=(fonts-dejavu-core)
 has_cmd gnuplot || optional+=(gnuplot-nox)
+# libclang: clang's own C/C++/CUDA lexer for the similarity check and mutation testing
+# (docs/similarity.md says why). Its header sits under /usr/lib/llvm-N/include on Debian,
+# outside the compiler's search path, so it is looked for there.
+has_libclang() {
+    compgen -G '/usr/lib/llvm-*/include/clang-c/Index.h' >/dev/null || [ -e /usr/include/clang-c/Index.h ]
+}
+if [ "$mode" = analyze ] || [ "$mode" = test ]; then
+    has_libclang || missing+=(libclang-dev)
+fi
 if [ "$mode" = test ]; then
     has_header check.h || missing+=(check)
     has_cmd pdftotext || missing+=(poppler-utils)

@@ -5,6 +5,7 @@
  *   2  usage or spec error
  *   3  the grader failed (never the submission's fault)
  */
+#include "analyze/cli.h"
 #include "class/batch.h"
 #include "run/build.h"
 #include "base/error.h"
@@ -156,6 +157,7 @@ static void usage(FILE *f)
         "\n"
         "exit status: 0 passed, 1 something failed, 2 usage or spec error, 3 grader error\n",
         f);
+    analyze_usage(f);
 }
 
 static char *lab_yaml_path(const char *arg)
@@ -984,6 +986,21 @@ static int cmd_machine(void)
     return EXIT_PASS;
 }
 
+/* grader similarity, grader mutate, and grade's --similarity step (grader/analyze/cli.h). */
+static int cmd_analyze(const char *cmd, int argc, char **argv, int grade_status)
+{
+    struct home home;
+    struct error err;
+    error_init(&err);
+    if (home_find(&home, &err) != 0) {
+        error_print(&err, stderr);
+        return EXIT_GRADER;
+    }
+    int status = analyze_main(cmd, argc, argv, home.templates_dir, grade_status);
+    home_release(&home);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1005,8 +1022,12 @@ int main(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "grade") && analyze_take_flag(&argc, argv, "--similarity"))
+        return cmd_analyze(cmd, argc - 1, argv + 1, cmd_grade(argc - 1, argv + 1));
     if (!strcmp(cmd, "grade"))
         return cmd_grade(argc - 1, argv + 1);
+    if (!strcmp(cmd, "similarity") || !strcmp(cmd, "mutate"))
+        return cmd_analyze(cmd, argc - 1, argv + 1, EXIT_PASS);
     if (!strcmp(cmd, "merge"))
         return cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "slurm"))
