@@ -2,6 +2,7 @@
 #include "analyze/cli.h"
 
 #include "analyze/mutate.h"
+#include "analyze/mutreport.h"
 #include "analyze/similarity.h"
 #include "analyze/simreport.h"
 #include "base/alloc.h"
@@ -225,13 +226,110 @@ static int cmd_similarity(int argc, char **argv, const char *templates_dir, bool
     return run_similarity(&c, templates_dir);
 }
 
+struct mut_cli {
+    const char *lab, *lang;
+    struct mutate_opts o;
+    int pdf_mode;
+    bool quiet;
+};
+
+/* One option of `mutate` at argv[*i]; -1 on a bad one. */
+static int mut_option(struct mut_cli *c, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    bool *flags[] = {&c->o.no_slow, &c->o.no_extra, &c->o.cpu_only, &c->o.keep, &c->quiet};
+    const char *names[] = {"--no-slow", "--no-extra", "--cpu-only", "--keep", "--quiet"};
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+        if (!strcmp(a, names[k]))
+            return *flags[k] = true, 0;
+    if (!strcmp(a, "--pdf") || !strcmp(a, "--no-pdf"))
+        return c->pdf_mode = a[2] == 'p' ? 1 : -1, 0;
+    bool value = !strcmp(a, "--out") || !strcmp(a, "--lang") || !strcmp(a, "--jobs") ||
+                 !strcmp(a, "--only") || !strcmp(a, "--timeout") || !strcmp(a, "--grader");
+    if (value && !v) {
+        fprintf(stderr, "grader mutate: %s needs a value\n", a);
+        return -1;
+    }
+    if (!value) {
+        if (a[0] == '-' || c->lab) {
+            fprintf(stderr, "grader mutate: %s '%s' (see grader --help)\n",
+                    a[0] == '-' ? "unknown option" : "unexpected argument", a);
+            return -1;
+        }
+        c->lab = a;
+        return 0;
+    }
+    (*i)++;
+    if (!strcmp(a, "--out"))
+        c->o.out = v;
+    else if (!strcmp(a, "--only"))
+        c->o.only = v;
+    else if (!strcmp(a, "--grader"))
+        c->o.grader = v;
+    else if (!strcmp(a, "--jobs"))
+        return int_arg("mutate", a, v, 1, 1024, &c->o.jobs) ? 0 : -1;
+    else if (!strcmp(a, "--timeout")) {
+        if (!parse_double(v, &c->o.timeout_s) || c->o.timeout_s <= 0) {
+            fprintf(stderr, "grader mutate: --timeout takes a positive number of seconds\n");
+            return -1;
+        }
+    } else if (strcmp(v, "es") && strcmp(v, "en")) {
+        fprintf(stderr, "grader mutate: --lang is es or en\n");
+        return -1;
+    } else
+        c->lang = v;
+    return 0;
+}
+
+static int cmd_mutate(int argc, char **argv, const char *templates_dir)
+{
+    struct mut_cli c;
+    struct lab lab;
+    struct mutate_result r;
+    struct error err;
+    memset(&c, 0, sizeof(c));
+    mutate_opts_init(&c.o);
+    for (int i = 1; i < argc; i++)
+        if (mut_option(&c, argc, argv, &i) != 0)
+            return EXIT_USAGE;
+    if (!c.lab) {
+        fprintf(stderr, "grader mutate: name a lab (e.g. grader mutate labs/lab3)\n");
+        return EXIT_USAGE;
+    }
+    if (load_lab(&lab, c.lab) != 0)
+        return EXIT_USAGE;
+    c.o.progress = c.quiet ? NULL : stderr;
+    error_init(&err);
+    mutate_result_init(&r);
+    int status = EXIT_GRADER;
+    char *dir = xstrfmt("%s/%s/mutate", c.o.out, lab.id), *md = NULL, *note = NULL;
+    struct mutreport_opts ro = {templates_dir, c.lang, c.pdf_mode};
+    if (mutate_run(&lab, &c.o, &r, &err) != 0 ||
+        mutreport_write(&r, &lab, dir, &ro, &md, &note, &err) != 0) {
+        error_print(&err, stderr);
+    } else {
+        if (note)
+            printf("report: %s (no PDF: %s)\n", md, note);
+        else
+            printf("report: %s%s\n", md, c.pdf_mode < 0 ? "" : " and report.pdf");
+        mutreport_print(stdout, &r, &lab);
+        status = EXIT_OK;
+    }
+    free(md);
+    free(note);
+    free(dir);
+    mutate_result_release(&r);
+    lab_release(&lab);
+    return status;
+}
+
 int analyze_main(const char *cmd, int argc, char **argv, const char *templates_dir,
                  int grade_status)
 {
     if (!strcmp(cmd, "similarity"))
         return cmd_similarity(argc, argv, templates_dir, false);
     if (!strcmp(cmd, "mutate"))
-        return mutate_main(argc, argv, templates_dir);
+        return cmd_mutate(argc, argv, templates_dir);
     /* After `grader grade ... --similarity`. */
     if (grade_status == EXIT_USAGE)
         return grade_status;

@@ -7,8 +7,9 @@
  *                  [--no-slow] [--no-extra] [--cpu-only] [--keep] [--pdf | --no-pdf]
  *   grader grade LAB --submissions DIR --similarity ...   (grade, then the similarity check)
  *
- * Exit statuses as main's: 0 done, 1 (mutate) some mutant survived, 2 usage or spec error,
- * 3 the grader failed (a missing libclang included: the message says how to install it).
+ * Exit statuses as main's: 0 done (whatever the pairs found or the mutants that survived),
+ * 2 usage or spec error, 3 the grader failed (a missing libclang included: the message says
+ * how to install it; for mutate also a solution that fails its own lab).
  */
 #ifndef LG_ANALYZE_CLI_H
 #define LG_ANALYZE_CLI_H

@@ -76,6 +76,12 @@ static void find_directives(struct syntax *s)
     }
 }
 
+/* Token j is in the same context as i: code for code, the same directive for a directive. */
+static bool same_place(const struct syntax *s, size_t i, size_t j)
+{
+    return s->toks->items[j].kind != TOK_COMMENT && s->directive[j] == s->directive[i];
+}
+
 bool syn_is_code(const struct syntax *s, size_t i)
 {
     return i < s->toks->n && s->toks->items[i].kind != TOK_COMMENT && s->directive[i] == NONE;
@@ -84,7 +90,7 @@ bool syn_is_code(const struct syntax *s, size_t i)
 size_t syn_next(const struct syntax *s, size_t i)
 {
     for (size_t j = i + 1; j < s->toks->n; j++)
-        if (syn_is_code(s, j))
+        if (same_place(s, i, j))
             return j;
     return NONE;
 }
@@ -92,7 +98,7 @@ size_t syn_next(const struct syntax *s, size_t i)
 size_t syn_prev(const struct syntax *s, size_t i)
 {
     for (size_t j = i; j-- > 0;)
-        if (syn_is_code(s, j))
+        if (same_place(s, i, j))
             return j;
     return NONE;
 }
@@ -105,12 +111,6 @@ const char *syn_directive_name(const struct syntax *s, size_t i)
     if (h + 1 < s->toks->n && s->directive[h + 1] == h)
         return text(s, h + 1);
     return "";
-}
-
-/* Brackets are matched within one context: code, or one directive (a macro's body). */
-static bool same_context(const struct syntax *s, size_t a, size_t b)
-{
-    return s->directive[a] == s->directive[b] && s->toks->items[b].kind != TOK_COMMENT;
 }
 
 size_t syn_match(const struct syntax *s, size_t i)
@@ -126,7 +126,7 @@ size_t syn_match(const struct syntax *s, size_t i)
     char want_open = o ? c : open[k - close], want_close = o ? close[o - open] : c;
     long depth = 0;
     for (size_t j = i; j < l->n; o ? j++ : j--) {
-        if (!same_context(s, i, j) || strlen(text(s, j)) != 1)
+        if (!same_place(s, i, j) || strlen(text(s, j)) != 1)
             ;
         else if (text(s, j)[0] == want_open)
             depth += o ? 1 : -1;

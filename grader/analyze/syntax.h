@@ -59,8 +59,8 @@ void syntax_scan(struct syntax *s, const struct token_list *l);
 /* The bracket matching the one at i ('(' '[' '{' forwards, ')' ']' '}' backwards), skipping
  * comments and directives; SIZE_MAX when it has none. */
 size_t syn_match(const struct syntax *s, size_t i);
-/* The next (previous) token after (before) i that is neither a comment nor part of a
- * directive; SIZE_MAX when none. */
+/* The next (previous) token after (before) i in the same place, comments skipped: code when
+ * i is code, the same directive when i is in one (a macro's body); SIZE_MAX when none. */
 size_t syn_next(const struct syntax *s, size_t i);
 size_t syn_prev(const struct syntax *s, size_t i);
 /* Whether token i is code: not a comment, not in a directive. */
