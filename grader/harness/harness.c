@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -317,6 +318,40 @@ static size_t arg_bytes(const struct job_arg *a)
     return a->count * lg_dtype_size(a->dtype);
 }
 
+/*
+ * The host arrays a function is given end exactly at an inaccessible page, so that reading or
+ * writing one element past the end (`i <= n`) is a segmentation fault (SG) instead of passing
+ * unseen: a one-element overrun of a malloc'd array lands in the allocator's padding or its
+ * next chunk, and was caught only when it happened to corrupt the allocator's bookkeeping.
+ * The start is then aligned to the element size only (4000 bytes of floats start 96 bytes into
+ * a page): loads that require 16-byte alignment fail, as they would on any such array.
+ */
+static size_t guard_span(size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (bytes + page - 1) / page * page + page;
+}
+
+static void *guarded_alloc(size_t bytes)
+{
+    size_t span = guard_span(bytes), page = (size_t)sysconf(_SC_PAGESIZE);
+    char *base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    if (mprotect(base + span - page, page, PROT_NONE) != 0) {
+        munmap(base, span);
+        return NULL;
+    }
+    return base + span - page - bytes;
+}
+
+static void guarded_free(void *p, size_t bytes)
+{
+    size_t span = guard_span(bytes), page = (size_t)sysconf(_SC_PAGESIZE);
+    if (p)
+        munmap((char *)p + bytes + page - span, span);
+}
+
 static void *alloc_space(size_t bytes, int space, const char *what)
 {
     char err[512];
@@ -350,8 +385,12 @@ static void setup_buffers(struct job *j)
         size_t bytes = arg_bytes(a);
         if (a->kind == K_SCALAR)
             continue;
-        a->host = alloc_space(bytes, a->space == LG_SPACE_PINNED ? LG_SPACE_PINNED : LG_SPACE_HOST,
-                              a->name);
+        if (a->space == LG_SPACE_PINNED) {
+            a->host = alloc_space(bytes, LG_SPACE_PINNED, a->name);
+        } else if (!(a->host = guarded_alloc(bytes))) {
+            fail(LG_EXIT_SETUP, "setup", "cannot allocate %zu bytes of host memory for %s", bytes,
+                 a->name);
+        }
         if (a->space == LG_SPACE_DEVICE)
             a->dev = alloc_space(bytes, LG_SPACE_DEVICE, a->name);
         if (a->kind != K_OUT)
@@ -376,7 +415,7 @@ static void free_buffers(struct job *j)
         if (a->space == LG_SPACE_PINNED)
             lg_gpu_free(a->host, LG_SPACE_PINNED);
         else
-            free(a->host);
+            guarded_free(a->host, arg_bytes(a));
         if (a->dev)
             lg_gpu_free(a->dev, LG_SPACE_DEVICE);
         if (a->dev_pristine)
