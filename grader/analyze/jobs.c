@@ -48,7 +48,7 @@ static pid_t start(struct job *j)
 struct pool {
     struct job *jobs;
     pid_t *pids; /* per job: running pid, or 0 */
-    size_t running;
+    size_t running, finished;
 };
 
 /* Wait for one child to end; its job's status set. false when waiting failed. */
@@ -63,6 +63,7 @@ static bool reap(struct pool *p, size_t n, job_done_fn done, void *arg)
             continue;
         p->pids[i] = 0;
         p->running--;
+        p->finished++;
         p->jobs[i].status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         if (done)
             done(&p->jobs[i], arg);
@@ -74,7 +75,7 @@ int jobs_run(struct job *jobs, size_t n, int parallel, job_done_fn done, void *a
              struct error *err)
 {
     struct sigaction sa, old_int, old_term;
-    struct pool p = {jobs, xcalloc(n ? n : 1, sizeof(pid_t)), 0};
+    struct pool p = {jobs, xcalloc(n ? n : 1, sizeof(pid_t)), 0, 0};
     size_t next = 0;
     bool stopping = false;
     memset(&sa, 0, sizeof(sa));
@@ -88,6 +89,7 @@ int jobs_run(struct job *jobs, size_t n, int parallel, job_done_fn done, void *a
             pid_t pid = start(j);
             if (pid < 0) {
                 j->status = -1;
+                p.finished++;
                 if (done)
                     done(j, arg);
             } else {
@@ -109,6 +111,6 @@ int jobs_run(struct job *jobs, size_t n, int parallel, job_done_fn done, void *a
     sigaction(SIGTERM, &old_term, NULL);
     free(p.pids);
     if (stop_requested)
-        return error_set(err, "interrupted: %zu of %zu runs not done", n - next + p.running, n);
+        return error_set(err, "interrupted: %zu of %zu runs not done", n - p.finished, n);
     return 0;
 }

@@ -35,8 +35,14 @@ static int apply_line(struct mutate_result *r, const char *path, int lineno, cha
     if (op < 0)
         return error_set_at(err, path, lineno, 1, "unknown operator '%s'", opname);
     struct mut_record *rec = find(r, file, line, col, op);
-    const char *why = s + used;
-    if (!rec) {
+    char *why = s + used;
+    size_t wl = strlen(why);
+    while (wl > 0 && (why[wl - 1] == ' ' || why[wl - 1] == '\r' || why[wl - 1] == '\t'))
+        why[--wl] = '\0';
+    bool mutated = false;
+    for (size_t f = 0; f < r->n_files && !mutated; f++)
+        mutated = !strcmp(r->files[f], file);
+    if (!rec && mutated) {
         mutate_warn(r, xstrfmt("%s:%d: no mutant %s:%u:%u %s any more (the solution changed?)",
                                path, lineno, file, line, col, opname));
     } else if (rec->status == MUT_SURVIVED) {

@@ -7,7 +7,9 @@
  *
  * FILE:LINE:COLUMN of the mutant (as the report gives it), its operator, then why. '#' starts
  * a comment line. A listed mutant that survives is reported as equivalent and left out of the
- * ratio; one that is killed, or that no longer exists (the solution changed), is a warning.
+ * ratio; one that is killed, or that no longer exists in a file that was mutated (the solution
+ * changed), is a warning. Lines about files not mutated in this run (GPU sources without a
+ * GPU) are skipped.
  */
 #ifndef LG_MUTEQUIV_H
 #define LG_MUTEQUIV_H

@@ -7,6 +7,8 @@
 #   accuracy       (GPU) the grader's reference times vs a plain CUDA-event loop (eventloop.cu)
 #   repeatability  the solution re-graded R times: identical scores, CV of the median times
 #   limits         calibrated machine limits, and the solution's times as a share of them
+#   similarity     `grader similarity` over BENCH_SIM (500) generated lab 6 submissions on one
+#                  core (tests/bench/similarity_class.py; 0 skips it), and the planted copies found
 # BENCH_N (8) submissions for throughput, 0 to skip it; BENCH_REPEATS (10) grades for
 # repeatability; lab 6 is graded as its spec says (blocking kernel on), BENCH_BLOCKING=0
 # grades a copy timed plainly, =1 one with `blocking: true` whatever the spec says;
@@ -121,6 +123,32 @@ row "repeatability$mode: CV of a median time (%)" "$cv" "limit: 2" "$(calc "$cv 
 # Speed points depend on the student/reference ratio rather than on one absolute time: noise
 # that moves both (a busy shared machine) cancels there.
 row "repeatability$mode: CV of the speedup vs ref (%)" "$cv_ratio" "limit: 2" "$(calc "$cv_ratio / 2")"
+
+# --- similarity ---------------------------------------------------------------------------
+SIM=${BENCH_SIM:-500}
+if [ "$SIM" -gt 0 ]; then
+    note "similarity: $SIM generated submissions of lab 6"
+    python3 tests/bench/similarity_class.py "$work/sim" "$SIM"
+    one_core=""
+    command -v taskset >/dev/null && one_core="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')"
+    t0=$(date +%s.%N)
+    if $one_core "$BIN" similarity labs/lab6 --submissions "$work/sim/class" --out "$work/sim/out" \
+        --quiet > "$work/sim.log" 2>&1; then
+        t1=$(date +%s.%N)
+        found=0; planted=0
+        while read -r a b; do
+            planted=$((planted + 1))
+            awk -F, -v a="$a" -v b="$b" '(($1 == a && $2 == b) || ($1 == b && $2 == a)) && $3 >= 0.5 \
+                { f = 1 } END { exit !f }' "$work/sim/out/lab6/similarity.csv" && found=$((found + 1))
+        done < "$work/sim/planted.txt"
+        row "similarity ($SIM submissions, one core, s)" "$(calc "$t1 - $t0")" "limit: 60" \
+            "$(calc "($t1 - $t0) / 60")"
+        row "  planted copies found" "$found of $planted" \
+            "$(grep -oE '[0-9]+ pairs at or above' "$work/sim.log")" ""
+    else
+        row "similarity" "skipped" "$(tail -n 1 "$work/sim.log" | cut -c1-60)" ""
+    fi
+fi
 
 note "accuracy and limits"
 # --- accuracy and limits (GPU) ----------------------------------------------------------------
