@@ -70,18 +70,8 @@ deps:
 deps-analyze:
 	@grader/deps.sh analyze
 
-# libclang (grader similarity, grader mutate) is loaded at run time, so the grader builds and
-# runs without it; its header is needed to build that part (grader/analyze/tokens.c). The
-# stamp rebuilds tokens.o when the header appears or goes.
-CLANG_HDR    ?= $(lastword $(sort $(wildcard /usr/lib/llvm-*/include/clang-c/Index.h)) $(wildcard /usr/include/clang-c/Index.h))
-CLANG_PREFIX := $(patsubst %/include/clang-c/Index.h,%,$(CLANG_HDR))
-CLANG_SO     := $(firstword $(wildcard $(CLANG_PREFIX)/lib/libclang.so $(CLANG_PREFIX)/lib/x86_64-linux-gnu/libclang.so) libclang.so)
-CLANG_STAMP  := $(BUILD)/obj/analyze/libclang.stamp
-$(CLANG_STAMP): FORCE
-	@mkdir -p $(@D); echo '$(CLANG_HDR) $(CLANG_SO)' | cmp -s - $@ || echo '$(CLANG_HDR) $(CLANG_SO)' > $@
-$(BUILD)/obj/analyze/tokens.o: $(CLANG_STAMP)
-$(BUILD)/obj/analyze/tokens.o: CPPFLAGS += $(if $(CLANG_HDR),-DLG_HAVE_LIBCLANG -I$(CLANG_PREFIX)/include -DLG_LIBCLANG_SO='"$(CLANG_SO)"')
-FORCE:
+# libclang (grader similarity, grader mutate) is loaded at run time (grader/analyze/tokens.c):
+# nothing of it is needed to build, and the rest of the grader runs without it.
 
 $(BUILD)/obj/%.o: grader/%.c
 	@mkdir -p $(@D)

@@ -38,10 +38,11 @@ fi
 { has_cmd fc-list && fc-list 2>/dev/null | grep -qi 'DejaVu Sans'; } || optional+=(fonts-dejavu-core)
 has_cmd gnuplot || optional+=(gnuplot-nox)
 # libclang: clang's own C/C++/CUDA lexer for the similarity check and mutation testing
-# (docs/similarity.md says why). Its header sits under /usr/lib/llvm-N/include on Debian,
-# outside the compiler's search path, so it is looked for there.
+# (docs/similarity.md says why). Loaded at run time: the library itself is what counts
+# (libclang1-N, which libclang-dev pulls in).
 has_libclang() {
-    compgen -G '/usr/lib/llvm-*/include/clang-c/Index.h' >/dev/null || [ -e /usr/include/clang-c/Index.h ]
+    compgen -G '/usr/lib/*/libclang-*.so.1' >/dev/null || compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null ||
+        { has_cmd ldconfig && ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so'; }
 }
 if [ "$mode" = analyze ] || [ "$mode" = test ]; then
     has_libclang || missing+=(libclang-dev)

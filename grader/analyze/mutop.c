@@ -3,6 +3,7 @@
 
 #include "analyze/mutop_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Two mutants that make the same edits (two operators meeting on one site). */
@@ -20,8 +21,9 @@ static bool same_edits(const struct mutant *a, const struct mutant *b)
 void mutop_generate(const struct token_list *l, const struct syntax *s, enum src_lang lang,
                     struct mutant_list *out)
 {
-    struct mutgen g = {l, s, lang, out};
+    struct mutgen g = {l, s, lang, out, NULL, 0};
     size_t first = out->n;
+    mg_find_dead(&g);
     mutop_bounds(&g);
     mutop_loops(&g);
     mutop_swaps(&g);
@@ -37,4 +39,5 @@ void mutop_generate(const struct token_list *l, const struct syntax *s, enum src
             out->items[kept++] = out->items[i];
     }
     out->n = kept;
+    free(g.dead);
 }

@@ -33,6 +33,9 @@ bool mg_site(const struct mutgen *g, size_t i)
 {
     if (i >= g->l->n || g->l->items[i].kind == TOK_COMMENT)
         return false;
+    for (size_t d = 0; d < g->n_dead; d++)
+        if (i >= g->dead[d][0] && i <= g->dead[d][1])
+            return false;
     if (syn_is_code(g->s, i))
         return syn_func_at(g->s, i) != NULL;
     const struct syn_macro *m = syn_macro_at(g->s, i);
@@ -101,6 +104,8 @@ bool mg_is_param(const struct syn_func *f, const char *name)
 
 bool mg_size_guard(const struct mutgen *g, size_t relop)
 {
+    if (!mg_is_relop(g, relop) && !mg_is(g, relop, "=="))
+        return false;
     const struct syn_func *f = syn_func_at(g->s, relop);
     size_t a = syn_prev(g->s, relop), b = syn_next(g->s, relop);
     if (!f || a == NONE || b == NONE)
@@ -142,4 +147,27 @@ bool mg_for_header(const struct mutgen *g, size_t for_tok, size_t *open, size_t 
         }
     }
     return *semi1 != NONE && *semi2 != NONE;
+}
+
+void mg_find_dead(struct mutgen *g)
+{
+    g->dead = NULL;
+    g->n_dead = 0;
+    for (size_t i = 0; i < g->l->n; i++) {
+        if (!mg_is(g, i, "if") || !syn_is_code(g->s, i) || !syn_func_at(g->s, i))
+            continue;
+        size_t open = syn_next(g->s, i), close = open == NONE ? NONE : syn_match(g->s, open);
+        size_t a = open == NONE ? NONE : syn_next(g->s, open);
+        size_t op = a == NONE ? NONE : syn_next(g->s, a);
+        /* The whole condition is one comparison of a parameter with 0. */
+        if (close == NONE || op == NONE || syn_next(g->s, syn_next(g->s, op)) != close ||
+            !mg_size_guard(g, op))
+            continue;
+        size_t body = syn_next(g->s, close), end = body == NONE ? NONE : syn_stmt_end(g->s, body);
+        if (end == NONE)
+            continue;
+        g->dead = xrealloc(g->dead, (g->n_dead + 1) * sizeof(*g->dead));
+        g->dead[g->n_dead][0] = body;
+        g->dead[g->n_dead++][1] = end;
+    }
 }

@@ -18,7 +18,14 @@ struct mutgen {
     const struct syntax *s;
     enum src_lang lang;
     struct mutant_list *out;
+    /* Token ranges [a, b] that run only for sizes the spec never gives: the bodies of
+     * `if (n <= 0) ...` (mg_size_guard). No mutant is made there: none could be killed. */
+    size_t (*dead)[2];
+    size_t n_dead;
 };
+
+/* Fill g->dead (freed by the caller). */
+void mg_find_dead(struct mutgen *g);
 
 /* Token i is a place operators may change: code of a function body, or a macro body that is
  * not an error-check macro. */
@@ -36,8 +43,8 @@ struct mutant *mg_replace(const struct mutgen *g, enum mut_op op, size_t site, s
 size_t mg_operand_end(const struct mutgen *g, size_t i);
 /* A comparison operator: < <= > >=. */
 bool mg_is_relop(const struct mutgen *g, size_t i);
-/* `PARAM op 0` or `0 op PARAM`, PARAM a parameter of the enclosing function: a guard on
- * sizes the spec never gives. */
+/* `PARAM op 0` or `0 op PARAM` (op a comparison or ==), PARAM a parameter of the enclosing
+ * function: a guard on sizes the spec never gives. */
 bool mg_size_guard(const struct mutgen *g, size_t relop);
 /* Whether name is a parameter of f. */
 bool mg_is_param(const struct syn_func *f, const char *name);

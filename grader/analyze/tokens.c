@@ -5,6 +5,7 @@
 #include "base/fs.h"
 #include "base/strbuf.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,10 +51,6 @@ bool tok_is(const struct token_list *l, size_t i, const char *s)
 {
     return i < l->n && !strcmp(l->items[i].text, s);
 }
-
-#ifdef LG_HAVE_LIBCLANG
-#include <clang-c/Index.h>
-#include <dlfcn.h>
 
 /* Append a token of the source's bytes [off, off + len). */
 static void push_token(struct token_list *l, enum tok_kind kind, size_t off, size_t len)
@@ -123,6 +120,46 @@ static void push_hashes(struct token_list *l, size_t from, size_t to)
     }
 }
 
+/*
+ * The part of libclang's C API used here, declared from clang-c/Index.h (LLVM 14) rather than
+ * included: that API's ABI is kept stable across versions, and declaring it means the grader
+ * builds without libclang's development headers and runs wherever the library itself is
+ * (libclang1-N on Debian, installed with clang's tools).
+ */
+typedef void *CXIndex;
+typedef struct CXTranslationUnitImpl *CXTranslationUnit;
+typedef void *CXFile;
+typedef struct {
+    const void *ptr_data[2];
+    unsigned int_data;
+} CXSourceLocation;
+typedef struct {
+    const void *ptr_data[2];
+    unsigned begin_int_data;
+    unsigned end_int_data;
+} CXSourceRange;
+typedef struct {
+    unsigned int_data[4];
+    void *ptr_data;
+} CXToken;
+struct CXUnsavedFile {
+    const char *Filename;
+    const char *Contents;
+    unsigned long Length;
+};
+enum {
+    CX_TOKEN_PUNCTUATION,
+    CX_TOKEN_KEYWORD,
+    CX_TOKEN_IDENTIFIER,
+    CX_TOKEN_LITERAL,
+    CX_TOKEN_COMMENT
+};
+enum {
+    CX_TU_INCOMPLETE = 0x02,
+    CX_TU_SKIP_FUNCTION_BODIES = 0x40,
+    CX_TU_SINGLE_FILE_PARSE = 0x400
+};
+
 #ifndef LG_LIBCLANG_SO
 #define LG_LIBCLANG_SO "libclang.so"
 #endif
@@ -133,19 +170,20 @@ static struct {
     bool tried;
     char why[512];
     CXIndex index;
-    __typeof__(clang_createIndex) *createIndex;
-    __typeof__(clang_parseTranslationUnit2) *parse;
-    __typeof__(clang_disposeTranslationUnit) *disposeTU;
-    __typeof__(clang_getFile) *getFile;
-    __typeof__(clang_getLocationForOffset) *locationForOffset;
-    __typeof__(clang_getRange) *getRange;
-    __typeof__(clang_tokenize) *tokenize;
-    __typeof__(clang_disposeTokens) *disposeTokens;
-    __typeof__(clang_getTokenKind) *tokenKind;
-    __typeof__(clang_getTokenExtent) *tokenExtent;
-    __typeof__(clang_getRangeStart) *rangeStart;
-    __typeof__(clang_getRangeEnd) *rangeEnd;
-    __typeof__(clang_getFileLocation) *fileLocation;
+    CXIndex (*createIndex)(int, int);
+    int (*parse)(CXIndex, const char *, const char *const *, int, struct CXUnsavedFile *, unsigned,
+                 unsigned, CXTranslationUnit *);
+    void (*disposeTU)(CXTranslationUnit);
+    CXFile (*getFile)(CXTranslationUnit, const char *);
+    CXSourceLocation (*locationForOffset)(CXTranslationUnit, CXFile, unsigned);
+    CXSourceRange (*getRange)(CXSourceLocation, CXSourceLocation);
+    void (*tokenize)(CXTranslationUnit, CXSourceRange, CXToken **, unsigned *);
+    void (*disposeTokens)(CXTranslationUnit, CXToken *, unsigned);
+    int (*tokenKind)(CXToken);
+    CXSourceRange (*tokenExtent)(CXTranslationUnit, CXToken);
+    CXSourceLocation (*rangeStart)(CXSourceRange);
+    CXSourceLocation (*rangeEnd)(CXSourceRange);
+    void (*fileLocation)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
 } lc;
 
 static void *open_library(void)
@@ -157,9 +195,13 @@ static void *open_library(void)
         if (h)
             return h;
     }
-    for (int v = 25; v >= 11; v--) {
+    /* Debian's runtime packages (libclang1-N), newest first, then LLVM's own folders. */
+    for (int v = 30; v >= 11; v--) {
         snprintf(versioned, sizeof(versioned), "libclang-%d.so.1", v);
         void *h = dlopen(versioned, RTLD_NOW | RTLD_LOCAL);
+        snprintf(versioned, sizeof(versioned), "/usr/lib/llvm-%d/lib/libclang.so.1", v);
+        if (!h)
+            h = dlopen(versioned, RTLD_NOW | RTLD_LOCAL);
         if (h)
             return h;
     }
@@ -202,8 +244,9 @@ static bool load(void)
     lc.handle = open_library();
     if (!lc.handle) {
         snprintf(lc.why, sizeof(lc.why),
-                 "libclang could not be loaded (%s): install it with 'sudo apt-get install "
-                 "libclang-dev' (or: grader/deps.sh analyze)",
+                 "libclang is not installed (looked for %s, libclang-N.so.1 and "
+                 "/usr/lib/llvm-N/lib): install it with 'sudo apt-get install libclang-dev' "
+                 "(or: grader/deps.sh analyze)",
                  LG_LIBCLANG_SO);
         return false;
     }
@@ -223,16 +266,16 @@ bool tokens_available(char *why, size_t why_size)
     return ok;
 }
 
-static enum tok_kind kind_of(CXTokenKind k)
+static enum tok_kind kind_of(int k)
 {
     switch (k) {
-    case CXToken_Keyword:
+    case CX_TOKEN_KEYWORD:
         return TOK_KEYWORD;
-    case CXToken_Identifier:
+    case CX_TOKEN_IDENTIFIER:
         return TOK_IDENT;
-    case CXToken_Literal:
+    case CX_TOKEN_LITERAL:
         return TOK_LITERAL;
-    case CXToken_Comment:
+    case CX_TOKEN_COMMENT:
         return TOK_COMMENT;
     default:
         return TOK_PUNCT;
@@ -255,9 +298,8 @@ static CXTranslationUnit parse_unit(const char *text, size_t len, enum src_lang 
     *vname = lang == SRC_CUDA ? "lg-input.cu" : lang == SRC_CXX ? "lg-input.cpp" : "lg-input.c";
     struct CXUnsavedFile file = {*vname, text, (unsigned long)len};
     CXTranslationUnit tu = NULL;
-    unsigned flags = CXTranslationUnit_SingleFileParse | CXTranslationUnit_Incomplete |
-                     CXTranslationUnit_SkipFunctionBodies;
-    if (lc.parse(lc.index, *vname, args, nargs, &file, 1, flags, &tu) != CXError_Success)
+    unsigned flags = CX_TU_SINGLE_FILE_PARSE | CX_TU_INCOMPLETE | CX_TU_SKIP_FUNCTION_BODIES;
+    if (lc.parse(lc.index, *vname, args, nargs, &file, 1, flags, &tu) != 0)
         return NULL;
     return tu;
 }
@@ -314,32 +356,6 @@ int tokens_lex(const char *name, const char *text, size_t len, enum src_lang lan
     set_positions(out);
     return 0;
 }
-
-#else /* built without libclang's header */
-
-bool tokens_available(char *why, size_t why_size)
-{
-    if (why && why_size)
-        snprintf(why, why_size,
-                 "this grader was built without libclang (clang-c/Index.h was not found): "
-                 "install it with 'sudo apt-get install libclang-dev' (or: grader/deps.sh "
-                 "analyze), then rebuild with make");
-    return false;
-}
-
-int tokens_lex(const char *name, const char *text, size_t len, enum src_lang lang,
-               struct token_list *out, struct error *err)
-{
-    char why[512];
-    (void)text;
-    (void)len;
-    (void)lang;
-    (void)out;
-    tokens_available(why, sizeof(why));
-    return error_set(err, "%s: %s", name, why);
-}
-
-#endif
 
 int tokens_lex_file(const char *path, struct token_list *out, struct error *err)
 {

@@ -8,9 +8,9 @@
  * include of /dev/zero), still lexes in time linear in its size. In CUDA files `<<<` and
  * `>>>` are single tokens.
  *
- * libclang is loaded when first needed (dlopen), so the grader runs, and every other
- * command works, on a machine without it; tokens_available() says what is missing and how
- * to install it. docs/similarity.md says why libclang.
+ * libclang is loaded when first needed (dlopen), so the grader builds without it and runs,
+ * every other command included, on a machine without it; tokens_available() says what is
+ * missing and how to install it. docs/similarity.md says why libclang.
  *
  * struct token_list owns its tokens' spellings and the source text; token_list_release()
  * frees them.

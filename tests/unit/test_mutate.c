@@ -94,6 +94,14 @@ START_TEST(test_bounds)
            "__global__ void k(float *y, int n) {\n"
            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = 0;\n"
            "    if (0) return;\n    if (i > 2) y[i] = 1; else y[i] = 2;\n}\n--\n");
+    /* Nor does code that runs only for such sizes. */
+    EXPECT("void g(float *u, int n, int m) {\n"
+           "    if (m <= 0) { for (int i = 0; i < n; i++) u[i] = 0; return; }\n"
+           "    for (int i = 0; i < n; i++) u[i] = m;\n}",
+           SRC_C, MUT_REL_BOUND,
+           "void g(float *u, int n, int m) {\n"
+           "    if (m <= 0) { for (int i = 0; i < n; i++) u[i] = 0; return; }\n"
+           "    for (int i = 0; i <= n; i++) u[i] = m;\n}\n--\n");
     /* Outside functions and macros nothing changes: a global initializer, a comment. */
     EXPECT("int a[3 < 4 ? 1 : 2]; /* i < n */", SRC_C, MUT_REL_BOUND, "");
 }
