@@ -81,7 +81,8 @@ static void consider(const struct exercise_spec *ex, struct cands *cs, const lon
     memcpy(cs->c[cs->n++].v, v, sizeof(cs->c[0].v));
 }
 
-/* One off each size of every case; 1 and 3 from the smallest case; the largest doubled. */
+/* The largest case with a size doubled, 1 and 3 from the smallest case, one off each size of
+ * every case. */
 static void derive(const struct exercise_spec *ex, struct cands *cs)
 {
     long v[MAX_PARAMS], small[MAX_PARAMS], large[MAX_PARAMS];
@@ -95,6 +96,18 @@ static void derive(const struct exercise_spec *ex, struct cands *cs)
             hi = b, memcpy(large, v, sizeof(v));
     }
     cs->max_bytes = hi;
+    /* The largest doubled first, then the smallest sizes: the cap cuts one-off sizes. */
+    for (size_t p = 0; p < ex->n_params && hi >= 0; p++) {
+        memcpy(v, large, sizeof(v));
+        v[p] = 2 * v[p] + 1;
+        consider(ex, cs, v);
+    }
+    for (size_t p = 0; p < ex->n_params && lo >= 0; p++)
+        for (long s = 1; s <= 3; s += 2) {
+            memcpy(v, small, sizeof(v));
+            v[p] = s;
+            consider(ex, cs, v);
+        }
     for (size_t c = 0; c < ex->n_cases; c++)
         for (size_t p = 0; p < ex->n_params; p++)
             for (int d = -1; d <= 1; d += 2) {
@@ -102,17 +115,6 @@ static void derive(const struct exercise_spec *ex, struct cands *cs)
                 v[p] += d;
                 consider(ex, cs, v);
             }
-    for (size_t p = 0; p < ex->n_params && lo >= 0; p++)
-        for (long s = 1; s <= 3; s += 2) {
-            memcpy(v, small, sizeof(v));
-            v[p] = s;
-            consider(ex, cs, v);
-        }
-    for (size_t p = 0; p < ex->n_params && hi >= 0; p++) {
-        memcpy(v, large, sizeof(v));
-        v[p] = 2 * v[p] + 1;
-        consider(ex, cs, v);
-    }
 }
 
 void mutcases_derive(const struct exercise_spec *ex, char ***ids, char ***sizes, size_t *n)

@@ -1,8 +1,8 @@
 /*
  * mutcases: for the mutants that survived, would some other size have killed them? Sizes the
- * lab does not try are derived from its cases: each size one less and one more, 1 and 3, and
- * the largest case with a size doubled (plus one), as long as its arrays stay within 2.5 times
- * the largest case's bytes; at most MUTCASES_MAX per exercise.
+ * lab does not try are derived from its cases: the largest case with a size doubled (plus one),
+ * 1 and 3, and each size one less and one more, as long as the arrays stay within 2.5 times
+ * the largest case's bytes; at most MUTCASES_MAX per exercise, in that order.
  *
  * They are added as cases to a copy of the lab (its lab.yaml rewritten through libyaml, the
  * rest copied, kernels/ beside it), the solution is graded on them first (a size it fails is

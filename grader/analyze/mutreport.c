@@ -5,6 +5,7 @@
 #include "base/alloc.h"
 #include "base/escape.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/messages.h"
 #include "base/template.h"
 #include "base/util.h"
@@ -62,7 +63,7 @@ static struct tpl_value *mutant_map(struct tpl_value *list, const struct mutate_
 {
     const struct mut_record *rec = &r->recs[i];
     struct tpl_value *m = tpl_push_map(list);
-    char id[16];
+    char id[32];
     mutreport_id(id, sizeof(id), i);
     tpl_set_str(m, "id", id);
     tpl_set_str(m, "op", messages_get(msgs, mut_op_title(rec->m.op)));
@@ -165,6 +166,83 @@ static struct tpl_value *context(const struct mutate_result *r, const struct lab
     return ctx;
 }
 
+static void json_mutant(struct json_writer *w, const struct mutate_result *r, const struct lab *lab,
+                        size_t i)
+{
+    const struct mut_record *rec = &r->recs[i];
+    char id[32];
+    mutreport_id(id, sizeof(id), i);
+    json_writer_begin_object(w);
+    json_writer_key(w, "id");
+    json_writer_string(w, id);
+    json_writer_key(w, "operator");
+    json_writer_string(w, mut_op_id(rec->m.op));
+    json_writer_key(w, "file");
+    json_writer_string(w, r->files[rec->file]);
+    json_writer_key(w, "line");
+    json_writer_number(w, rec->m.line);
+    json_writer_key(w, "col");
+    json_writer_number(w, rec->m.col);
+    json_writer_key(w, "status");
+    json_writer_string(w, mut_status_id(rec->status));
+    json_writer_key(w, "reaches");
+    json_writer_begin_array(w);
+    for (size_t k = 0; k < rec->n_targets; k++) {
+        const struct mut_target *t = &r->targets[rec->targets[k]];
+        char *name =
+            xstrfmt("%s/%s", lab->exercises[t->ex].id, lab->exercises[t->ex].variants[t->var].id);
+        json_writer_string(w, name);
+        free(name);
+    }
+    json_writer_end_array(w);
+    json_writer_key(w, "killed_by");
+    if (rec->kill_case) {
+        char *by = xstrfmt("%s %s/%s %s", verdict_code(rec->kill_verdict), rec->kill_exercise,
+                           rec->kill_variant, rec->kill_case);
+        json_writer_string(w, by);
+        free(by);
+    } else {
+        json_writer_null(w);
+    }
+    json_writer_key(w, "extra");
+    json_writer_begin_array(w);
+    for (size_t k = 0; k < rec->n_extra; k++) {
+        char *e = xstrfmt("%s %s", verdict_code(rec->extra[k].verdict), rec->extra[k].sizes);
+        json_writer_string(w, e);
+        free(e);
+    }
+    json_writer_end_array(w);
+    json_writer_key(w, "note");
+    json_writer_string(w, rec->note);
+    json_writer_key(w, "diff");
+    json_writer_string(w, rec->diff);
+    json_writer_end_object(w);
+}
+
+void mutreport_json(const struct mutate_result *r, const struct lab *lab, struct strbuf *out)
+{
+    struct json_writer w;
+    const char *keys[] = {"killed", "survived", "ce", "equivalent", "not_run", "errors"};
+    const size_t vals[] = {r->killed, r->survived, r->ce, r->equivalent, r->not_run, r->errors};
+    json_writer_init(&w, out);
+    json_writer_begin_object(&w);
+    json_writer_key(&w, "lab");
+    json_writer_string(&w, lab->id);
+    json_writer_key(&w, "gpu");
+    json_writer_bool(&w, r->gpu);
+    for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+        json_writer_key(&w, keys[k]);
+        json_writer_number(&w, (double)vals[k]);
+    }
+    json_writer_key(&w, "mutants");
+    json_writer_begin_array(&w);
+    for (size_t i = 0; i < r->n_recs; i++)
+        json_mutant(&w, r, lab, i);
+    json_writer_end_array(&w);
+    json_writer_end_object(&w);
+    strbuf_addch(out, '\n');
+}
+
 int mutreport_write(const struct mutate_result *r, const struct lab *lab, const char *dir,
                     const struct mutreport_opts *o, char **md_path, char **pdf_note,
                     struct error *err)
@@ -179,9 +257,16 @@ int mutreport_write(const struct mutate_result *r, const struct lab *lab, const 
     *md_path = path_join(dir, "report.md");
     *pdf_note = NULL;
     struct tpl_value *ctx = context(r, lab, &msgs);
+    struct strbuf json = STRBUF_INIT;
+    char *json_path = path_join(dir, "mutants.json");
+    mutreport_json(r, lab, &json);
     int rc = mkdir_p(dir, err);
     if (rc == 0)
+        rc = write_file_atomic(json_path, strbuf_str(&json), json.len, err);
+    if (rc == 0)
         rc = analyze_write(o->templates_dir, lang, "mutate.md", ctx, false, *md_path, err);
+    strbuf_release(&json);
+    free(json_path);
     tpl_value_free(ctx);
     messages_release(&msgs);
     if (rc != 0 || o->pdf_mode < 0)
