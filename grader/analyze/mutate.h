@@ -10,7 +10,7 @@
  * nothing about the cases. Without a GPU only the CPU variants are mutated and run. For each
  * survivor, extra sizes derived from the lab's cases (one off, odd, twice the largest) are
  * tried, and the report says which would have killed it. Mutants an instructor has shown to be
- * equivalent (labs/labN/mutate-equivalent.txt, see docs/mutation.md) are listed apart and
+ * equivalent (labs/labN/solution/mutate-equivalent.txt, see docs/mutation.md) are listed apart and
  * left out of the ratio.
  */
 #ifndef LG_MUTATE_H

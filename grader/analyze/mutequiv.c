@@ -61,7 +61,7 @@ static int apply_line(struct mutate_result *r, const char *path, int lineno, cha
 
 int mutequiv_apply(struct mutate_result *r, const char *lab_dir, struct error *err)
 {
-    char *path = path_join(lab_dir, MUTEQUIV_FILE);
+    char *path = xstrfmt("%s/solution/%s", lab_dir, MUTEQUIV_FILE);
     struct strbuf sb = STRBUF_INIT;
     int rc = 0, lineno = 0;
     if (!file_exists(path) || read_file(path, &sb, err) != 0) {

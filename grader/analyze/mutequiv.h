@@ -1,7 +1,8 @@
 /*
  * mutequiv: the mutants an instructor has shown to be equivalent (no test can kill them: the
- * change cannot alter any output the spec allows), listed in the lab's folder, in
- * mutate-equivalent.txt, one per line:
+ * change cannot alter any output the spec allows), listed beside the code they mutate, in the
+ * lab's solution/mutate-equivalent.txt (so student kits, which leave solution/ out, never
+ * carry it), one per line:
  *
  *     convert_cpu.c:67:20 rel_bound  rintf gives whole numbers: r >= 127 clamps 127 to itself
  *
@@ -18,7 +19,7 @@
 
 #define MUTEQUIV_FILE "mutate-equivalent.txt"
 
-/* Apply lab_dir/mutate-equivalent.txt (if any) to r's records. -1 with err set on a line
+/* Apply lab_dir/solution/mutate-equivalent.txt (if any) to r's records. -1 with err set on a line
  * that cannot be read (file:line: what is wrong). */
 int mutequiv_apply(struct mutate_result *r, const char *lab_dir, struct error *err);
 

@@ -339,7 +339,10 @@ START_TEST(test_equivalence_file)
     r.recs[0].status = MUT_SURVIVED;
     r.recs[1].m = (struct mutant){MUT_LOOP_START, 0, 9, 3, NULL, 0};
     r.recs[1].status = MUT_SURVIVED;
-    char *path = path_join(dir, MUTEQUIV_FILE);
+    char *sol = path_join(dir, "solution");
+    ck_assert_int_eq(mkdir_p(sol, &err), 0);
+    char *path = path_join(sol, MUTEQUIV_FILE);
+    free(sol);
     const char *text = "# known\na.c:7:20 rel_bound  clamps 127 to itself\n"
                        "a.c:99:1 loop_start gone\n";
     ck_assert_int_eq(write_file_atomic(path, text, strlen(text), &err), 0);
