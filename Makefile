@@ -40,7 +40,8 @@ LIB        := $(BUILD)/libgrader.a
 BIN        := $(BUILD)/grader
 
 # The harness is the trusted half of every student and reference process.
-HARNESS_OBJ := $(BUILD)/harness/harness.o $(BUILD)/harness/dtype.o $(BUILD)/harness/rng.o
+HARNESS_PARTS := harness job case timing buffers clock result rng dtype
+HARNESS_OBJ := $(BUILD)/harness/libharness.a
 HARNESS_CPU := $(BUILD)/harness/harness_nogpu.o
 HARNESS_GPU := $(if $(NVCC),$(BUILD)/harness/harness_gpu.o $(BUILD)/harness/gpuprobe)
 CALIBRATE   := $(BUILD)/harness/calibrate
@@ -86,16 +87,20 @@ $(BIN): $(MAIN_OBJ) $(LIB)
 
 # Harness objects: built without sanitizers or -Werror toggles of the grader, since
 # they are linked into student programs compiled with the lab's own flags.
-HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader
+HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader -Igrader/harness
 $(BUILD)/harness/%.o: grader/harness/%.c
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/harness/dtype.o: grader/base/dtype.c
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(BUILD)/harness/harness_gpu.o: grader/harness/harness_gpu.cu grader/harness/harness.h
+# One archive: a runner links it with the student's objects and its GPU (or no-GPU) part.
+$(BUILD)/harness/libharness.a: $(HARNESS_PARTS:%=$(BUILD)/harness/%.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/harness/harness_gpu.o: grader/harness/harness_gpu.cu grader/harness/harness.h grader/harness/draw.h
 	@mkdir -p $(@D)
-	$(NVCC) -O2 -Igrader -Xcompiler -fPIC -c $< -o $@
+	$(NVCC) -O2 -Igrader -Igrader/harness -Xcompiler -fPIC -c $< -o $@
 $(BUILD)/harness/calibrate.o: grader/harness/calibrate.c
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(OPENBLAS_CFLAGS) -c $< -o $@

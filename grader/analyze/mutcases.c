@@ -4,6 +4,7 @@
 #include "analyze/jobs.h"
 #include "base/alloc.h"
 #include "base/dtype.h"
+#include "base/expr.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
 
@@ -23,22 +24,23 @@ struct cand {
 /* Bytes of every array of ex at sizes v; -1 when an expression fails. */
 static double bytes_at(const struct exercise_spec *ex, const long *v)
 {
-    struct size_binding b[MAX_PARAMS];
-    struct case_spec c;
+    struct expr_env env;
     struct error err;
     double total = 0;
-    memset(&c, 0, sizeof(c));
+    expr_env_init(&env);
     for (size_t p = 0; p < ex->n_params; p++)
-        b[p] = (struct size_binding){ex->params[p], v[p]};
-    c.sizes = b;
-    c.n_sizes = ex->n_params;
-    for (size_t i = 0; i < ex->n_args; i++) {
-        if (ex->args[i].n_shape == 0)
-            continue;
-        long n = exercise_arg_count(ex, i, &c, &err);
-        if (n < 0)
+        if (expr_env_set(&env, ex->params[p], (double)v[p]) != 0)
             return -1;
-        total += (double)n * (double)lg_dtype_size(ex->args[i].dtype);
+    for (size_t i = 0; i < ex->n_args; i++) {
+        if (ex->args[i].kind == ARG_SCALAR)
+            continue;
+        double count = 1, d;
+        for (size_t k = 0; k < ex->args[i].n_shape; k++) {
+            if (expr_eval(ex->args[i].shape[k], &env, &d, &err) != 0 || d < 0)
+                return -1;
+            count *= d;
+        }
+        total += count * (double)lg_dtype_size(ex->args[i].dtype);
     }
     return total;
 }

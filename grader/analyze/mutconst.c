@@ -7,18 +7,34 @@
 #include <ctype.h>
 #include <string.h>
 
+/* The function's parameter for argument a: arguments in order, the return value (`returns`)
+ * not among them. NULL for the return value or a parameter without a name. */
+static const char *param_of(const struct exercise_spec *ex, const struct syn_func *f, size_t a)
+{
+    size_t p = 0;
+    for (size_t i = 0; i < a; i++)
+        p += !ex->args[i].is_return;
+    return ex->args[a].is_return || p >= f->n_params ? NULL : f->params[p].name;
+}
+
 /* The function's name for the size parameter `name`: the parameter at the position of the
  * scalar argument whose value is exactly that name. NULL when none. */
 static const char *param_for(const struct exercise_spec *ex, const struct syn_func *f,
                              const char *name, size_t len)
 {
-    for (size_t a = 0; a < ex->n_args && a < f->n_params; a++) {
+    for (size_t a = 0; a < ex->n_args; a++) {
         const struct arg_spec *arg = &ex->args[a];
         if (arg->kind == ARG_SCALAR && arg->value && strlen(arg->value) == len &&
             !strncmp(arg->value, name, len))
-            return f->params[a].name;
+            return param_of(ex, f, a);
     }
     return NULL;
+}
+
+/* An array the function is given (shape [] is one element), not its return value. */
+static bool is_array(const struct arg_spec *a)
+{
+    return a->kind != ARG_SCALAR && !a->is_return;
 }
 
 /* A shape expression in C, over the function's parameters: names, digits, + - * ( ). */
@@ -48,7 +64,8 @@ static bool shape_c(struct strbuf *out, const char *e, const struct exercise_spe
 static char *bytes_of(const struct exercise_spec *ex, size_t i, const struct syn_func *f)
 {
     struct strbuf out = STRBUF_INIT;
-    if (i >= f->n_params || !f->params[i].name || ex->args[i].n_shape == 0)
+    const char *p = param_of(ex, f, i);
+    if (!p || !is_array(&ex->args[i]))
         return NULL;
     for (size_t d = 0; d < ex->args[i].n_shape; d++) {
         strbuf_addch(&out, '(');
@@ -58,7 +75,7 @@ static char *bytes_of(const struct exercise_spec *ex, size_t i, const struct syn
         }
         strbuf_addstr(&out, ") * ");
     }
-    strbuf_addf(&out, "sizeof(*%s)", f->params[i].name);
+    strbuf_addf(&out, "sizeof(*%s)", p);
     return strbuf_detach(&out);
 }
 
@@ -100,14 +117,16 @@ static bool fill(struct strbuf *body, const struct exercise_spec *ex, const stru
 }
 
 /* The new body: outputs filled (the first one echoing input `echo` unless SIZE_MAX), every
- * parameter used. false when some output's size cannot be written. */
+ * parameter used, 0 returned when the function returns a value. false when some output's size
+ * cannot be written, or when there is nothing to fill. */
 static bool const_body(struct strbuf *body, const struct exercise_spec *ex,
                        const struct variant_spec *v, const struct syn_func *f, size_t echo)
 {
-    bool first = true;
+    bool first = true, returns = false;
     strbuf_addch(body, '\n');
-    for (size_t i = 0; i < ex->n_args && i < f->n_params; i++) {
-        if (ex->args[i].n_shape == 0 || !is_output(&ex->args[i]))
+    for (size_t i = 0; i < ex->n_args; i++) {
+        returns |= ex->args[i].is_return;
+        if (!is_array(&ex->args[i]) || !is_output(&ex->args[i]))
             continue;
         if (!fill(body, ex, v, f, i, first ? echo : SIZE_MAX))
             return false;
@@ -116,7 +135,9 @@ static bool const_body(struct strbuf *body, const struct exercise_spec *ex,
     for (size_t i = 0; i < f->n_params; i++)
         if (f->params[i].name)
             strbuf_addf(body, "    (void)%s;\n", f->params[i].name);
-    return !first;
+    if (returns)
+        strbuf_addstr(body, "    return 0;\n");
+    return !first || (returns && echo == SIZE_MAX);
 }
 
 /* The input echoed into the first output: same dtype and shape. SIZE_MAX when none. */
@@ -124,10 +145,11 @@ static size_t echo_source(const struct exercise_spec *ex)
 {
     size_t out = SIZE_MAX;
     for (size_t i = 0; i < ex->n_args && out == SIZE_MAX; i++)
-        if (ex->args[i].n_shape && is_output(&ex->args[i]))
+        if (is_array(&ex->args[i]) && is_output(&ex->args[i]))
             out = i;
     for (size_t i = 0; out != SIZE_MAX && i < ex->n_args; i++)
-        if (ex->args[i].kind == ARG_IN && same_shape(&ex->args[i], &ex->args[out]))
+        if (ex->args[i].kind == ARG_IN && is_array(&ex->args[i]) &&
+            same_shape(&ex->args[i], &ex->args[out]))
             return i;
     return SIZE_MAX;
 }
@@ -148,8 +170,11 @@ void mutconst_generate(const struct token_list *l, const struct syntax *s, const
                        enum src_lang lang, struct mutant_list *out)
 {
     struct strbuf body = STRBUF_INIT;
+    size_t params = 0;
     (void)s;
-    if (f->n_params != ex->n_args)
+    for (size_t i = 0; i < ex->n_args; i++)
+        params += !ex->args[i].is_return;
+    if (f->n_params != params)
         return;
     if (const_body(&body, ex, v, f, SIZE_MAX))
         add(l, f, MUT_ZERO_RESULT, strbuf_str(&body), lang, out);

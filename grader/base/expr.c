@@ -161,19 +161,42 @@ static int expect_char(struct parser *p, char c)
     return 0;
 }
 
+/* The functions an expression may call, as data: one argument, or two for min and max. */
+static const struct {
+    const char *name;
+    int arity;
+    double (*one)(double);
+    double (*two)(double, double);
+} functions[] = {
+    {"min", 2, NULL, fmin},  {"max", 2, NULL, fmax},    {"log2", 1, log2, NULL},
+    {"log", 1, log, NULL},   {"sqrt", 1, sqrt, NULL},   {"abs", 1, fabs, NULL},
+    {"ceil", 1, ceil, NULL}, {"floor", 1, floor, NULL},
+};
+
 static int parse_call(struct parser *p, size_t start, size_t len, double *out)
 {
     const char *name = p->src + start;
-    bool is_min = len == 3 && !strncmp(name, "min", 3);
-    bool is_max = len == 3 && !strncmp(name, "max", 3);
-    if (!is_min && !is_max)
-        return fail_at(p, start, "unknown function '%.*s' (expected min or max)",
+    size_t f = 0, n_functions = sizeof(functions) / sizeof(functions[0]);
+    while (f < n_functions &&
+           !(strlen(functions[f].name) == len && !strncmp(name, functions[f].name, len)))
+        f++;
+    if (f == n_functions)
+        return fail_at(p, start,
+                       "unknown function '%.*s' (expected min, max, log2, log, sqrt, abs, ceil "
+                       "or floor)",
                        (int)(len > 64 ? 64 : len), name);
-    double a, b;
+    double a, b = 0;
     p->pos++; /* '(' */
-    if (parse_sum(p, &a) || expect_char(p, ',') || parse_sum(p, &b) || expect_char(p, ')'))
+    if (parse_sum(p, &a))
         return -1;
-    *out = is_min ? fmin(a, b) : fmax(a, b);
+    if (functions[f].arity == 2 && (expect_char(p, ',') || parse_sum(p, &b)))
+        return -1;
+    if (expect_char(p, ')'))
+        return -1;
+    *out = functions[f].arity == 2 ? functions[f].two(a, b) : functions[f].one(a);
+    if (!p->check_only && !isfinite(*out))
+        return fail_at(p, start, "%s() gives a result that is not a finite number",
+                       functions[f].name);
     return 0;
 }
 

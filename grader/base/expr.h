@@ -1,8 +1,9 @@
 /*
  * expr: arithmetic over size parameters, for shapes ("n*n"), scalar values,
  * and work formulas ("2*n^3"). Numbers, names, + - * / % ^ (right-associative),
- * unary minus, parentheses, and min(a,b) / max(a,b). Doubles throughout: shapes
- * are checked to be whole numbers by the caller.
+ * unary minus, parentheses, and the functions min(a,b), max(a,b), log2, log (natural),
+ * sqrt, abs, ceil and floor. Doubles throughout: shapes are checked to be whole numbers by
+ * the caller; a result that is not finite (log2(0), sqrt(-1), 1/0) is an error.
  */
 #ifndef LG_EXPR_H
 #define LG_EXPR_H

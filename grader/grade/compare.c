@@ -91,6 +91,12 @@ bool compare_buffers(enum lg_dtype t, const void *actual, const void *expected, 
     m->max_abs = 0;
     m->max_rel = 0;
     m->n_first = 0;
+    m->integer = !lg_dtype_is_float(t);
+    m->n_unwritten = 0;
+    size_t esz = lg_dtype_size(t);
+    unsigned char sentinel[8];
+    if (o->poison >= 0)
+        lg_dtype_poison(t, sentinel, 1, o->poison);
     for (size_t i = 0; i < n; i++) {
         double a, e, diff;
         bool ok;
@@ -110,6 +116,9 @@ bool compare_buffers(enum lg_dtype t, const void *actual, const void *expected, 
         if (ok)
             continue;
         m->n_mismatch++;
+        if (o->poison >= 0 &&
+            (m->integer ? !memcmp((const char *)actual + i * esz, sentinel, esz) : isnan(a)))
+            m->n_unwritten++;
         /* numpy >= 2 reports the largest differences among the violations. Pairs with
          * a NaN or an infinity have no meaningful difference and are left out, so both
          * maxima stay 0 when every violation is of that kind (grade.c relies on it to
@@ -131,10 +140,13 @@ bool compare_buffers(enum lg_dtype t, const void *actual, const void *expected, 
     return m->n_mismatch == 0;
 }
 
-/* %.6g, but "nan" for any NaN (glibc would print "-nan" for a negative one). */
-static void format_value(char *buf, size_t size, double v)
+/* %.6g, but "nan" for any NaN (glibc would print "-nan" for a negative one), and integers
+ * whole: -1515870811 is the fill pattern, not -1.51587e+09. */
+static void format_value(char *buf, size_t size, double v, bool integer)
 {
-    if (isnan(v))
+    if (integer && isfinite(v))
+        snprintf(buf, size, "%.0f", v);
+    else if (isnan(v))
         snprintf(buf, size, "nan");
     else if (isinf(v))
         snprintf(buf, size, v > 0 ? "inf" : "-inf");
@@ -147,15 +159,15 @@ void compare_format(const struct mismatch *m, struct strbuf *out)
     char a[64], e[64];
     double pct = m->n_total > 0 ? 100.0 * (double)m->n_mismatch / (double)m->n_total : 0;
     strbuf_addf(out, "Mismatched elements: %ld / %ld (%.3g%%)\n", m->n_mismatch, m->n_total, pct);
-    format_value(a, sizeof(a), m->max_abs);
-    format_value(e, sizeof(e), m->max_rel);
+    format_value(a, sizeof(a), m->max_abs, false);
+    format_value(e, sizeof(e), m->max_rel, false);
     strbuf_addf(out, "Max absolute difference among violations: %s\n", a);
     strbuf_addf(out, "Max relative difference among violations: %s\n", e);
     if (m->n_first > 0)
         strbuf_addstr(out, "First mismatches (index: actual vs expected):\n");
     for (int i = 0; i < m->n_first; i++) {
-        format_value(a, sizeof(a), m->first[i].actual);
-        format_value(e, sizeof(e), m->first[i].expected);
+        format_value(a, sizeof(a), m->first[i].actual, m->integer);
+        format_value(e, sizeof(e), m->first[i].expected, m->integer);
         strbuf_addf(out, "  %s: %s vs %s\n", m->first[i].index, a, e);
     }
 }

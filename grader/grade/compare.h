@@ -20,6 +20,9 @@
 struct compare_opts {
     double rtol, atol;
     bool equal_nan;
+    /* Which fill the checked call's outputs arrived with (lg_dtype_poison's `which`), so that
+     * elements still holding it are counted as unwritten; -1: not known. */
+    int poison;
 };
 
 /* One element, on values already widened to double. */

@@ -14,6 +14,7 @@
 
 #include "run/build.h"
 #include "run/machine.h"
+#include "grade/calibration.h"
 #include "grade/results.h"
 #include "spec/spec.h"
 
@@ -22,15 +23,6 @@
 
 struct ref_timing;
 struct messages;
-
-/* This machine's measured limits (build/harness/calibrate), 0 where unknown. */
-struct calibration {
-    double cpu_bw_gbs, cpu_sgemm_gflops;
-    double gpu_copy_gbs, h2d_pinned_gbs, h2d_pageable_gbs, d2h_pinned_gbs, d2h_pageable_gbs;
-    double gpu_sgemm_gflops;
-    long gpu_l2_bytes;
-    bool valid;
-};
 
 struct grade_env {
     struct toolchain tc;
@@ -44,6 +36,18 @@ struct grade_env {
     /* compute-sanitizer's real path, looked for the first time a pass needs it; NULL: none. */
     char *sanitizer;
     bool sanitizer_probed;
+    /* The OpenBLAS kernel OpenBLAS chose here, and the one every child is made to run with
+     * instead (OPENBLAS_CORETYPE), NULL when its choice stands (calibration.h). */
+    char *blas_chosen, *blas_forced;
+};
+
+/* What a GPU variant gets where no GPU can run it (issue "one policy for no GPU here"):
+ * DEFAULT is SKIP for a student's check and RERUN for an instructor's grading. */
+enum gpu_policy {
+    GPU_POLICY_DEFAULT,
+    GPU_POLICY_SKIP,          /* SK with the reason: it counts when the instructor grades */
+    GPU_POLICY_RERUN,         /* XX: grade again on a machine with a GPU */
+    GPU_POLICY_INFORMATIONAL, /* SK worth no points: the score stands without GPU cases */
 };
 
 /* The compute-sanitizer pass: where the spec asks for it, on every GPU variant
@@ -66,6 +70,7 @@ struct grade_opts {
     bool reuse_build;         /* reuse a build folder left by an earlier build_only pass */
     bool reuse_ref_times;     /* time each reference once per env (batch) */
     enum sanitize_mode sanitize;
+    enum gpu_policy gpu_policy;
     FILE *progress; /* one line per finished case, or NULL */
     /* The grader's sentences in the report's language (messages.h); NULL: English. */
     const struct messages *messages;
@@ -81,18 +86,6 @@ void grade_opts_init(struct grade_opts *o);
 
 /* Measure (or read from the cache) this machine's limits into env->cal. Never fatal. */
 void grade_calibrate(struct grade_env *env, FILE *log);
-/* "GPU copy 3000 GB/s, ..." for reports; caller frees. */
-char *calibration_summary(const struct calibration *c);
-/*
- * The bus a GPU variant's call crosses: inputs all on the host and outputs all on the device
- * (host-to-device), or the reverse. Returns that transfer's measured bandwidth in GB/s from
- * the kind of host memory involved (pinned only when every host argument is pinned), with
- * *what naming it ("pinned host-to-device"), and in *peak_gbs the fastest the bus went
- * (pinned, same direction): the physical floor for "impossible" times. 0 when the call is
- * not such a copy or the calibration lacks the figure.
- */
-double calibration_bus_gbs(const struct calibration *c, const struct exercise_spec *ex,
-                           const struct variant_spec *v, const char **what, double *peak_gbs);
 
 /* Grade one submission into r (initialised by the caller). -1 only when grading could not
  * happen at all (err set); every per-exercise problem becomes a verdict instead. */

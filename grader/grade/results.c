@@ -82,6 +82,7 @@ static void machine_release(struct machine_info *m)
     free(m->nvccflags);
     free(m->gpu_status);
     free(m->calibration);
+    free(m->blas_core);
 }
 
 void results_release(struct results *r)
@@ -89,7 +90,7 @@ void results_release(struct results *r)
     char **strs[] = {&r->lab_id,         &r->lab_title,    &r->course,     &r->lang,
                      &r->student_id,     &r->student_name, &r->submission, &r->submission_hash,
                      &r->grader_version, &r->date,         &r->mode,       &r->isolation,
-                     &r->timing_mode,    &r->cgroup};
+                     &r->timing_mode,    &r->cgroup,       &r->unreadable};
     for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
         free(*strs[i]);
     machine_release(&r->machine);
@@ -250,6 +251,12 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     put_num(w, "baseline_ms", c->baseline_ms);
     put_num(w, "speedup_ref", c->speedup_ref);
     put_num(w, "speedup_baseline", c->speedup_baseline);
+    if (c->pairs > 0) {
+        put_num(w, "speedup_lo", c->speedup_lo);
+        put_num(w, "speedup_hi", c->speedup_hi);
+        put_num(w, "pairs", c->pairs);
+        put_num(w, "checks_s", c->checks_s);
+    }
     if (c->n_rounds) {
         json_writer_key(w, "rounds");
         json_writer_begin_array(w);
@@ -375,6 +382,8 @@ static void put_machine(struct json_writer *w, const struct machine_info *m)
     put_str(w, "nvccflags", m->nvccflags);
     put_str(w, "gpu_status", m->gpu_status);
     put_str(w, "calibration", m->calibration);
+    if (m->blas_core)
+        put_str(w, "blas_core", m->blas_core);
     json_writer_end_object(w);
 }
 
@@ -412,6 +421,13 @@ void results_to_json(const struct results *r, struct strbuf *out)
     put_num(&w, "n_fail", r->n_fail);
     put_num(&w, "n_skipped", r->n_skipped);
     put_num(&w, "n_grader_errors", r->n_grader_errors);
+    json_writer_key(&w, "phases");
+    json_writer_begin_object(&w);
+    put_num(&w, "build", r->phase_build_s);
+    put_num(&w, "references", r->phase_references_s);
+    put_num(&w, "runs", r->phase_runs_s);
+    put_num(&w, "reports", r->phase_reports_s);
+    json_writer_end_object(&w);
     json_writer_key(&w, "exercises");
     json_writer_begin_array(&w);
     for (size_t e = 0; e < r->n_exercises; e++)
@@ -528,7 +544,7 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->sizes = dup_str(o, "sizes");
     c->hidden = json_get_bool(o, "hidden", false);
     c->slow = json_get_bool(o, "slow", false);
-    /* A missing or unknown verdict (a newer grader's) is never charged to the student. */
+    /* results_check_json refused a missing or unknown verdict already. */
     int v = verdict_parse(json_get_string(o, "verdict"));
     c->verdict = v < 0 ? V_GRADER : (enum verdict)v;
     c->message = dup_str(o, "message");
@@ -544,6 +560,10 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->baseline_ms = num(o, "baseline_ms");
     c->speedup_ref = num(o, "speedup_ref");
     c->speedup_baseline = num(o, "speedup_baseline");
+    c->speedup_lo = num(o, "speedup_lo");
+    c->speedup_hi = num(o, "speedup_hi");
+    c->pairs = (int)num(o, "pairs");
+    c->checks_s = num(o, "checks_s");
     const struct json_value *rounds = json_get(o, "rounds");
     c->n_rounds = arr_len(rounds);
     c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
@@ -664,6 +684,7 @@ static void read_machine(const struct json_value *o, struct machine_info *m)
     m->nvccflags = dup_str(o, "nvccflags");
     m->gpu_status = dup_str(o, "gpu_status");
     m->calibration = dup_str(o, "calibration");
+    m->blas_core = dup_str(o, "blas_core");
 }
 
 int results_from_json(struct results *r, const char *json, size_t len, const char *path,
@@ -685,6 +706,10 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
         error_set_at(
             err, name, 0, 0, "not a labgrader results file (format %s%s%s, expected \"%s\")",
             format ? "\"" : "", format ? format : "missing", format ? "\"" : "", RESULTS_FORMAT);
+        json_value_free(root);
+        return -1;
+    }
+    if (results_check_json(root, name, err) != 0) {
         json_value_free(root);
         return -1;
     }
@@ -721,7 +746,16 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->n_fail = num_int(root, "n_fail");
     r->n_skipped = num_int(root, "n_skipped");
     r->n_grader_errors = num_int(root, "n_grader_errors");
+    const struct json_value *ph = json_get(root, "phases");
+    r->phase_build_s = num(ph, "build");
+    r->phase_references_s = num(ph, "references");
+    r->phase_runs_s = num(ph, "runs");
+    r->phase_reports_s = num(ph, "reports");
     json_value_free(root);
+    if (results_check(r, name, err) != 0) {
+        results_release(r);
+        return -1;
+    }
     return 0;
 }
 

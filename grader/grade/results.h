@@ -61,6 +61,8 @@ struct mismatch {
     double max_abs, max_rel;
     struct mismatch_at first[5];
     int n_first;
+    bool integer;     /* an integer dtype: values print as whole numbers */
+    long n_unwritten; /* mismatches still holding the fill value (NaN, or the integer sentinel) */
 };
 
 struct case_result {
@@ -83,7 +85,14 @@ struct case_result {
     double *round_ms, *round_ref_ms;
     size_t n_rounds;
     double speedup_baseline; /* baseline / student; 0 if unknown */
-    double gflops, gbps;     /* from the spec's work formulas; 0 if none */
+    /* The 95% interval of speedup_ref from the timed pairs (function and reference on the same
+     * fresh inputs, in random order), and how many pairs; 0 when not timed in pairs. */
+    double speedup_lo, speedup_hi;
+    int pairs;
+    /* Seconds the harness spent checking the timed pairs (outputs, guards, inputs): what the
+     * integrity of the timing costs (`make bench`). */
+    double checks_s;
+    double gflops, gbps; /* from the spec's work formulas; 0 if none */
     struct mismatch *mismatches;
     size_t n_mismatches;
     char **findings; /* anti-cheating and measurement notes */
@@ -153,6 +162,14 @@ struct results {
     size_t n_exercises;
     double score, max_score;
     int n_pass, n_fail, n_skipped, n_grader_errors;
+    /* A stand-in for a student whose stored results could not be read (batch_merge): why,
+     * with lab_id, student_id and n_grader_errors 1 set and nothing else. Gradebooks list it
+     * with no points at all, never with 0. NULL for real results; never in the JSON. */
+    char *unreadable;
+    /* Where the time went, in seconds (JSON "phases"): building the submission, the
+     * references' builds, expected outputs and timings, the runs, and rendering the reports
+     * (filled by whoever renders them). */
+    double phase_build_s, phase_references_s, phase_runs_s, phase_reports_s;
 };
 
 void results_init(struct results *r);
@@ -165,8 +182,20 @@ void results_tally(struct results *r);
 /* JSON round trip. results_read fills an initialised struct. */
 void results_to_json(const struct results *r, struct strbuf *out);
 int results_write(const struct results *r, const char *path, struct error *err);
+/*
+ * Reading verifies (results_check.c): the file's shape (every field that grades present and
+ * of its type, every verdict and sanitizer status known) and its arithmetic (each case's
+ * points within 0..max and none for a case that did not pass; exercise points, the total and
+ * the counts equal to what the cases add up to). A file that fails is refused with an error
+ * naming it and the first fault: it was truncated or edited, and is never graded from.
+ */
 int results_from_json(struct results *r, const char *json, size_t len, const char *path,
                       struct error *err);
 int results_read(struct results *r, const char *path, struct error *err);
+
+struct json_value;
+/* The two halves of that verification; name is the file, for the error. */
+int results_check_json(const struct json_value *root, const char *name, struct error *err);
+int results_check(const struct results *r, const char *name, struct error *err);
 
 #endif

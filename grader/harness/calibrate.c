@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 void lg_calibrate_gpu(void);
+/* OpenBLAS's own: the kernel family it chose for this CPU (or OPENBLAS_CORETYPE's). */
+char *openblas_get_corename(void);
 
 static double now_s(void)
 {
@@ -99,8 +101,13 @@ static double cpu_sgemm(void)
     return best;
 }
 
-int main(void)
+/* calibrate --core: the OpenBLAS kernel in use and nothing else, quickly (the grader decides
+ * from it whether OpenBLAS fell back to an older kernel than the CPU supports). */
+int main(int argc, char **argv)
 {
+    printf("openblas_core %s\n", openblas_get_corename());
+    if (argc > 1 && !strcmp(argv[1], "--core"))
+        return 0;
     printf("cpu_threads %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
     printf("cpu_bw_gbs %.2f\n", cpu_bandwidth());
     printf("cpu_sgemm_gflops %.2f\n", cpu_sgemm());

@@ -22,9 +22,16 @@
 extern "C" {
 #endif
 
-/* Generated per variant from the spec (driver.c). */
+/* Generated per variant from the spec (grader/spec/driver.c): the function under test, called
+ * with one pointer per argument (to the data for arrays, to the value for scalars, to the
+ * result slot for a return value). */
 extern const char *const lg_function_name;
 void lg_invoke(void *const *args);
+typedef void (*lg_invoke_fn)(void *const *args);
+/* The paired reference lives in a shared object of its own (job key reference_lib), loaded
+ * with its symbols kept local so that no name of the student's can clash with it; it exports
+ * this one entry point, generated like lg_invoke. */
+#define LG_REF_ENTRY "lg_ref_invoke"
 
 enum lg_space { LG_SPACE_HOST = 0, LG_SPACE_PINNED = 1, LG_SPACE_DEVICE = 2 };
 
@@ -45,14 +52,16 @@ void lg_gpu_describe(char *buf, size_t size);
 void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize);
 void lg_gpu_free(void *p, int space);
 int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize);
-/* Queued on the default stream, no host wait: the repoisoning between timed calls, which
- * must not leave the GPU idle (its clocks drop within a millisecond or two). 0 or -1.
- * lg_gpu_poison_sparse_async sets every byte of one element (elem_size bytes) in every stripe
- * of stripe_elems elements of dev (count elements) to byte, at a position within each stripe
- * drawn from seed; lg_gpu_copy_device_async restores an inout. */
-int lg_gpu_poison_sparse_async(void *dev, size_t elem_size, size_t count, size_t stripe_elems,
-                               int byte, uint64_t seed);
-int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes);
+/* Synchronous helpers for the timed pairs (grader/harness/timing.c): fill bytes, draw timed
+ * inputs (draw.h) into count elements of dtype, compare two device arrays with numpy's
+ * allclose (returns the mismatches and the first one's index, -1 on a CUDA error), and digest
+ * a device array (to tell whether a call changed its inputs). */
+int lg_gpu_memset(void *dev, int byte, size_t bytes);
+int lg_gpu_draw(void *dev, int dtype, size_t count, int dist, double p1, double p2, uint64_t seed);
+long long lg_gpu_compare(const void *actual, const void *expected, int dtype, size_t count,
+                         double rtol, double atol, int equal_nan, long long *first);
+uint64_t lg_gpu_digest(const void *dev, size_t bytes);
+int lg_gpu_copy_d2d(void *dst, const void *src, size_t bytes);
 /* Synchronize the device and collect any pending or sticky error. */
 int lg_gpu_sync(char *err, size_t errsize);
 /* Events around a region on the legacy default stream. */

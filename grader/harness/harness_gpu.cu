@@ -4,7 +4,12 @@
  * without the driver's libnvidia-ml still runs (clock readings then read 0).
  */
 #include "harness.h"
+#include "draw.h"
 
+#include "base/dtype.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -123,40 +128,199 @@ extern "C" int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_devi
     return 0;
 }
 
-__global__ void lg_poison_sparse_kernel(unsigned char *buf, size_t elem_size, size_t count,
-                                        size_t per, unsigned char byte, unsigned long long seed)
+/* ---- the timed pairs' helpers (grader/harness/timing.c) ---- */
+
+extern "C" int lg_gpu_memset(void *dev, int byte, size_t bytes)
 {
-    size_t stripes = (count + per - 1) / per;
-    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < stripes;
-         k += (size_t)gridDim.x * blockDim.x) {
-        /* splitmix64's finalizer: a position per stripe and per seed. */
-        unsigned long long z = seed + (k + 1) * 0x9e3779b97f4a7c15ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        size_t first = k * per, n = count - first < per ? count - first : per;
-        unsigned char *e = buf + (first + z % n) * elem_size;
-        for (size_t b = 0; b < elem_size; b++)
-            e[b] = byte;
+    return cudaMemset(dev, byte, bytes) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess
+               ? 0
+               : -1;
+}
+
+extern "C" int lg_gpu_copy_d2d(void *dst, const void *src, size_t bytes)
+{
+    return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice) == cudaSuccess ? 0 : -1;
+}
+
+static unsigned grid_for(size_t n)
+{
+    size_t blocks = (n + 255) / 256;
+    return (unsigned)(blocks > 8192 ? 8192 : blocks < 1 ? 1 : blocks);
+}
+
+/* Rounds to nearest and saturates, like lg_dtype_store (grader/base/dtype.c). */
+__device__ static double saturate(double v, double lo, double hi)
+{
+    if (isnan(v))
+        return 0;
+    v = rint(v);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+__device__ static void store(int dtype, void *buf, size_t i, double v)
+{
+    switch (dtype) {
+    case LG_F64:
+        ((double *)buf)[i] = v;
+        break;
+    case LG_F32:
+        ((float *)buf)[i] = (float)v;
+        break;
+    case LG_F16:
+        ((__half *)buf)[i] = __float2half_rn((float)v);
+        break;
+    case LG_BF16:
+        ((__nv_bfloat16 *)buf)[i] = __float2bfloat16_rn((float)v);
+        break;
+    case LG_I64:
+        ((long long *)buf)[i] =
+            (long long)saturate(v, -9.2233720368547748e18, 9.2233720368547748e18);
+        break;
+    case LG_I32:
+        ((int *)buf)[i] = (int)saturate(v, -2147483648.0, 2147483647.0);
+        break;
+    case LG_I16:
+        ((short *)buf)[i] = (short)saturate(v, -32768, 32767);
+        break;
+    case LG_I8:
+        ((signed char *)buf)[i] = (signed char)saturate(v, -128, 127);
+        break;
+    case LG_U8:
+        ((unsigned char *)buf)[i] = (unsigned char)saturate(v, 0, 255);
+        break;
+    default:
+        break;
     }
 }
 
-extern "C" int lg_gpu_poison_sparse_async(void *dev, size_t elem_size, size_t count,
-                                          size_t stripe_elems, int byte, uint64_t seed)
+__device__ static double load(int dtype, const void *buf, size_t i)
 {
-    if (count == 0)
+    switch (dtype) {
+    case LG_F64:
+        return ((const double *)buf)[i];
+    case LG_F32:
+        return ((const float *)buf)[i];
+    case LG_F16:
+        return __half2float(((const __half *)buf)[i]);
+    case LG_BF16:
+        return __bfloat162float(((const __nv_bfloat16 *)buf)[i]);
+    case LG_I64:
+        return (double)((const long long *)buf)[i];
+    case LG_I32:
+        return ((const int *)buf)[i];
+    case LG_I16:
+        return ((const short *)buf)[i];
+    case LG_I8:
+        return ((const signed char *)buf)[i];
+    case LG_U8:
+        return ((const unsigned char *)buf)[i];
+    default:
         return 0;
-    size_t per = stripe_elems ? stripe_elems : 1;
-    size_t stripes = (count + per - 1) / per;
-    unsigned blocks = (unsigned)(stripes / 256 + 1 < 4096 ? stripes / 256 + 1 : 4096);
-    lg_poison_sparse_kernel<<<blocks, 256>>>((unsigned char *)dev, elem_size, count, per,
-                                             (unsigned char)byte, seed);
-    return cudaPeekAtLastError() == cudaSuccess ? 0 : -1;
+    }
 }
 
-extern "C" int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes)
+__global__ void lg_draw_kernel(void *buf, int dtype, size_t n, int dist, double p1, double p2,
+                               unsigned long long seed, int integer)
 {
-    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0) == cudaSuccess ? 0 : -1;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        store(dtype, buf, i, lg_draw_value(seed, i, dist, p1, p2, integer));
+}
+
+extern "C" int lg_gpu_draw(void *dev, int dtype, size_t count, int dist, double p1, double p2,
+                           uint64_t seed)
+{
+    int integer = dtype != LG_F64 && dtype != LG_F32 && dtype != LG_F16 && dtype != LG_BF16;
+    if (count == 0)
+        return 0;
+    lg_draw_kernel<<<grid_for(count), 256>>>(dev, dtype, count, dist, p1, p2, seed, integer);
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+}
+
+/* Mismatch count and the smallest mismatching index (atomicMin), in device memory. */
+struct compare_result {
+    unsigned long long bad;
+    unsigned long long first;
+};
+
+__global__ void lg_compare_kernel(const void *a, const void *e, int dtype, size_t n, double rtol,
+                                  double atol, int equal_nan, compare_result *r)
+{
+    unsigned long long local = 0, first = ~0ull;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        double x = load(dtype, a, i), y = load(dtype, e, i);
+        bool ok = x == y || (isnan(x) || isnan(y) ? equal_nan && isnan(x) && isnan(y)
+                                                  : fabs(x - y) <= atol + rtol * fabs(y));
+        if (!ok) {
+            local++;
+            if (i < first)
+                first = i;
+        }
+    }
+    if (local) {
+        atomicAdd(&r->bad, local);
+        atomicMin(&r->first, first);
+    }
+}
+
+static compare_result *compare_scratch;
+
+extern "C" long long lg_gpu_compare(const void *actual, const void *expected, int dtype,
+                                    size_t count, double rtol, double atol, int equal_nan,
+                                    long long *first)
+{
+    compare_result r = {0, ~0ull};
+    *first = -1;
+    if (!compare_scratch && cudaMalloc(&compare_scratch, sizeof(*compare_scratch)) != cudaSuccess) {
+        compare_scratch = NULL;
+        return -1;
+    }
+    if (cudaMemcpy(compare_scratch, &r, sizeof(r), cudaMemcpyHostToDevice) != cudaSuccess)
+        return -1;
+    if (count)
+        lg_compare_kernel<<<grid_for(count), 256>>>(actual, expected, dtype, count, rtol, atol,
+                                                    equal_nan, compare_scratch);
+    if (cudaMemcpy(&r, compare_scratch, sizeof(r), cudaMemcpyDeviceToHost) != cudaSuccess)
+        return -1;
+    if (r.bad)
+        *first = (long long)r.first;
+    return (long long)r.bad;
+}
+
+/* An order-independent digest: the sum of each word mixed with its index. */
+__global__ void lg_digest_kernel(const unsigned char *p, size_t bytes, unsigned long long *out)
+{
+    unsigned long long acc = 0;
+    size_t words = bytes / 8;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
+         i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long w;
+        memcpy(&w, p + 8 * i, 8);
+        acc += lg_draw_mix(w ^ (i * 0x9e3779b97f4a7c15ull));
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (size_t i = words * 8; i < bytes; i++)
+            acc += lg_draw_mix(((unsigned long long)p[i] << 8) ^ i);
+    if (acc)
+        atomicAdd(out, acc);
+}
+
+extern "C" uint64_t lg_gpu_digest(const void *dev, size_t bytes)
+{
+    static unsigned long long *sum;
+    unsigned long long h = 0;
+    if (!sum && cudaMalloc(&sum, sizeof(*sum)) != cudaSuccess) {
+        sum = NULL;
+        return 0;
+    }
+    if (cudaMemset(sum, 0, sizeof(*sum)) != cudaSuccess)
+        return 0;
+    if (bytes)
+        lg_digest_kernel<<<grid_for(bytes / 8 + 1), 256>>>((const unsigned char *)dev, bytes, sum);
+    if (cudaMemcpy(&h, sum, sizeof(h), cudaMemcpyDeviceToHost) != cudaSuccess)
+        return 0;
+    return h;
 }
 
 extern "C" int lg_gpu_sync(char *err, size_t errsize)

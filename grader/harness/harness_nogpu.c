@@ -38,19 +38,50 @@ int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *e
     return -1;
 }
 
-int lg_gpu_poison_sparse_async(void *dev, size_t elem_size, size_t count, size_t stripe_elems,
-                               int byte, uint64_t seed)
+/* A CPU program never gets device memory (lg_gpu_alloc fails), so these are never reached
+ * with a device buffer; they fail rather than pretend. */
+int lg_gpu_memset(void *dev, int byte, size_t bytes)
 {
     (void)dev;
-    (void)elem_size;
-    (void)count;
-    (void)stripe_elems;
     (void)byte;
+    (void)bytes;
+    return -1;
+}
+
+int lg_gpu_draw(void *dev, int dtype, size_t count, int dist, double p1, double p2, uint64_t seed)
+{
+    (void)dev;
+    (void)dtype;
+    (void)count;
+    (void)dist;
+    (void)p1;
+    (void)p2;
     (void)seed;
     return -1;
 }
 
-int lg_gpu_copy_device_async(void *dst, const void *src, size_t bytes)
+long long lg_gpu_compare(const void *actual, const void *expected, int dtype, size_t count,
+                         double rtol, double atol, int equal_nan, long long *first)
+{
+    (void)actual;
+    (void)expected;
+    (void)dtype;
+    (void)count;
+    (void)rtol;
+    (void)atol;
+    (void)equal_nan;
+    *first = -1;
+    return -1;
+}
+
+uint64_t lg_gpu_digest(const void *dev, size_t bytes)
+{
+    (void)dev;
+    (void)bytes;
+    return 0;
+}
+
+int lg_gpu_copy_d2d(void *dst, const void *src, size_t bytes)
 {
     (void)dst;
     (void)src;

@@ -78,6 +78,9 @@ void lg_fill(enum lg_dtype t, void *buf, size_t n, enum lg_init_dist dist, doubl
         case LG_INIT_CONSTANT:
             v = p1;
             break;
+        case LG_INIT_INTEGERS:
+            v = floor(p1 + (p2 - p1 + 1.0) * lg_rng_uniform(&r));
+            break;
         case LG_INIT_UNIFORM:
         default:
             if (is_int)

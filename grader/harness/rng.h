@@ -25,10 +25,18 @@ double lg_rng_uniform(struct lg_rng *r);
 double lg_rng_normal(struct lg_rng *r, double *spare, int *has_spare);
 uint64_t lg_splitmix64(uint64_t *state);
 
-enum lg_init_dist { LG_INIT_UNIFORM, LG_INIT_NORMAL, LG_INIT_ARANGE, LG_INIT_CONSTANT };
+/* The order of spec/spec.h's enum dist (and job.h's enum lg_dist). */
+enum lg_init_dist {
+    LG_INIT_UNIFORM,
+    LG_INIT_NORMAL,
+    LG_INIT_ARANGE,
+    LG_INIT_CONSTANT,
+    LG_INIT_INTEGERS
+};
 
 /* Fill n elements of type t. p1/p2: uniform low/high, normal mean/std, arange start/step,
- * constant value/unused. Integer uniform draws are whole numbers in [low, high]. */
+ * constant value/unused, integers low/high. Integer uniform draws, and integers in any dtype,
+ * are whole numbers in [low, high]. */
 void lg_fill(enum lg_dtype t, void *buf, size_t n, enum lg_init_dist dist, double p1, double p2,
              uint64_t seed);
 

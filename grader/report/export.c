@@ -245,10 +245,14 @@ void export_gradebook_csv_text(const struct results *const *all, size_t n, struc
             if (e)
                 csv_points(out, e->points); /* speed points included (results_tally) */
         }
+        /* Results that could not be read have no total: an empty cell leaves the LMS's
+         * grade alone, where a 0 would replace it. */
         strbuf_addch(out, ',');
-        csv_points(out, r->score);
+        if (!r->unreadable)
+            csv_points(out, r->score);
         strbuf_addch(out, ',');
-        csv_points(out, r->max_score);
+        if (!r->unreadable)
+            csv_points(out, r->max_score);
         strbuf_addch(out, ',');
         strbuf_addstr(out, row_status(r, ids, n_ids));
         csv_end_row(out);
@@ -286,7 +290,8 @@ void export_gradebook_canvas_csv_text(const struct results *const *all, size_t n
         strbuf_addch(out, ',');
         csv_field(out, r->student_id);
         strbuf_addstr(out, ",,,,");
-        csv_points(out, r->score);
+        if (!r->unreadable)
+            csv_points(out, r->score);
         csv_end_row(out);
     }
     free(rows);

@@ -8,17 +8,17 @@
  *       student_id,name,<exercise ids in lab order>,total,max,status
  *   An exercise's column is its points, speed points included (results_tally).
  *   Points are "%.2f" without trailing zeros ("6", "5.5"). status is "ok",
- *   "grader-error" (some case is XX: the total is kept but must not be trusted)
+ *   "grader-error" (some case is XX: the total is kept but must not be trusted; results
+ *   that could not be read, r->unreadable: no points at all, total and max left empty)
  *   or "incomplete" (an exercise is missing or a case was skipped). Text cells
  *   that a spreadsheet would run as a formula (= + - @ TAB CR first) get a
  *   leading single quote (OWASP CSV injection).
  * - export_gradebook_canvas_csv: the same class in Canvas's gradebook import
  *   layout: Student,ID,SIS User ID,SIS Login ID,Section,<assignment column>
- *   with the total as the only score column. assignment_column is used as the
- *   header as given ("Lab 6 (123456)" updates Canvas assignment 123456; a name
- *   without "(id)" makes Canvas create a new assignment); NULL or "" uses the
- *   lab title. ID holds our student id (Canvas's user id when the submissions
- *   came from a Canvas export).
+ *   with the total as the only score column (empty for unreadable results). assignment_column is
+ * used as the header as given ("Lab 6 (123456)" updates Canvas assignment 123456; a name without
+ * "(id)" makes Canvas create a new assignment); NULL or "" uses the lab title. ID holds our student
+ * id (Canvas's user id when the submissions came from a Canvas export).
  * - export_gradescope: one student's /autograder/results/results.json in the
  *   Gradescope autograder format; one test per case ("<exercise> / <variant> /
  *   <case>", number "e.v.c"), plus "<exercise> / performance" where the

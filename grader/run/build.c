@@ -1,10 +1,12 @@
 #include "run/build.h"
 
+#include "run/symbols.h"
 #include "spec/driver.h"
 #include "base/messages.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/sha256.h"
+#include "base/space.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -19,6 +21,9 @@
 #define BASE_NVCCFLAGS "-O2 -lineinfo -Xcompiler -Wall"
 #define SUBMISSION_MAX_BYTES (64LL << 20)
 #define SUBMISSION_MAX_FILES 500
+/* What a compile or link step may need to write (objects, nvcc's intermediate files in
+ * TMPDIR, which is the build folder): with less free, a failed step is the disk's doing. */
+#define BUILD_SPACE_NEEDED (32LL << 20)
 
 struct build_obj {
     char *source; /* as named in the spec */
@@ -164,6 +169,7 @@ static void collect_passthrough(struct toolchain *tc)
                                        "LD_LIBRARY_PATH",
                                        "CUDA_VISIBLE_DEVICES",
                                        "OPENBLAS_NUM_THREADS",
+                                       "OPENBLAS_CORETYPE",
                                        "OMP_NUM_THREADS"};
     size_t ne = 0, ae = 0, np = 0, ap = 0;
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
@@ -171,7 +177,8 @@ static void collect_passthrough(struct toolchain *tc)
         if (!v || !*v)
             continue;
         push_owned(&tc->env, &ne, &ae, xstrfmt("%s=%s", vars[i], v));
-        if (!strcmp(vars[i], "CUDA_VISIBLE_DEVICES") || strstr(vars[i], "THREADS"))
+        if (!strcmp(vars[i], "CUDA_VISIBLE_DEVICES") || strncmp(vars[i], "OPENBLAS_", 9) == 0 ||
+            strstr(vars[i], "THREADS"))
             continue;
         char *copy = xstrdup(v), *save = NULL;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
@@ -190,6 +197,21 @@ static void collect_passthrough(struct toolchain *tc)
     if (!tc->ro_paths) {
         tc->ro_paths = xcalloc(1, sizeof(char *));
     }
+}
+
+void toolchain_setenv(struct toolchain *tc, const char *key, const char *value)
+{
+    size_t n = 0, klen = strlen(key);
+    while (tc->env && tc->env[n]) {
+        if (!strncmp(tc->env[n], key, klen) && tc->env[n][klen] == '=') {
+            free(tc->env[n]);
+            tc->env[n] = xstrfmt("%s=%s", key, value);
+            return;
+        }
+        n++;
+    }
+    size_t alloc = n + 1;
+    push_owned(&tc->env, &n, &alloc, xstrfmt("%s=%s", key, value));
 }
 
 const char **toolchain_ro_paths(const struct toolchain *tc, const char *const *extra)
@@ -265,11 +287,11 @@ int toolchain_detect(struct toolchain *tc, const char *harness_dir, const char *
     if (!tc->harness_dir || !tc->harness_include)
         return error_set_at(err, tc->harness_dir ? include_dir : harness_dir, 0, 0,
                             "labgrader's harness is missing: run 'make'");
-    probe = path_join(harness_dir, "harness.o");
+    probe = path_join(harness_dir, "libharness.a");
     if (!file_exists(probe)) {
         free(probe);
         return error_set_at(err, harness_dir, 0, 0,
-                            "the harness is not built (harness.o missing): run 'make'");
+                            "the harness is not built (libharness.a missing): run 'make'");
     }
     free(probe);
     tc->nvcc = find_nvcc(&tc->cuda_home);
@@ -443,6 +465,7 @@ int build_ctx_init(struct build_ctx *b, const struct toolchain *tc, const struct
             free(stamp);
             return -1;
         }
+        memcpy(b->src_digest, digest, sizeof(b->src_digest));
         if (read_file(stamp, &old, NULL) == 0 && !strcmp(strbuf_str(&old), digest)) {
             strbuf_release(&old);
             free(stamp);
@@ -492,6 +515,23 @@ static int count_warnings(const char *log)
         if (p > log && (p[-1] == ' ' || p[-1] == ':') && (p[7] == ':' || p[7] == ' '))
             n++;
     return n;
+}
+
+/*
+ * A compile or link step failed: was the build folder's disk full? Then the compiler's
+ * complaint is about the grader's disk, and the failure is the grader's (XX), never the
+ * submission's CE. *message gets the reason, in the student's language.
+ */
+static bool build_disk_full(const struct build_ctx *b, char **message)
+{
+    struct error e;
+    error_init(&e);
+    if (space_probe(b->dir, BUILD_SPACE_NEEDED, &e) != SPACE_FULL)
+        return false;
+    *message = xstrfmt(messages_get(b->messages, "the build failed because the grader's disk is "
+                                                 "full (not the submission's fault): %s"),
+                       e.msg);
+    return true;
 }
 
 /* Run a build command in the sandbox; the output is appended to log. */
@@ -573,9 +613,49 @@ static void lib_flags(const char *lib, bool compile, struct argv_list *out)
     }
 }
 
+/* One CUDA runtime in a process: the runner and the paired reference's shared object both link
+ * the shared libcudart (two static copies would keep two runtime states), found at run time
+ * through an rpath to the toolkit's library folder. */
+static void cudart_shared(const struct toolchain *tc, struct argv_list *cmd)
+{
+    argv_push(cmd, "-cudart");
+    argv_push(cmd, "shared");
+    const char *subdirs[] = {"lib64", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"};
+    for (size_t i = 0; tc->cuda_home && i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+        char *dir = xstrfmt("%s/%s", tc->cuda_home, subdirs[i]);
+        if (dir_exists(dir)) {
+            char *opt = xstrfmt("-Xlinker=-rpath=%s", dir);
+            argv_push(cmd, opt);
+            free(opt);
+        }
+        free(dir);
+    }
+}
+
 static const struct impl_spec *impl_of(const struct build_ctx *b, const struct variant_spec *v)
 {
     return b->reference ? &v->reference : &v->student;
+}
+
+/* nvcc's flags; for a reference's shared object, position-independent, hidden, and machine
+ * code only: -arch=sm_XX would embed PTX too, which reads almost like source. */
+static void push_nvcc_flags(const struct build_ctx *b, const char *flags, struct argv_list *cmd)
+{
+    char *copy = xstrdup(flags), *save = NULL;
+    for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+        if (b->pic && !strncmp(t, "-arch=sm_", 9)) {
+            char *g = xstrfmt("-gencode=arch=compute_%s,code=sm_%s", t + 9, t + 9);
+            argv_push(cmd, g);
+            free(g);
+        } else {
+            argv_push(cmd, t);
+        }
+    }
+    free(copy);
+    if (b->pic) {
+        argv_push(cmd, "-Xcompiler");
+        argv_push(cmd, "-fPIC,-fvisibility=hidden");
+    }
 }
 
 /* Compile one source (cached per source + flags within this build folder). */
@@ -588,6 +668,8 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     struct strbuf flags = STRBUF_INIT, log = STRBUF_INIT;
     for (size_t i = 0; i < impl->n_libs; i++)
         strbuf_addf(&flags, " %s", impl->libs[i]);
+    if (b->pic)
+        strbuf_addstr(&flags, " (pic)");
     for (size_t i = 0; i < b->n_objs; i++)
         if (!strcmp(b->objs[i].source, source) && !strcmp(b->objs[i].flags, strbuf_str(&flags))) {
             strbuf_release(&flags);
@@ -599,7 +681,10 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     memset(o, 0, sizeof(*o));
     o->source = xstrdup(source);
     o->flags = strbuf_detach(&flags);
-    o->object = xstrfmt("obj/%zu-%s.o", b->n_objs, path_base(source));
+    /* Named after the variant too: variants are built in parallel processes (grade/), and two of
+     * them compiling one source must not write one file. */
+    o->object = xstrfmt("obj/%s%s%zu-%s.o", b->variant ? b->variant : "", b->variant ? "-" : "",
+                        b->n_objs, path_base(source));
     if (mkdir_p(b->dir, err) != 0)
         return NULL;
     char *objdir = path_join(b->dir, "obj");
@@ -637,12 +722,16 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
         }
         char *f = toolchain_nvccflags(b->tc, b->lab);
         argv_push(&cmd, b->tc->nvcc);
-        argv_push_split(&cmd, f);
+        push_nvcc_flags(b, f, &cmd);
         free(f);
     } else {
         char *f = toolchain_cflags(b->tc, b->lab);
         argv_push(&cmd, b->tc->cc);
         argv_push_split(&cmd, f);
+        if (b->pic) {
+            argv_push(&cmd, "-fPIC");
+            argv_push(&cmd, "-fvisibility=hidden");
+        }
         free(f);
     }
     for (size_t i = 0; i < impl->n_libs; i++)
@@ -667,7 +756,9 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     }
     o->n_warnings = count_warnings(strbuf_str(&log));
     o->log = strbuf_detach(&log);
-    if (!ok) {
+    if (!ok && build_disk_full(b, &o->message)) {
+        o->status = BUILD_GRADER_ERROR;
+    } else if (!ok) {
         o->status = BUILD_COMPILE_ERROR;
         o->message = xstrfmt(messages_get(b->messages, "%s does not compile"), source);
     }
@@ -684,9 +775,12 @@ static bool link_log_misses(const char *log, const char *function)
     return r;
 }
 
-/* build.txt + build.log in the variant's folder: the outcome of an earlier build. */
-static int save_record(const char *vdir, const struct build_result *r, struct error *err)
+/* build.txt + build.log in the variant's folder: the outcome of an earlier build. A grader
+ * error is not recorded: the next build tries again. */
+int build_record_save(const char *vdir, const struct build_result *r, struct error *err)
 {
+    if (r->status == BUILD_GRADER_ERROR)
+        return 0;
     char *txt = xstrfmt("status %d\nwarnings %d\nmessage %s\n", (int)r->status, r->n_warnings,
                         r->message ? r->message : "");
     char *p = path_join(vdir, "build.log");
@@ -700,7 +794,7 @@ static int save_record(const char *vdir, const struct build_result *r, struct er
     return rc;
 }
 
-static bool load_record(const char *vdir, struct build_result *r)
+bool build_record_load(const char *vdir, struct build_result *r)
 {
     struct strbuf txt = STRBUF_INIT;
     char *p = path_join(vdir, "build.txt");
@@ -733,165 +827,432 @@ static bool load_record(const char *vdir, struct build_result *r)
     return ok;
 }
 
-int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
-                  struct build_result *r, struct error *err)
+/* ---- what the student's objects may define and use (run/symbols.h) ---- */
+
+static struct symbol_set reserved;
+static bool reserved_ready;
+
+static void allowed_names(const struct lab *lab, struct symbol_set *allowed)
+{
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        for (size_t v = 0; v < lab->exercises[e].n_variants; v++)
+            symbol_set_add(allowed, lab->exercises[e].variants[v].student.function, "lab");
+    for (size_t i = 0; i < lab->n_allow_symbols; i++)
+        symbol_set_add(allowed, lab->allow_symbols[i], "lab");
+}
+
+static char *refusal(const struct messages *msgs, const char *source, const char *name,
+                     enum symbol_verdict why, bool defines, const char *origin)
+{
+    if (!defines)
+        return why == SYMBOL_LOADER
+                   ? xstrfmt(messages_get(msgs, "%s uses %s: the dynamic loader is not allowed in "
+                                                "a submission (it could reach the grader's own "
+                                                "code)"),
+                             source, name)
+                   : xstrfmt(messages_get(msgs, "%s uses %s, a name of the grader's harness"),
+                             source, name);
+    switch (why) {
+    case SYMBOL_TIMES_YOU:
+        return xstrfmt(messages_get(msgs, "%s defines %s, which the grader uses to time you: "
+                                          "rename it"),
+                       source, name);
+    case SYMBOL_HARNESS:
+        return xstrfmt(messages_get(msgs, "%s defines %s, a name of the grader's harness: rename "
+                                          "it"),
+                       source, name);
+    case SYMBOL_LOADER:
+        return xstrfmt(messages_get(msgs, "%s defines %s, the dynamic loader's: rename it"), source,
+                       name);
+    default:
+        return xstrfmt(messages_get(msgs, "%s defines %s, which %s provides and the grader "
+                                          "links: rename yours"),
+                       source, name, origin ? origin : "a library");
+    }
+}
+
+/* The first refused symbol of one object, or NULL. Caller frees. */
+static char *object_refusal(const struct build_ctx *b, const struct build_obj *o,
+                            struct symbol_set *allowed)
+{
+    struct symbol_set def, use;
+    struct error err;
+    char *path = path_join(b->dir, o->object), *why = NULL;
+    symbol_set_init(&def);
+    symbol_set_init(&use);
+    error_init(&err);
+    if (symbols_read_object(path, &def, &use, &err) != 0)
+        why = xstrfmt(messages_get(b->messages, "%s: the compiler's output cannot be read: %s"),
+                      o->source, err.msg);
+    for (size_t i = 0; !why && i < def.n; i++) {
+        const char *origin;
+        enum symbol_verdict v =
+            symbols_check_definition(def.entries[i].name, &reserved, allowed, &origin);
+        if (v != SYMBOL_OK)
+            why = refusal(b->messages, o->source, def.entries[i].name, v, true, origin);
+    }
+    for (size_t i = 0; !why && i < use.n; i++) {
+        enum symbol_verdict v = symbols_check_use(use.entries[i].name);
+        if (v != SYMBOL_OK)
+            why = refusal(b->messages, o->source, use.entries[i].name, v, false, NULL);
+    }
+    symbol_set_release(&def);
+    symbol_set_release(&use);
+    free(path);
+    return why;
+}
+
+/* A student variant's objects before they are linked: CE naming the first refused symbol. */
+static bool symbols_refused(struct build_ctx *b, const struct argv_list *objs,
+                            struct build_result *r)
+{
+    struct symbol_set allowed;
+    char *why = NULL;
+    if (b->reference)
+        return false;
+    if (!reserved_ready) {
+        symbols_reserved(b->tc->cuda_home, &reserved);
+        reserved_ready = true;
+    }
+    symbol_set_init(&allowed);
+    allowed_names(b->lab, &allowed);
+    for (size_t k = 0; k < b->n_objs && !why; k++)
+        for (size_t i = 0; i < objs->n && !why; i++)
+            if (!strcmp(objs->v[i], b->objs[k].object))
+                why = object_refusal(b, &b->objs[k], &allowed);
+    symbol_set_release(&allowed);
+    if (!why)
+        return false;
+    r->status = BUILD_COMPILE_ERROR;
+    free(r->message);
+    r->message = why;
+    strbuf_addf(&r->log, "$ check symbols\n%s\n", why);
+    return true;
+}
+
+/* Compile the variant's sources: fills objs; r gets the first failure (the grader's own
+ * first, since a CE may be the disk's doing). -1 only when the grader failed. */
+static int variant_objects(struct build_ctx *b, const struct variant_spec *v,
+                           struct argv_list *objs, bool *any_cuda, struct build_result *r,
+                           struct error *err)
 {
     const struct impl_spec *impl = impl_of(b, v);
-    struct argv_list objs = {0}, cmd = {0};
-    bool any_cuda = v->target == TARGET_GPU;
-    char *vdir = NULL, *driver_path = NULL;
-    struct strbuf drv = STRBUF_INIT;
-    int rc = -1;
-
-    r->status = BUILD_OK;
-    vdir = xstrfmt("%s/%s-%s", b->dir, ex->id, v->id);
-    if (load_record(vdir, r)) {
-        free(vdir);
-        return 0;
-    }
-    if (v->target == TARGET_GPU && b->tc->no_cuda_reason) {
-        r->status = BUILD_NO_TOOLCHAIN;
-        r->message = xstrdup(b->tc->no_cuda_reason);
-        /* Still compile CUDA sources when nvcc exists: a student without a GPU wants to know
-         * whether the code compiles. */
-        if (!b->tc->nvcc) {
-            free(vdir);
-            return 0;
-        }
-    }
-
     for (size_t i = 0; i < impl->n_sources; i++) {
         struct build_obj *o = compile_source(b, v, impl->sources[i], err);
         if (!o)
-            goto out;
+            return -1;
         if (o->log && *o->log) {
             strbuf_addf(&r->log, "$ compile %s\n%s", o->source, o->log);
             if (r->log.len && r->log.buf[r->log.len - 1] != '\n')
                 strbuf_addch(&r->log, '\n');
         }
         r->n_warnings += o->n_warnings;
-        if (is_cuda_source(o->source))
-            any_cuda = true;
-        if (o->status != BUILD_OK && r->status != BUILD_COMPILE_ERROR &&
-            r->status != BUILD_MISSING_FUNCTION) {
+        *any_cuda |= is_cuda_source(o->source);
+        if (o->status != BUILD_OK &&
+            (o->status == BUILD_GRADER_ERROR ||
+             (r->status != BUILD_COMPILE_ERROR && r->status != BUILD_MISSING_FUNCTION))) {
             free(r->message);
             r->status = o->status;
             r->message = xstrdup(o->message);
         }
-        argv_push(&objs, o->object);
+        argv_push(objs, o->object);
     }
-    if (mkdir_p(vdir, err) != 0)
-        goto out;
-    if (r->status != BUILD_OK) {
-        rc = save_record(vdir, r, err);
-        goto out;
-    }
+    return 0;
+}
 
+/* The generated driver: from the spec and trusted, but compiled the same way. Its object's
+ * path (relative to the build folder) in *relo. -1 when the grader failed. */
+static int variant_driver(struct build_ctx *b, const struct exercise_spec *ex,
+                          const struct variant_spec *v, const char *vdir, char **relo,
+                          struct build_result *r, struct error *err)
+{
+    struct strbuf drv = STRBUF_INIT, log = STRBUF_INIT;
+    struct argv_list cmd = {0};
+    char *path = xstrfmt("%s/driver.c", vdir), *rel = xstrfmt("%s-%s/driver.c", ex->id, v->id);
+    bool ok = false;
+    *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
     driver_source(ex, v, b->reference, &drv);
-    driver_path = xstrfmt("%s/driver.c", vdir);
-    if (write_file_atomic(driver_path, drv.buf, drv.len, err) != 0)
-        goto out;
-
-    /* The driver is generated from the spec and trusted, but compiled the same way. */
-    {
-        bool ok;
-        struct strbuf log = STRBUF_INIT;
+    int rc = write_file_atomic(path, drv.buf, drv.len, err);
+    if (rc == 0) {
         argv_push(&cmd, b->tc->cc);
         argv_push_split(&cmd, "-std=gnu11 -O2 -Wall");
         argv_push(&cmd, "-I");
         argv_push(&cmd, b->tc->harness_include);
-        argv_push(&cmd, "-I");
-        argv_push(&cmd, ".");
-        argv_push(&cmd, "-c");
-        char *rel = xstrfmt("%s-%s/driver.c", ex->id, v->id);
-        char *relo = xstrfmt("%s-%s/driver.o", ex->id, v->id);
+        argv_push_split(&cmd, "-I . -c");
         argv_push(&cmd, rel);
         argv_push(&cmd, "-o");
-        argv_push(&cmd, relo);
-        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            goto out;
-        }
-        argv_release(&cmd);
-        if (!ok) {
-            /* Only the lab's own declarations can break the generated driver. */
-            error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
-                      strbuf_str(&log));
-            free(rel);
-            free(relo);
-            strbuf_release(&log);
-            r->status = BUILD_GRADER_ERROR;
-            goto out;
-        }
-        strbuf_release(&log);
-        free(rel);
-
-        /* Link. */
-        char *runner_rel = xstrfmt("%s-%s/runner", ex->id, v->id);
-        argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
-        if (any_cuda && b->tc->gpu_arch) {
-            char *a = xstrfmt("-arch=%s", b->tc->gpu_arch);
-            argv_push(&cmd, a);
-            free(a);
-        }
-        argv_push(&cmd, "-o");
-        argv_push(&cmd, runner_rel);
-        argv_push(&cmd, relo);
-        free(relo);
-        for (size_t i = 0; i < objs.n; i++)
-            argv_push(&cmd, objs.v[i]);
-        const char *hobjs[] = {"harness.o", "rng.o", "dtype.o",
-                               v->target == TARGET_GPU ? "harness_gpu.o" : "harness_nogpu.o"};
-        for (size_t i = 0; i < 4; i++) {
-            char *p = path_join(b->tc->harness_dir, hobjs[i]);
-            argv_push(&cmd, p);
-            free(p);
-        }
-        for (size_t i = 0; i < impl->n_libs; i++)
-            lib_flags(impl->libs[i], false, &cmd);
-        if (b->lab->ldflags)
-            argv_push_split(&cmd, b->lab->ldflags);
-        argv_push(&cmd, "-lm");
-        log = (struct strbuf)STRBUF_INIT;
-        if (run_tool(b, &cmd, &log, &ok, err) != 0) {
-            free(runner_rel);
-            strbuf_release(&log);
-            goto out;
-        }
-        if (log.len)
-            strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
-        if (!ok) {
-            if (link_log_misses(strbuf_str(&log), impl->function)) {
-                r->status = BUILD_MISSING_FUNCTION;
-                r->message = xstrfmt(
-                    messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
-                    impl->n_sources == 1 ? impl->sources[0]
-                                         : messages_get(b->messages, "the sources"));
-            } else {
-                r->status = BUILD_COMPILE_ERROR;
-                r->message =
-                    xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
-            }
-        } else {
-            r->runner = path_join(b->dir, runner_rel);
-        }
-        free(runner_rel);
-        strbuf_release(&log);
+        argv_push(&cmd, *relo);
+        rc = run_tool(b, &cmd, &log, &ok, err);
     }
-    if (r->status == BUILD_OK && v->target == TARGET_GPU && b->tc->no_cuda_reason) {
+    if (rc == 0 && !ok) {
+        /* Only the lab's own declarations can break the generated driver. */
+        rc = error_set(err, "the generated driver for %s/%s does not compile:\n%s", ex->id, v->id,
+                       strbuf_str(&log));
+        r->status = BUILD_GRADER_ERROR;
+    }
+    argv_release(&cmd);
+    strbuf_release(&drv);
+    strbuf_release(&log);
+    free(path);
+    free(rel);
+    return rc;
+}
+
+/* Link the runner: driver, objects, harness, libraries. A failure names the missing function
+ * when that is what the linker says. */
+static int variant_link(struct build_ctx *b, const struct exercise_spec *ex,
+                        const struct variant_spec *v, const char *relo,
+                        const struct argv_list *objs, bool any_cuda, struct build_result *r,
+                        struct error *err)
+{
+    const struct impl_spec *impl = impl_of(b, v);
+    struct argv_list cmd = {0};
+    struct strbuf log = STRBUF_INIT;
+    char *runner_rel = xstrfmt("%s-%s/runner", ex->id, v->id);
+    bool ok = false;
+    argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
+    if (any_cuda && b->tc->gpu_arch) {
+        char *a = xstrfmt("-arch=%s", b->tc->gpu_arch);
+        argv_push(&cmd, a);
+        free(a);
+    }
+    argv_push(&cmd, "-o");
+    argv_push(&cmd, runner_rel);
+    argv_push(&cmd, relo);
+    for (size_t i = 0; i < objs->n; i++)
+        argv_push(&cmd, objs->v[i]);
+    const char *hobjs[] = {"libharness.a",
+                           v->target == TARGET_GPU ? "harness_gpu.o" : "harness_nogpu.o"};
+    for (size_t i = 0; i < 2; i++) {
+        char *p = path_join(b->tc->harness_dir, hobjs[i]);
+        argv_push(&cmd, p);
+        free(p);
+    }
+    for (size_t i = 0; i < impl->n_libs; i++)
+        lib_flags(impl->libs[i], false, &cmd);
+    if (b->lab->ldflags)
+        argv_push_split(&cmd, b->lab->ldflags);
+    if (any_cuda)
+        cudart_shared(b->tc, &cmd);
+    argv_push_split(&cmd, "-ldl -lm");
+    int rc = run_tool(b, &cmd, &log, &ok, err);
+    if (rc == 0 && log.len)
+        strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
+    if (rc == 0 && !ok && link_log_misses(strbuf_str(&log), impl->function)) {
+        r->status = BUILD_MISSING_FUNCTION;
+        r->message = xstrfmt(
+            messages_get(b->messages, "function '%s' is not defined in %s"), impl->function,
+            impl->n_sources == 1 ? impl->sources[0] : messages_get(b->messages, "the sources"));
+    } else if (rc == 0 && !ok && build_disk_full(b, &r->message)) {
+        r->status = BUILD_GRADER_ERROR;
+    } else if (rc == 0 && !ok) {
+        r->status = BUILD_COMPILE_ERROR;
+        r->message = xstrfmt(messages_get(b->messages, "linking %s failed"), impl->function);
+    } else if (rc == 0) {
+        r->runner = path_join(b->dir, runner_rel);
+    }
+    argv_release(&cmd);
+    strbuf_release(&log);
+    free(runner_rel);
+    return rc;
+}
+
+int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
+                  struct build_result *r, struct error *err)
+{
+    struct argv_list objs = {0};
+    bool any_cuda = v->target == TARGET_GPU;
+    char *vdir = xstrfmt("%s/%s-%s", b->dir, ex->id, v->id), *relo = NULL;
+    int rc = 0;
+    r->status = BUILD_OK;
+    b->variant = vdir + strlen(b->dir) + 1;
+    if (build_record_load(vdir, r))
+        goto out;
+    if (v->target == TARGET_GPU && b->tc->no_cuda_reason) {
+        r->status = BUILD_NO_TOOLCHAIN;
+        r->message = xstrdup(b->tc->no_cuda_reason);
+        /* Still compile CUDA sources when nvcc exists: a student without a GPU wants to know
+         * whether the code compiles. */
+        if (!b->tc->nvcc)
+            goto out;
+    }
+    if (variant_objects(b, v, &objs, &any_cuda, r, err) != 0 || mkdir_p(vdir, err) != 0) {
+        rc = -1;
+        goto out;
+    }
+    if (r->status == BUILD_OK && variant_driver(b, ex, v, vdir, &relo, r, err) != 0)
+        rc = -1;
+    else if (r->status == BUILD_OK && !symbols_refused(b, &objs, r))
+        rc = variant_link(b, ex, v, relo, &objs, any_cuda, r, err);
+    if (rc == 0 && r->status == BUILD_OK && v->target == TARGET_GPU && b->tc->no_cuda_reason) {
         r->status = BUILD_NO_TOOLCHAIN;
         r->message = xstrdup(b->tc->no_cuda_reason);
     }
-    rc = save_record(vdir, r, err);
+    if (rc == 0)
+        rc = build_record_save(vdir, r, err);
 out:
+    b->variant = NULL;
     argv_release(&objs);
-    argv_release(&cmd);
     free(vdir);
-    free(driver_path);
-    strbuf_release(&drv);
+    free(relo);
     return rc;
+}
+
+/* The reference's objects for a shared object: PIC, hidden. Fills objs; false on failure
+ * (r says why). */
+static bool library_objects(struct build_ctx *b, const struct variant_spec *v,
+                            struct argv_list *objs, bool *any_cuda, struct build_result *r,
+                            struct error *err, int *rc)
+{
+    b->pic = true;
+    for (size_t i = 0; i < v->reference.n_sources; i++) {
+        struct build_obj *o = compile_source(b, v, v->reference.sources[i], err);
+        if (!o) {
+            *rc = -1;
+            break;
+        }
+        *any_cuda |= is_cuda_source(o->source);
+        if (o->status != BUILD_OK) {
+            r->status = o->status;
+            r->message = xstrdup(o->message);
+            strbuf_addstr(&r->log, o->log ? o->log : "");
+            break;
+        }
+        argv_push(objs, o->object);
+    }
+    b->pic = false;
+    return *rc == 0 && r->status == BUILD_OK;
+}
+
+/* The generated entry point, compiled like the reference. */
+static int library_entry(struct build_ctx *b, const struct exercise_spec *ex,
+                         const struct variant_spec *v, const char *vrel, struct argv_list *objs,
+                         struct build_result *r, struct error *err)
+{
+    struct strbuf src = STRBUF_INIT, log = STRBUF_INIT;
+    struct argv_list cmd = {0};
+    char *c_rel = xstrfmt("%s/ref_entry.c", vrel), *o_rel = xstrfmt("%s/ref_entry.o", vrel);
+    char *c_abs = path_join(b->dir, c_rel);
+    bool ok = false;
+    driver_reference_entry(ex, v, &src);
+    int rc = write_file_atomic(c_abs, src.buf, src.len, err);
+    if (rc == 0) {
+        argv_push(&cmd, b->tc->cc);
+        argv_push_split(&cmd, "-std=gnu11 -O2 -Wall -fPIC -fvisibility=hidden -I .");
+        argv_push_split(&cmd, "-c");
+        argv_push(&cmd, c_rel);
+        argv_push(&cmd, "-o");
+        argv_push(&cmd, o_rel);
+        rc = run_tool(b, &cmd, &log, &ok, err);
+    }
+    if (rc == 0 && !ok)
+        rc = error_set(err, "the generated reference entry for %s/%s does not compile:\n%s", ex->id,
+                       v->id, strbuf_str(&log));
+    if (rc == 0)
+        argv_push(objs, o_rel);
+    (void)r;
+    argv_release(&cmd);
+    strbuf_release(&src);
+    strbuf_release(&log);
+    free(c_rel);
+    free(o_rel);
+    free(c_abs);
+    return rc;
+}
+
+static int library_link(struct build_ctx *b, const struct variant_spec *v, const char *vrel,
+                        const struct argv_list *objs, bool any_cuda, struct build_result *r,
+                        struct error *err)
+{
+    struct argv_list cmd = {0};
+    struct strbuf log = STRBUF_INIT;
+    char *lib = xstrfmt("%s/libref.so", vrel);
+    bool ok = false;
+    argv_push(&cmd, any_cuda ? b->tc->nvcc : b->tc->cc);
+    argv_push(&cmd, "-shared");
+    argv_push(&cmd, "-o");
+    argv_push(&cmd, lib);
+    for (size_t i = 0; i < objs->n; i++)
+        argv_push(&cmd, objs->v[i]);
+    for (size_t i = 0; i < v->reference.n_libs; i++)
+        lib_flags(v->reference.libs[i], false, &cmd);
+    if (any_cuda) {
+        cudart_shared(b->tc, &cmd);
+        argv_push_split(&cmd, "-Xlinker=-Bsymbolic -Xlinker=--strip-all");
+    } else {
+        argv_push_split(&cmd, "-Wl,-Bsymbolic -s");
+    }
+    argv_push(&cmd, "-lm");
+    int rc = run_tool(b, &cmd, &log, &ok, err);
+    if (log.len)
+        strbuf_addf(&r->log, "$ link %s\n%s", lib, log.buf);
+    if (rc == 0 && !ok) {
+        r->status = BUILD_COMPILE_ERROR;
+        r->message = xstrfmt("linking the reference %s failed", v->reference.function);
+    } else if (rc == 0) {
+        r->runner = path_join(b->dir, lib);
+    }
+    argv_release(&cmd);
+    strbuf_release(&log);
+    free(lib);
+    return rc;
+}
+
+int build_reference_library(struct build_ctx *b, const struct exercise_spec *ex,
+                            const struct variant_spec *v, struct build_result *r, struct error *err)
+{
+    struct argv_list objs = {0};
+    bool any_cuda = v->target == TARGET_GPU;
+    int rc = 0;
+    char *vrel = xstrfmt("%s-%s", ex->id, v->id), *vdir = path_join(b->dir, vrel);
+    r->status = BUILD_OK;
+    if (!b->reference || !v->has_reference) {
+        rc = error_set(err, "%s/%s: only a reference builds as a shared object", ex->id, v->id);
+    } else if (v->target == TARGET_GPU && b->tc->no_cuda_reason) {
+        r->status = BUILD_NO_TOOLCHAIN;
+        r->message = xstrdup(b->tc->no_cuda_reason);
+    } else if (mkdir_p(vdir, err) != 0) {
+        rc = -1;
+    } else if (library_objects(b, v, &objs, &any_cuda, r, err, &rc)) {
+        rc = library_entry(b, ex, v, vrel, &objs, r, err);
+        if (rc == 0)
+            rc = library_link(b, v, vrel, &objs, any_cuda, r, err);
+    }
+    argv_release(&objs);
+    free(vrel);
+    free(vdir);
+    return rc;
+}
+
+int build_environment_digest(const struct build_ctx *b, struct sha256 *h, struct error *err)
+{
+    const struct toolchain *tc = b->tc;
+    const char *parts[] = {"labgrader-student-build-2",
+                           tc->cc,
+                           tc->cc_version,
+                           tc->nvcc,
+                           tc->nvcc_version,
+                           tc->gpu_arch,
+                           b->lab->cflags,
+                           b->lab->nvccflags,
+                           b->lab->ldflags};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+        const char *p = parts[i] ? parts[i] : "-";
+        sha256_update(h, p, strlen(p) + 1);
+    }
+    struct strbuf hdr = STRBUF_INIT;
+    driver_prototypes_header(b->lab, false, &hdr);
+    sha256_update(h, hdr.buf, hdr.len);
+    strbuf_release(&hdr);
+    const char *hobjs[] = {"libharness.a", "harness_gpu.o", "harness_nogpu.o"};
+    for (size_t i = 0; i < 3; i++) {
+        char *p = path_join(tc->harness_dir, hobjs[i]);
+        int rc = file_exists(p) ? sha256_file(h, p, err) : 0;
+        free(p);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
 }
 
 int build_reference_digest(const struct toolchain *tc, const struct lab *lab, char out[65],
@@ -910,8 +1271,8 @@ int build_reference_digest(const struct toolchain *tc, const struct lab *lab, ch
         const char *p = parts[i] ? parts[i] : "-";
         sha256_update(&s, p, strlen(p) + 1);
     }
-    const char *hobjs[] = {"harness.o", "rng.o", "dtype.o", "harness_gpu.o", "harness_nogpu.o"};
-    for (size_t i = 0; i < 5; i++) {
+    const char *hobjs[] = {"libharness.a", "harness_gpu.o", "harness_nogpu.o"};
+    for (size_t i = 0; i < 3; i++) {
         char *p = path_join(tc->harness_dir, hobjs[i]);
         if (file_exists(p) && sha256_file(&s, p, err) != 0) {
             free(p);

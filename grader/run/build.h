@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "run/sandbox.h"
 #include "spec/spec.h"
+#include "base/sha256.h"
 #include "base/strbuf.h"
 
 #include <stdbool.h>
@@ -44,6 +45,8 @@ void toolchain_release(struct toolchain *tc);
 /* Find compilers and the harness. harness_dir holds the objects, include_dir harness.h. */
 int toolchain_detect(struct toolchain *tc, const char *harness_dir, const char *include_dir,
                      struct error *err);
+/* Set (or replace) K=V in the environment every sandboxed command gets. */
+void toolchain_setenv(struct toolchain *tc, const char *key, const char *value);
 /* ro_paths plus `extra` (NULL-terminated) as one NULL-terminated list; free with free(). */
 const char **toolchain_ro_paths(const struct toolchain *tc, const char *const *extra);
 
@@ -81,6 +84,10 @@ struct build_ctx {
     char *src_dir;                   /* submission folder (student builds) */
     char *dir;                       /* build folder */
     const struct messages *messages; /* the student's language (messages.h); NULL: English */
+    char src_digest[65];             /* the submission's files (student builds) */
+    const char *cache_dir;           /* the grader's cache (grade/ keeps builds there), or NULL */
+    bool pic;                        /* compiling for a shared object (build_reference_library) */
+    const char *variant;             /* "exercise-variant" while one is built (names objects) */
     struct build_obj *objs;
     size_t n_objs, alloc_objs;
 };
@@ -94,6 +101,25 @@ void build_ctx_release(struct build_ctx *b);
  * faults are a status in r. */
 int build_variant(struct build_ctx *b, const struct exercise_spec *ex, const struct variant_spec *v,
                   struct build_result *r, struct error *err);
+
+/*
+ * The reference of variant v as a shared object for the timed pairs (grader/harness/harness.h):
+ * its sources and a generated entry point compiled position-independent with hidden
+ * visibility, linked with -Bsymbolic, stripped and, for CUDA, with machine code only (no PTX),
+ * so that nothing of it clashes with the student's names and little of it can be read back.
+ * r->runner is its path (the variant's folder, libref.so). Reference builds only.
+ */
+int build_reference_library(struct build_ctx *b, const struct exercise_spec *ex,
+                            const struct variant_spec *v, struct build_result *r,
+                            struct error *err);
+
+/* A variant's build record (build.txt, build.log, and the runner where it built) in dir:
+ * save one, or load one (true when there is a complete one). */
+int build_record_save(const char *dir, const struct build_result *r, struct error *err);
+bool build_record_load(const char *dir, struct build_result *r);
+/* Everything a student build depends on beyond the submission's files: compilers and their
+ * versions, flags, the generated prototypes, the harness. Into a running digest. */
+int build_environment_digest(const struct build_ctx *b, struct sha256 *h, struct error *err);
 
 /* A digest of a submission folder's files (names and contents; dot-files and links
  * ignored), for reusing builds and skipping unchanged submissions. */

@@ -23,6 +23,7 @@ struct machine_info {
     char *cflags, *nvccflags;
     char *gpu_status;  /* why GPU work is skipped, or "available" */
     char *calibration; /* measured limits of this machine, one line, or NULL */
+    char *blas_core;   /* the OpenBLAS kernel every run used ("SkylakeX (forced: ...)") */
 };
 
 struct gpu_probe {

@@ -1,48 +1,107 @@
 /*
- * runner: one run of a built runner program (student or reference) on one case:
- * writes job.txt, runs the program in the sandbox, and reads back result.txt.
+ * runner: one run of a built runner program on the cases of one variant: writes job.txt (the
+ * harness's job, grader/harness/job.h), runs the program in the sandbox with a control pipe
+ * (each case under its own time limit, every timed series timestamped by the supervisor), and
+ * reads result.txt back, case by case.
  *
- * The grader never trusts the outcome beyond what it can check: outputs are
- * compared against the reference by the caller, and times are cross-checked
- * (events against the host clock, against physical limits) by the caller.
+ * The grader never trusts the outcome beyond what it can check: a run's file may be anything,
+ * so lines the harness could not have written, in an order it could not have written them,
+ * mark the run as tampered with; outputs are compared against the expected ones by the caller,
+ * and times are cross-checked (events against the host clock, the harness's clock against the
+ * supervisor's, rates against physical limits) by grade/.
+ *
  * struct run_outcome owns everything in it.
  */
 #ifndef LG_RUNNER_H
 #define LG_RUNNER_H
 
+#include "base/strbuf.h"
 #include "run/build.h"
 #include "run/sandbox.h"
 #include "spec/spec.h"
-#include "base/strbuf.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define RUN_MAX_CHECKS 8
+#define RUN_MAX_CASES 64
 
-enum sample_series {
-    SERIES_CALL_HOST,
-    SERIES_CALL_EVENT,
-    SERIES_XFER_HOST,
-    SERIES_XFER_EVENT,
-    SERIES_COUNT
+enum run_series_kind { RUN_SERIES_CALL, RUN_SERIES_TRANSFER, RUN_SERIES_COUNT };
+
+/* One timed series of one case, as the harness reported it. The function's samples, and the
+ * paired reference's taken alternately on the same inputs (paired); milliseconds. */
+struct run_series {
+    bool present;
+    bool paired, blocked;
+    size_t n;
+    double *stu_event, *stu_host, *ref_event, *ref_host; /* events: GPU only */
+    char *order;                                         /* '0' function first, '1' reference */
+    int clock_min_mhz, clock_max_mhz;
+    int throttle_dropped, throttle_max_mhz;
+    bool throttle_gave_up;
+    double checks_ms; /* the harness's time checking the pairs, outside the timed calls */
+    /* The series' span by the harness's own clock and by the supervisor's, whose control pipe
+     * saw it begin and end (supervised). Lines read at once share a timestamp: a short series
+     * can have a supervisor span of 0. */
+    bool supervised;
+    double harness_span_ms, supervisor_span_ms;
 };
+
+/* Something a call did to its buffers or results: where, and how much. */
+struct run_incident {
+    char *series; /* NULL for a checked call */
+    int call;     /* checked call (0-based) or timed pair (1-based) */
+    char *arg;
+    long long count, first;  /* mismatches (or guard bytes before + after) and first index */
+    long long before, after; /* guards: bytes changed before and after the data */
+};
+
+struct run_case_outcome {
+    bool started, finished; /* "case i begin" and "case i end" seen */
+    int checks_done;
+    char *phase;     /* the last phase entered ("check 0", "time call") */
+    char **modified; /* inputs a checked call changed (deduplicated) */
+    size_t n_modified;
+    struct run_incident *guards; /* guard zones a call wrote into */
+    size_t n_guards;
+    struct run_incident *timed_mismatch; /* a timed pair's outputs differed from the reference's */
+    struct run_incident *timed_modified; /* a timed call changed an input */
+    int blocking;       /* 1 on, 0 not asked, -1 asked but dropped (blocking_off says why) */
+    char *blocking_off; /* "synchronizes", "setup" */
+    struct run_series series[RUN_SERIES_COUNT];
+    double wall_s; /* from its begin to its end (or the run's end), by the supervisor's clock */
+};
+
+struct run_outcome {
+    struct sandbox_result sb;
+    bool finished;    /* the harness reached "status ok" */
+    char *error_kind; /* "cuda", "nogpu", "setup" or NULL */
+    char *error_msg;
+    int error_case; /* the case running when the error was reported, -1 before any */
+    int last_case;  /* the case running when the process ended, -1 before any */
+    char *tampered; /* result.txt or the control pipe shows signs of the student's hand */
+    struct run_case_outcome *cases; /* one per case of the spec, in order */
+    size_t n_cases;
+};
+
+void run_outcome_init(struct run_outcome *o);
+void run_outcome_release(struct run_outcome *o);
 
 struct run_spec {
     const struct toolchain *tc;
     const struct lab *lab;
     const struct exercise_spec *ex;
     const struct variant_spec *v;
-    const struct case_spec *c;
-    bool reference;
-    const char *runner;  /* program */
-    const char *workdir; /* scratch folder, created and emptied by the caller */
+    const struct case_spec *const *cases; /* the cases to run, in order */
+    size_t n_cases;
+    const double *case_timeout_s; /* each case's own wall-clock limit */
+    bool reference;               /* the function under test is the reference itself */
+    const char *reference_lib;    /* the paired reference's shared object, or NULL */
+    const char *runner;           /* program */
+    const char *workdir;          /* scratch folder, created and emptied by the caller */
     int checks;
-    uint64_t seeds[RUN_MAX_CHECKS];
     bool time;
     struct timing_spec timing;
-    double timeout_s;
-    long long memory_limit_bytes; /* cgroup memory.max where delegated; 0: none */
+    long long memory_limit_bytes; /* 0: none */
     /* Run the runner under this command (compute-sanitizer and its options; NULL-terminated),
      * with wrap_ro visible read-only beside the toolchain's folders. NULL: run it directly. */
     const char *const *wrap;
@@ -50,55 +109,18 @@ struct run_spec {
     size_t output_cap, output_tail; /* the capture (sandbox.h); 0: the defaults */
 };
 
-struct run_outcome {
-    struct sandbox_result sb;
-    bool finished; /* the harness reached "status ok" */
-    int checks_done;
-    char *phase;      /* the last phase entered ("check 0", "time call") */
-    char *error_kind; /* "cuda", "nogpu", "setup" or NULL */
-    char *error_msg;
-    char **modified; /* "A" for each input changed by a checked call (deduplicated) */
-    size_t n_modified;
-    double *samples[SERIES_COUNT];
-    size_t n_samples[SERIES_COUNT];
-    int clock_min_mhz, clock_max_mhz;
-    /* GPU samples dropped as taken while throttled (grader/harness/throttle.h), whether the
-     * harness gave up dropping (throttled throughout), and the maximum SM clock it compared
-     * with. Summed over the series. */
-    int throttle_dropped;
-    bool throttle_gave_up;
-    int throttle_max_mhz;
-    /* Timing behind the blocking kernel: 1 on, 0 not asked for, -1 asked for but dropped
-     * (blocking_off says why: "synchronizes" or "setup"). */
-    int blocking;
-    char *blocking_off;
-    /* The output a timed call left wrong (the checked calls had it right), which call
-     * (1-based) and how many elements; NULL when the timed calls agreed. */
-    char *timed_mismatch;
-    int timed_mismatch_call;
-    long timed_mismatch_elements;
-    char *tampered; /* result.txt shows signs of being written by the student */
-};
-
-void run_outcome_init(struct run_outcome *o);
-void run_outcome_release(struct run_outcome *o);
-
-/* The job file's text. Without timing lines when `for_key` (the expected-output cache key). */
-int runner_job_text(const struct run_spec *s, bool for_key, struct strbuf *out, struct error *err);
+/* The job file's text (harness version 2). */
+void runner_job_text(const struct run_spec *s, struct strbuf *out);
 /* Bytes of result.txt the grader reads: a larger one is tampering (CH). */
 #define RUNNER_RESULT_MAX (16u << 20)
 
 /* Run it. -1 only when the grader could not run it at all (err set). */
 int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *err);
-/* Fill o from result.txt's text. Lines the harness could not have written (a second
- * 'status ok' or sample series, 'harness' not first, an 'error' other than 'cuda' after
- * the first call into student code) set o->tampered instead. */
+/* Fill o (n_cases already set) from result.txt's text. Lines the harness could not have
+ * written set o->tampered instead. */
 void runner_parse_result(struct run_outcome *o, const char *text);
 /* RLIMIT_CPU of a student run: the wall-clock limit on every online CPU. 0 (none) when
  * there is no wall-clock limit. */
 double runner_cpu_limit(double timeout_s, long online_cpus);
-/* Seeds of a case's checked calls: deterministic, distinct per call. */
-void runner_seeds(const struct lab *lab, const struct exercise_spec *ex, const struct case_spec *c,
-                  int checks, uint64_t *seeds);
 
 #endif

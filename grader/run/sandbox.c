@@ -47,6 +47,7 @@
  * which is how a bwrap failure is told apart from the command's own exit status 1.
  */
 #include "run/sandbox.h"
+#include "run/control.h"
 #include "base/strbuf.h"
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -200,6 +201,7 @@ void sandbox_result_init(struct sandbox_result *r)
     memset(r, 0, sizeof(*r));
     r->output = NULL;
     r->isolation_used = ISOLATION_SUPERVISOR;
+    r->case_timed_out = -1;
 }
 
 void sandbox_result_release(struct sandbox_result *r)
@@ -207,6 +209,9 @@ void sandbox_result_release(struct sandbox_result *r)
     free(r->output);
     r->output = NULL;
     r->output_len = 0;
+    free(r->events);
+    r->events = NULL;
+    r->n_events = 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1059,6 +1064,7 @@ struct child_plan {
     const char *workdir;
     pid_t parent;
     int go_fd, go_write_fd, report_fd, out_fd, null_fd, json_fd;
+    int ctl_fd, ctl_target; /* the control pipe's write end and its number in the child */
     struct rlimit cpu, fsize, nofile, core, as;
     bool has_as_limit;
     bool has_cpu_limit;
@@ -1101,13 +1107,14 @@ __attribute__((noreturn)) static void child_run(const struct child_plan *p)
     int out = move_high(p->out_fd);
     int null = move_high(p->null_fd);
     int json = move_high(p->json_fd);
+    int ctl = move_high(p->ctl_fd);
     if (report < 0)
         _exit(127);
-    if (out < 0 || null < 0 || (p->json_fd >= 0 && json < 0))
+    if (out < 0 || null < 0 || (p->json_fd >= 0 && json < 0) || (p->ctl_fd >= 0 && ctl < 0))
         child_fail(report, STAGE_FDS, errno);
-    int report_target = json >= 0 ? 4 : 3;
+    int report_target = 3 + (json >= 0) + (ctl >= 0);
     if (dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
-        (json >= 0 && dup2(json, 3) < 0))
+        (json >= 0 && dup2(json, 3) < 0) || (ctl >= 0 && dup2(ctl, p->ctl_target) < 0))
         child_fail(report, STAGE_FDS, errno);
     if (dup3(report, report_target, O_CLOEXEC) < 0)
         child_fail(report, STAGE_FDS, errno);
@@ -1388,6 +1395,10 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     char *resolved = NULL, *bwrap = NULL;
     int out_pipe[2] = {-1, -1}, report_pipe[2] = {-1, -1}, go_pipe[2] = {-1, -1};
     int json_pipe[2] = {-1, -1}, null_fd = -1, pidfd = -1, slot = -1;
+    int ctl_pipe[2] = {-1, -1};
+    bool case_expired = false;
+    struct sb_control ctl;
+    sb_control_init(&ctl, -1, o, 0);
     struct cgroup cg = {NULL, -1, false, false};
     struct capture cap = {.sb = STRBUF_INIT,
                           .cap = o->output_cap ? o->output_cap : DEFAULT_OUTPUT_CAP};
@@ -1414,6 +1425,13 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     free(tmp_entry);
     for (const char *const *e = o->env; e && *e; e++)
         env_set(&env, *e);
+    /* The control pipe goes after bubblewrap's status pipe (3) where there is one. */
+    int ctl_target = iso == ISOLATION_BWRAP ? 4 : 3;
+    if (o->control) {
+        char *ctl_entry = xstrfmt(SB_CONTROL_ENV "=%d", ctl_target);
+        env_set(&env, ctl_entry);
+        free(ctl_entry);
+    }
 
     resolved = resolve_program(o->argv[0], env_get(&env, "PATH"), workdir);
     if (!resolved) {
@@ -1487,7 +1505,7 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     }
 
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(report_pipe, O_CLOEXEC) != 0 ||
-        pipe2(go_pipe, O_CLOEXEC) != 0) {
+        pipe2(go_pipe, O_CLOEXEC) != 0 || (o->control && pipe2(ctl_pipe, O_CLOEXEC) != 0)) {
         setup_failed(r, err, "pipe: %s", strerror(errno));
         goto out;
     }
@@ -1499,12 +1517,16 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     fcntl(out_pipe[0], F_SETFL, fcntl(out_pipe[0], F_GETFL) | O_NONBLOCK);
     if (json_pipe[0] >= 0)
         fcntl(json_pipe[0], F_SETFL, fcntl(json_pipe[0], F_GETFL) | O_NONBLOCK);
+    if (ctl_pipe[0] >= 0)
+        fcntl(ctl_pipe[0], F_SETFL, fcntl(ctl_pipe[0], F_GETFL) | O_NONBLOCK);
     plan.go_fd = go_pipe[0];
     plan.go_write_fd = go_pipe[1];
     plan.report_fd = report_pipe[1];
     plan.out_fd = out_pipe[1];
     plan.null_fd = null_fd;
     plan.json_fd = json_pipe[1];
+    plan.ctl_fd = ctl_pipe[1];
+    plan.ctl_target = ctl_target;
 
     set_subreaper_once();
     cgroup_create(o, &cg);
@@ -1523,7 +1545,10 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     close_fd(&report_pipe[1]);
     close_fd(&out_pipe[1]);
     close_fd(&json_pipe[1]);
+    close_fd(&ctl_pipe[1]);
     close_fd(&null_fd);
+    sb_control_init(&ctl, ctl_pipe[0], o, start);
+    ctl_pipe[0] = -1; /* the control's now */
     pidfd = pidfd_for(pid);
     if (cg.dir && !cgroup_attach(&cg, pid)) {
         /* Not permitted after all: fall back to the process-tree sweep alone. */
@@ -1568,28 +1593,34 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
     }
 
     /* Supervise: collect output, watch the clock, notice the exit. */
-    double deadline = o->wall_limit_s > 0 ? start + o->wall_limit_s : 0;
-    bool out_open = true, timed_out = false;
+    double run_deadline = o->wall_limit_s > 0 ? start + o->wall_limit_s : 0;
+    bool out_open = true, timed_out = false, ctl_open = ctl.fd >= 0;
     for (;;) {
         if (pidfd < 0 && child_has_exited(pid))
             break;
         int timeout_ms = -1;
+        double deadline = sb_control_deadline(&ctl, run_deadline);
         if (deadline > 0) {
             double left = deadline - now_seconds();
             if (left <= 0) {
                 timed_out = !child_has_exited(pid);
+                case_expired = timed_out && sb_control_case_expired(&ctl, now_seconds());
                 break;
             }
             timeout_ms = (int)ceil(left * 1000.0);
         }
         if (pidfd < 0 && (timeout_ms < 0 || timeout_ms > 20))
             timeout_ms = 20;
-        struct pollfd fds[2];
+        struct pollfd fds[3];
         nfds_t nfds = 0;
-        int out_idx = -1, pid_idx = -1;
+        int out_idx = -1, pid_idx = -1, ctl_idx = -1;
         if (out_open) {
             fds[nfds] = (struct pollfd){out_pipe[0], POLLIN, 0};
             out_idx = (int)nfds++;
+        }
+        if (ctl_open) {
+            fds[nfds] = (struct pollfd){ctl.fd, POLLIN, 0};
+            ctl_idx = (int)nfds++;
         }
         if (pidfd >= 0) {
             fds[nfds] = (struct pollfd){pidfd, POLLIN, 0};
@@ -1602,6 +1633,8 @@ static int run_sandboxed(const struct sandbox_opts *o, enum isolation iso, struc
             continue;
         if (out_idx >= 0 && fds[out_idx].revents && capture_read(out_pipe[0], &cap) == 0)
             out_open = false;
+        if (ctl_idx >= 0 && fds[ctl_idx].revents && !sb_control_read(&ctl))
+            ctl_open = false;
         if (pid_idx >= 0 && fds[pid_idx].revents)
             break;
     }
@@ -1738,6 +1771,9 @@ out:
     close_fd(&go_pipe[1]);
     close_fd(&json_pipe[0]);
     close_fd(&json_pipe[1]);
+    close_fd(&ctl_pipe[0]);
+    close_fd(&ctl_pipe[1]);
+    sb_control_finish(&ctl, r, case_expired);
     close_fd(&null_fd);
     strbuf_release(&cap.sb);
     free(cap.tail);

@@ -52,6 +52,18 @@ struct sandbox_opts {
      * line, so what a wrapper prints last (compute-sanitizer's summary) survives a program
      * that floods the output. */
     size_t output_tail;
+    /* A control pipe on the run's fd 3 (grader/harness/result.h): each line it sends comes
+     * back in the result with the supervisor's own timestamp, and a line "B <i>" starts case
+     * i's own wall-clock limit, case_limits_s[i] (wall_limit_s still bounds the whole run). */
+    bool control;
+    const double *case_limits_s;
+    size_t n_case_limits;
+};
+
+/* A line a run sent over its control pipe, and when the supervisor read it. */
+struct sandbox_event {
+    double t_s; /* seconds since the run started, by the supervisor's clock */
+    char line[64];
 };
 
 enum sandbox_status {
@@ -78,6 +90,11 @@ struct sandbox_result {
      * parent is not delegated or lacks the controller, whatever the options asked. */
     bool cgroup_used, memory_limit_enforced, pids_limit_enforced;
     char setup_error[512];
+    /* The control pipe's lines, in order (owned); and the case whose own limit ended the run
+     * (SB_TIMEOUT), -1 when none did. */
+    struct sandbox_event *events;
+    size_t n_events;
+    int case_timed_out;
 };
 
 void sandbox_opts_init(struct sandbox_opts *o);

@@ -25,5 +25,9 @@ void driver_prototypes_header(const struct lab *lab, bool reference, struct strb
 /* driver.c for one variant: lg_function_name and the lg_invoke call thunk. */
 void driver_source(const struct exercise_spec *ex, const struct variant_spec *v, bool reference,
                    struct strbuf *out);
+/* The entry point of a variant's reference built as a shared object for pairing: the one
+ * exported symbol, lg_ref_invoke (grader/harness/harness.h), calling the reference. */
+void driver_reference_entry(const struct exercise_spec *ex, const struct variant_spec *v,
+                            struct strbuf *out);
 
 #endif

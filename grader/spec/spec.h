@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct src_loc {
     int line, col;
@@ -23,7 +24,17 @@ struct src_loc {
 enum arg_kind { ARG_IN, ARG_OUT, ARG_INOUT, ARG_SCALAR };
 enum mem_space { MEM_HOST, MEM_PINNED, MEM_DEVICE };
 enum target { TARGET_CPU, TARGET_GPU };
-enum dist { DIST_UNIFORM, DIST_NORMAL, DIST_ARANGE, DIST_CONSTANT };
+/* DIST_INTEGERS: uniform whole numbers in [low, high], in any dtype (integer-valued floats make
+ * every summation order exact). */
+enum dist { DIST_UNIFORM, DIST_NORMAL, DIST_ARANGE, DIST_CONSTANT, DIST_INTEGERS };
+
+/* The names the spec spells the enums with, NULL-terminated, indexed by the enum. */
+extern const char *const spec_kind_names[];
+extern const char *const spec_mem_names[];
+extern const char *const spec_transfer_names[];
+extern const char *const spec_target_names[];
+extern const char *const spec_dist_names[];
+extern const char *const spec_lang_names[];
 
 const char *arg_kind_name(enum arg_kind k);
 const char *mem_space_name(enum mem_space m);
@@ -41,6 +52,30 @@ struct tolerance {
     double rtol, atol;
     bool equal_nan;
     bool has_rtol, has_atol; /* false: the dtype's default applies */
+    /* A tolerance written as an expression of the sizes ("2.4e-7*log2(n) + 1e-6"), owned;
+     * NULL when it is a plain number. spec/plan.c evaluates it for every case. */
+    char *rtol_expr, *atol_expr;
+};
+
+#define SPEC_MAX_CHECKS 8
+#define SPEC_MAX_DIMS 8
+
+/* One argument of one case, resolved when the spec loads (spec/plan.c): what the runner
+ * allocates, fills and compares. Nothing evaluates a size expression after loading. */
+struct arg_plan {
+    long count;               /* elements: 1 for scalars and for shape [] */
+    long dims[SPEC_MAX_DIMS]; /* the shape, outermost first */
+    size_t n_dims;            /* 0 for scalars and for shape [] */
+    struct init_spec init;    /* inputs: the distribution this case draws from */
+    struct tolerance tol;     /* outputs: the effective tolerance (numbers; no expressions) */
+    double value;             /* scalars: the value */
+};
+
+/* A case's own distribution for one input (labs/README.md, "Per-case inputs"). */
+struct init_override {
+    char *arg;
+    struct init_spec init;
+    struct src_loc loc;
 };
 
 struct arg_spec {
@@ -54,6 +89,9 @@ struct arg_spec {
     struct init_spec init;
     struct tolerance tol; /* outputs: override of the exercise tolerance */
     bool has_tol;
+    /* The function's return value, graded as an output of shape [] in host memory: not a
+     * parameter of the prototype (exercise key `returns`). */
+    bool is_return;
     struct src_loc loc;
 };
 
@@ -98,7 +136,17 @@ struct case_spec {
     bool slow;
     double points; /* < 0: share the exercise's points evenly */
     double timeout_s;
+    /* The case's own tolerance (every output) and inputs, over the exercise's. */
+    struct tolerance tol;
+    bool has_tol;
+    struct init_override *inits;
+    size_t n_inits;
     struct src_loc loc;
+    /* Resolved when the spec loads (spec/plan.c). */
+    struct arg_plan *args;           /* one per argument of the exercise, in order */
+    double flops, bytes;             /* the work formulas; 0 where absent */
+    double array_bytes;              /* bytes of every array argument */
+    uint64_t seeds[SPEC_MAX_CHECKS]; /* the checked calls' input seeds */
 };
 
 struct timing_spec {
@@ -160,6 +208,9 @@ struct exercise_spec {
     char *bytes;
     struct perf_spec perf;
     bool has_perf;
+    /* float32 arithmetic may run on TF32 tensor cores (cuBLAS's TF32 mode, PyTorch's
+     * allow_tf32): times are then judged against the TF32 rate, not FP32's (grade/limits.c). */
+    bool allow_tf32;
     struct sanitizer_spec sanitizer;
     struct src_loc loc;
 };
@@ -172,12 +223,16 @@ struct lab {
     char *id; /* "lab6" */
     char *title;
     char *course;
-    char *lang;                      /* "es" or "en" */
-    bool show_hidden;                /* student reports show hidden cases in full */
-    long seed;                       /* default of every exercise's seed */
-    char *cflags;                    /* build: extra flags for C sources, NULL: none */
-    char *nvccflags;                 /* build: extra flags for CUDA sources */
-    char *ldflags;                   /* build: extra link flags */
+    char *lang;       /* "es" or "en" */
+    bool show_hidden; /* student reports show hidden cases in full */
+    long seed;        /* default of every exercise's seed */
+    char *cflags;     /* build: extra flags for C sources, NULL: none */
+    char *nvccflags;  /* build: extra flags for CUDA sources */
+    char *ldflags;    /* build: extra link flags */
+    /* build: names a submission may define although a library the grader links exports them
+     * (run/symbols.h); the lab's functions are always allowed. */
+    char **allow_symbols;
+    size_t n_allow_symbols;
     struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
     struct exercise_spec *exercises;
     size_t n_exercises;
@@ -200,14 +255,6 @@ int exercise_arg_index(const struct exercise_spec *ex, const char *name);
 /* The memory space of array argument i in variant v. */
 enum mem_space variant_arg_memory(const struct variant_spec *v, const struct exercise_spec *ex,
                                   size_t i);
-/* Effective tolerance for output argument i (argument, then exercise, then dtype default). */
-struct tolerance exercise_arg_tolerance(const struct exercise_spec *ex, size_t i);
-/* Size parameters of a case as an expression environment. */
-struct expr_env;
-void case_env(const struct case_spec *c, struct expr_env *env);
-/* Element count of array argument i for case c; -1 with err set on a bad expression. */
-long exercise_arg_count(const struct exercise_spec *ex, size_t i, const struct case_spec *c,
-                        struct error *err);
 /* Points each case is worth (its own, or an even share of the exercise's). */
 double exercise_case_points(const struct exercise_spec *ex, size_t case_index);
 /* The case the compute-sanitizer pass runs on: the spec's, else the visible case with the

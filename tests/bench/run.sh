@@ -1,34 +1,31 @@
 #!/usr/bin/env bash
 # make bench: how fast labgrader grades, and how well it measures, as ratios against
-# peers and physical limits. Prints one table; exits non-zero only if the bench could not run.
+# targets, peers and physical limits. Prints one table; exits non-zero only if the bench could
+# not run.
 #
-#   throughput     N generated submissions graded as a class: submissions per minute and the
-#                  split between compiling, references, student runs and reports
+#   speed          (tests/bench/speed.sh) `check` of lab 6 (GPU machine) and of the CPU test
+#                  lab: cold, unchanged, after an edit, --no-timing, one case, --full; a class
+#                  with a hanging kernel (submissions per minute, the hang's cost); each
+#                  variant's re-grade CV of the speedup; the share of run time the timed pairs'
+#                  checks cost
 #   accuracy       (GPU) the grader's reference times vs a plain CUDA-event loop (eventloop.cu)
-#   repeatability  the solution re-graded R times: identical scores, CV of the median times
-#   limits         calibrated machine limits, and the solution's times as a share of them
+#   limits         calibrated machine limits
 #   similarity     `grader similarity` over BENCH_SIM (500) generated lab 6 submissions on one
 #                  core (tests/bench/similarity_class.py; 0 skips it), and the planted copies found
-# BENCH_N (8) submissions for throughput, 0 to skip it; BENCH_REPEATS (10) grades for
-# repeatability; lab 6 is graded as its spec says (blocking kernel on), BENCH_BLOCKING=0
-# grades a copy timed plainly, =1 one with `blocking: true` whatever the spec says;
-# BENCH_ACCURACY (both) picks the accuracy runs on a GPU: plain, blocking, both or none;
-# BENCH_ROUNDS=K (K >= 2) grades with `timing: {rounds: K}` (function and reference timed
-# alternately, speedups from paired ratios) for the throughput and repeatability rows.
+# BENCH_REGRADES (5), BENCH_CLASS (7, 0 skips the class), BENCH_SPEED=0 skips the speed rows;
+# BENCH_ACCURACY (both): plain, blocking, both or none.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=$PWD/build/grader
-N=${BENCH_N:-8}
-R=${BENCH_REPEATS:-10}
 work=$(mktemp -d /tmp/lg-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 rows=()
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 # Progress on stderr, so a run cut off by a time limit still says how far it got.
 note() { echo "bench: $* ($(date +%T))" >&2; }
-row() { rows+=("$(printf '%-44s %14s %18s %10s' "$1" "$2" "$3" "$4")"); }
+row() { rows+=("$(printf '%-58s %12s %18s %8s' "$1" "$2" "$3" "$4")"); }
 table() {
-    printf '%-44s %14s %18s %10s\n' "measure" "value" "peer / limit" "ratio"
+    printf '%-58s %12s %18s %8s\n' "measure" "value" "target / peer" "ratio"
     printf '%s\n' "${rows[@]}"
 }
 # Cut off by a time limit: still print what was measured.
@@ -36,9 +33,6 @@ trap 'echo "bench: stopped early; the rows measured so far:" >&2; table; exit 14
 
 gpu=no
 if build/harness/gpuprobe >/dev/null 2>&1; then gpu=yes; fi
-if [ $gpu = yes ]; then lab=labs/lab6; sub=labs/lab6/solution; only="--only matmul"; rep="--case n1024";
-else lab=tests/fixtures/labcpu; sub=tests/fixtures/labcpu/solution; only=""; rep="--case n100k"; fi
-labid=$(basename "$lab"); [ "$labid" = labcpu ] && labid=lab99
 # Lab 6 with its device-pointer calls timed behind the blocking kernel (true, as the lab
 # says) or plainly (false): a copy whose timing maps say so, beside a copy of the references
 # it names (a link would lead the compile outside what the sandbox shows it).
@@ -54,75 +48,11 @@ lab6_copy() {
     fi
     echo "$dir/labs/lab6"
 }
-mode=""
-if [ $gpu = yes ] && [ -n "${BENCH_BLOCKING:-}" ]; then
-    case $BENCH_BLOCKING in
-        1) lab=$(lab6_copy true); mode=", blocking" ;;
-        0) lab=$(lab6_copy false); mode=", plain" ;;
-        *) echo "bench: BENCH_BLOCKING is 0 or 1" >&2; exit 2 ;;
-    esac
-    sub=$PWD/labs/lab6/solution
-fi
-# Alternating rounds: a copy of the lab being graded whose timing maps ask for them.
-rounds=${BENCH_ROUNDS:-1}
-if [ "$rounds" -gt 1 ]; then
-    mkdir -p "$work/rnd/labs"
-    cp -r "$lab" "$work/rnd/labs/"
-    [ -d "$work/rnd/kernels" ] || cp -r kernels "$work/rnd/"
-    lab=$work/rnd/labs/$(basename "$lab")
-    sed -i "s/timing: {/timing: {rounds: $rounds, /" "$lab/lab.yaml"
-    grep -q "rounds: $rounds" "$lab/lab.yaml" || { echo "bench: no timing map in $lab" >&2; exit 1; }
-    sub=$PWD/${sub#"$PWD"/}; mode="$mode, $rounds rounds"
-fi
 
-if [ "$N" -gt 0 ]; then
-note "throughput: grading $N submissions of $labid"
-# --- throughput -------------------------------------------------------------------------
-mkdir -p "$work/class"
-for i in $(seq -w 1 "$N"); do
-    cp -r "$sub" "$work/class/s$i"
-    # Distinct contents: nothing may be skipped as unchanged, no build reused.
-    for f in "$work/class/s$i"/*.c; do printf '\n/* bench copy %s */\n' "$i" >> "$f"; done
-done
-t0=$(date +%s.%N)
-"$BIN" grade "$lab" --submissions "$work/class" --out "$work/out" --no-pdf --no-slow $only \
-    > "$work/grade.log" 2>&1 || { cat "$work/grade.log"; exit 1; }
-t1=$(date +%s.%N)
-wall=$(calc "$t1 - $t0")
-split=$(grep '^time:' "$work/grade.log" | sed 's/^time: //')
-row "throughput ($N submissions, $labid)" "$(calc "$N * 60 / $wall")/min" "wall $(printf '%.1f s' "$wall")" ""
-row "  time split" "" "$split" ""
+if [ "${BENCH_SPEED:-1}" != 0 ]; then
+    while IFS='|' read -r m v t r; do row "$m" "$v" "$t" "$r"; done \
+        < <(tests/bench/speed.sh "$BIN" "$work")
 fi
-
-note "repeatability: $R grades of the solution"
-# --- repeatability ------------------------------------------------------------------------
-scores=(); medians=(); ratios=()
-for i in $(seq 1 "$R"); do
-    "$BIN" check "$lab" --submission "$sub" --out "$work/rep" --student "rep$i" --no-pdf \
-        --quiet $only $rep > /dev/null 2>&1 || true
-    read -r score med ratio < <(python3 - "$work/rep" "rep$i" <<'PY'
-import json, sys, glob
-r = json.load(open(glob.glob(sys.argv[1] + "/*/" + sys.argv[2] + "/results.json")[0]))
-ok = [c for e in r["exercises"] for v in e["variants"] for c in v["cases"]
-      if c["verdict"] == "OK" and c["time"]["valid"]]
-last = ok[-1] if ok else None
-print(r["score"], last["time"]["median_ms"] if last else 0, (last or {}).get("speedup_ref") or 0)
-PY
-)
-    scores+=("$score"); medians+=("$med"); ratios+=("$ratio")
-done
-distinct=$(printf '%s\n' "${scores[@]}" | sort -u | wc -l)
-cv_of() { python3 -c '
-import sys, statistics as s
-x = [float(a) for a in sys.argv[1:]]
-print("%.2f" % (100 * s.stdev(x) / s.mean(x) if len(x) > 1 and s.mean(x) > 0 else 0))' "$@"; }
-cv=$(cv_of "${medians[@]}")
-cv_ratio=$(cv_of "${ratios[@]}")
-row "repeatability$mode: distinct scores over $R grades" "$distinct" "peer: 1" "$distinct"
-row "repeatability$mode: CV of a median time (%)" "$cv" "limit: 2" "$(calc "$cv / 2")"
-# Speed points depend on the student/reference ratio rather than on one absolute time: noise
-# that moves both (a busy shared machine) cancels there.
-row "repeatability$mode: CV of the speedup vs ref (%)" "$cv_ratio" "limit: 2" "$(calc "$cv_ratio / 2")"
 
 # --- similarity ---------------------------------------------------------------------------
 SIM=${BENCH_SIM:-500}

@@ -7,6 +7,9 @@
 
 #include "grade/results.h"
 #include "base/alloc.h"
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "base/util.h"
 
 #include <check.h>
 #include <fcntl.h>

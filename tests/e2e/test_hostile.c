@@ -175,8 +175,8 @@ static void check_previous_output(const struct hostile_suite *s, const struct ho
 static void check_fast_when_timed(const struct hostile_suite *s, const struct hostile_run *run)
 {
     (void)s;
-    message_has(run, "grade2", "cpu", "elements of 'z' wrong or unwritten");
-    message_has(run, "grade2", "cpu", "behave differently when timed");
+    message_has(run, "grade2", "cpu", "correct when checked, wrong on timed call");
+    message_has(run, "grade2", "cpu", "elements of 'z' differ from the reference's");
 }
 
 #define THREAT(name, bwrap, timing, timeout, check)                                                \

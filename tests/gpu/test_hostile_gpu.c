@@ -41,15 +41,12 @@ static void check_side_stream(const struct hostile_suite *s, const struct hostil
 {
     (void)s;
     const struct case_result *cr = gpu_dev_case(run);
-    bool finding = false;
-    for (size_t i = 0; i < cr->n_findings; i++)
-        finding = finding || strstr(cr->findings[i], "CUDA events measured") != NULL;
-    ck_assert_msg(finding, "no finding about CUDA events and the host clock disagreeing");
-    /* The kernel is padded to 5 ms by the GPU's own timer: the time that counts must
-     * include it (half of it, as a bound that noise cannot break). */
-    ck_assert_msg(cr->time.valid && cr->time.median_ms > 2.5,
-                  "the side-stream kernel's 5 ms were not counted: median %.4f ms",
-                  cr->time.median_ms);
+    /* CH, never a speed-up: the events saw nothing of the 5 ms kernel on the side stream,
+     * the host clock around a device-wide synchronize saw all of it. */
+    ck_assert_msg(cr->message && strstr(cr->message, "CUDA events measured") &&
+                      strstr(cr->message, "another stream"),
+                  "message: %s", cr->message ? cr->message : "");
+    ck_assert(cr->points == 0 && cr->speedup_ref == 0);
 }
 
 static void check_cached(const struct hostile_suite *s, const struct hostile_run *run)
@@ -64,8 +61,8 @@ static void check_fast_when_timed(const struct hostile_suite *s, const struct ho
 {
     (void)s;
     const struct case_result *cr = gpu_dev_case(run);
-    ck_assert_msg(cr->message && strstr(cr->message, "timed"), "message: %s",
-                  cr->message ? cr->message : "");
+    ck_assert_msg(cr->message && strstr(cr->message, "correct when checked, wrong on timed call"),
+                  "message: %s", cr->message ? cr->message : "");
 }
 
 #define THREAT(name, timing, timeout, check)                                                       \

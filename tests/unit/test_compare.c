@@ -13,7 +13,7 @@
 
 static bool close_with(double a, double e, double rtol, double atol, bool equal_nan)
 {
-    struct compare_opts o = {rtol, atol, equal_nan};
+    struct compare_opts o = {rtol, atol, equal_nan, -1};
     return compare_close(a, e, &o);
 }
 
@@ -29,7 +29,7 @@ static void *typed(enum lg_dtype t, const double *v, size_t n)
 static bool compare_typed(enum lg_dtype t, const double *a, const double *e, size_t n, double rtol,
                           double atol, struct mismatch *m)
 {
-    struct compare_opts o = {rtol, atol, false};
+    struct compare_opts o = {rtol, atol, false, -1};
     void *ab = typed(t, a, n), *eb = typed(t, e, n);
     bool ok = compare_buffers(t, ab, eb, n, NULL, 0, &o, m);
     free(ab);
@@ -233,7 +233,7 @@ END_TEST
 
 START_TEST(test_i64_exact_beyond_double)
 {
-    struct compare_opts exact = {0, 0, false}, one = {0, 1, false};
+    struct compare_opts exact = {0, 0, false, -1}, one = {0, 1, false, -1};
     struct mismatch m;
     /* 2^53 + 1 and 2^53 are the same double: the comparison must not go through double. */
     int64_t a[] = {(INT64_C(1) << 53) + 1}, e[] = {INT64_C(1) << 53};
@@ -242,7 +242,7 @@ START_TEST(test_i64_exact_beyond_double)
     ck_assert(compare_buffers(LG_I64, a, e, 1, NULL, 0, &one, &m));
     /* The widest difference: 2^64 - 1, no overflow. */
     int64_t lo[] = {INT64_MIN}, hi[] = {INT64_MAX};
-    struct compare_opts wide = {0, 1e18, false}, wider = {0, 2e19, false};
+    struct compare_opts wide = {0, 1e18, false, -1}, wider = {0, 2e19, false, -1};
     ck_assert(!compare_buffers(LG_I64, lo, hi, 1, NULL, 0, &wide, &m));
     ck_assert(m.max_abs == 0x1p64);
     ck_assert(compare_buffers(LG_I64, lo, hi, 1, NULL, 0, &wider, &m));
@@ -250,7 +250,7 @@ START_TEST(test_i64_exact_beyond_double)
     int64_t big[] = {INT64_C(1) << 62};
     int64_t ok[] = {(INT64_C(1) << 62) + (INT64_C(1) << 52)};
     int64_t bad[] = {(INT64_C(1) << 62) + (INT64_C(1) << 52) + 1};
-    struct compare_opts rel = {0x1p-10, 0, false};
+    struct compare_opts rel = {0x1p-10, 0, false, -1};
     ck_assert(compare_buffers(LG_I64, ok, big, 1, NULL, 0, &rel, &m));
     ck_assert(!compare_buffers(LG_I64, bad, big, 1, NULL, 0, &rel, &m));
 }
@@ -263,7 +263,7 @@ START_TEST(test_index_formatting)
         e[i] = a[i] = i;
     a[7] = -1;
     a[23] = -1;
-    struct compare_opts o = {0, 0, false};
+    struct compare_opts o = {0, 0, false, -1};
     struct mismatch m;
 
     long shape2[] = {6, 4};
@@ -319,7 +319,7 @@ START_TEST(test_summary_text)
     a[65535] = NAN;
     void *ab = typed(LG_F32, a, n), *eb = typed(LG_F32, e, n);
     long shape[] = {256, 256};
-    struct compare_opts o = {0, 0, false};
+    struct compare_opts o = {0, 0, false, -1};
     struct mismatch m;
     ck_assert(!compare_buffers(LG_F32, ab, eb, n, shape, 2, &o, &m));
     struct strbuf sb = STRBUF_INIT;
@@ -373,7 +373,7 @@ END_TEST
 
 START_TEST(test_empty)
 {
-    struct compare_opts o = {0, 0, false};
+    struct compare_opts o = {0, 0, false, -1};
     struct mismatch m;
     memset(&m, 0xff, sizeof(m));
     snprintf(m.arg, sizeof(m.arg), "C");

@@ -85,6 +85,12 @@ START_TEST(test_names_and_functions)
     ck_assert(eval_ok("max(min(n, 10), -m)", &env) == 10);
     ck_assert(eval_ok("min ( n - 6999 , 5 )", &env) == 1);
     ck_assert(eval_ok("n % m", &env) == 1);
+    /* One-argument functions: tolerances that grow with the size (labs/README.md). */
+    ck_assert(eval_ok("log2(1024)", &env) == 10);
+    ck_assert(eval_ok("2.4e-7*log2(2^20) + 1e-6", &env) == 2.4e-7 * 20 + 1e-6);
+    ck_assert(eval_ok("sqrt(m*3)", &env) == 3);
+    ck_assert(eval_ok("abs(-m) + ceil(0.5) + floor(1.5)", &env) == 5);
+    ck_assert(fabs(eval_ok("log(n)", &env) - log(7000)) < 1e-12);
     /* A name that is also a function name is a variable unless called. */
     ck_assert_int_eq(expr_env_set(&env, "max", 9), 0);
     ck_assert(eval_ok("max + max(1, 2)", &env) == 11);
@@ -121,7 +127,11 @@ START_TEST(test_syntax_errors)
     eval_fails("3 $ 4", NULL, "at column 3: expected an operator or the end of the expression");
     eval_fails("min(1)", NULL, "at column 6: expected ','");
     eval_fails("max(1, 2", NULL, "at column 9: expected ')'");
-    eval_fails("sqrt(4)", NULL, "at column 1: unknown function 'sqrt' (expected min or max)");
+    eval_fails("cbrt(8)", NULL,
+               "at column 1: unknown function 'cbrt' (expected min, max, log2, log, sqrt, abs, "
+               "ceil or floor)");
+    eval_fails("log2(0)", NULL, "at column 1: log2() gives a result that is not a finite number");
+    eval_fails("sqrt(1, 2)", NULL, "at column 7: expected ')'");
     eval_fails("+1", NULL, "at column 1: expected a number, a name or '('");
     eval_fails("1e999", NULL, "at column 1: number out of range");
 }

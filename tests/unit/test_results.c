@@ -428,6 +428,7 @@ START_TEST(test_json_shape)
                                       "n_fail",
                                       "n_skipped",
                                       "n_grader_errors",
+                                      "phases",
                                       "exercises"};
     ck_assert_uint_eq(root->n, sizeof(top) / sizeof(top[0]));
     for (size_t i = 0; i < root->n; i++)
@@ -726,79 +727,152 @@ START_TEST(test_format_checked)
 }
 END_TEST
 
+/* A small file that passes every check: 1.5 of 3 points, one case passed, one failed. */
+static const char valid_doc[] =
+    "{\"format\": \"labgrader-results-1\", \"lab_id\": \"lab9\", \"student_id\": \"s1\",\n"
+    " \"score\": 1.5, \"max_score\": 3, \"n_pass\": 1, \"n_fail\": 1, \"n_skipped\": 0,\n"
+    " \"n_grader_errors\": 0,\n"
+    " \"exercises\": [{\"exercise_id\": \"e\", \"points\": 1.5, \"max_points\": 3,\n"
+    "   \"perf_points\": 0.5, \"perf_max_points\": 1, \"variants\": [{\"variant_id\": \"cpu\",\n"
+    "   \"cases\": [{\"case_id\": \"a\", \"verdict\": \"OK\", \"points\": 1, \"max_points\": 1},\n"
+    "    {\"case_id\": \"b\", \"verdict\": \"WA\", \"points\": 0, \"max_points\": 1}]}]}]}\n";
+
+/* valid_doc with the first `from` replaced by `to`. Caller frees. */
+static char *edited(const char *from, const char *to)
+{
+    const char *at = strstr(valid_doc, from);
+    ck_assert_msg(at != NULL, "valid_doc has no '%s'", from);
+    return xstrfmt("%.*s%s%s", (int)(at - valid_doc), valid_doc, to, at + strlen(from));
+}
+
 START_TEST(test_defaults_and_unknown_fields)
 {
     struct results r;
     struct error err;
-    /* Only the format: everything else at results_init's defaults. */
-    ck_assert_int_eq(from_text(&r, "{\"format\": \"labgrader-results-1\"}", &err), 0);
-    ck_assert_ptr_null(r.lab_id);
+    /* What grades, and nothing else: everything optional at results_init's defaults. */
+    ck_assert_msg(from_text(&r, valid_doc, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(r.lab_id, "lab9");
+    ck_assert_ptr_null(r.lab_title);
     ck_assert_ptr_null(r.machine.hostname);
     ck_assert_int_eq(r.lab_number, 0);
     ck_assert(!r.full);
     /* Results from before the limits were recorded: unknown, never "enforced". */
     ck_assert_ptr_null(r.cgroup);
     ck_assert(!r.memory_limit_enforced && !r.pids_limit_enforced);
-    ck_assert(r.score == 0);
-    ck_assert_uint_eq(r.n_exercises, 0);
-    ck_assert_ptr_null(r.exercises);
+    ck_assert(r.score == 1.5 && r.max_score == 3);
+    ck_assert_uint_eq(r.n_exercises, 1);
+    ck_assert_int_eq(r.exercises[0].variants[0].cases[1].verdict, V_WRONG);
     results_release(&r);
 
-    /* A newer writer's fields are ignored; a case without a verdict, or with one this
-     * version does not know, is a grader error, never a pass or a charge to the student.
-     * Nulls read as NaN for doubles and 0 for integers; out-of-range integers clamp. */
-    const char *text =
-        "{\"format\": \"labgrader-results-1\", \"future\": {\"x\": [1, {\"y\": null}]},\n"
-        " \"lab_number\": 1e300, \"n_pass\": -1e300, \"score\": null, \"n_fail\": null,\n"
-        " \"machine\": {\"cpu_threads\": 8.9, \"quantum\": true},\n"
-        " \"exercises\": [{\"exercise_id\": \"e\", \"variants\": [{\"cases\": [\n"
-        "   {\"case_id\": \"a\", \"extra\": [1, 2]},\n"
-        "   {\"case_id\": \"b\", \"verdict\": \"ZZ\", \"peak_rss_kb\": null,\n"
-        "    \"findings\": [\"kept\", 3, null, \"also kept\"], \"perf_finding\": 3,\n"
-        "    \"mismatches\": [{\"arg\": \"" /* longer than the 64-byte field */
+    /* A newer writer's fields are ignored; the writer's nulls (NaN, a missing string) read as
+     * NaN and NULL; long texts are cut to their fields; sanitizer reports without a kind are
+     * dropped. */
+    char *t1 = edited(
+        "{\"case_id\": \"b\", \"verdict\": \"WA\", \"points\": 0, \"max_points\": 1}",
+        "{\"case_id\": \"b\", \"verdict\": \"WA\", \"points\": 0, \"max_points\": 1,\n"
+        "  \"extra\": [1, {\"y\": null}], \"peak_rss_kb\": null,\n"
+        "  \"baseline_ms\": null, \"message\": null, \"findings\": [\"kept\", \"also kept\"],\n"
+        "  \"perf_finding\": 3, \"mismatches\": [{\"arg\": \""
         "0123456789012345678901234567890123456789012345678901234567890123456789\",\n"
-        "      \"first\": [{}, {}, {}, {}, {}, {}, {}]}],\n"
-        "    \"time\": {\"valid\": true, \"samples\": 3, \"median_ms\": 2}},\n"
-        "   {\"case_id\": \"c\", \"verdict\": \"OK\"}, 7],\n"
-        "  \"sanitizer\": [{\"tool\": \"memcheck\", \"status\": \"exploded\", \"errors\": 1e300,\n"
-        "    \"reports\": [{\"count\": 2}, 5, {\"kind\": \"k\", \"count\": null}]}, 3]}]},\n"
-        " \"not an exercise\"]}";
-    ck_assert_msg(from_text(&r, text, &err) == 0, "%d:%d: %s", err.line, err.col, err.msg);
+        "  \"first\": [{}, {}, {}, {}, {}, {}, {}]}],\n"
+        "  \"time\": {\"valid\": true, \"samples\": 3, \"median_ms\": 2}},\n"
+        " {\"case_id\": \"c\", \"verdict\": \"SK\", \"points\": 0, \"max_points\": 0,\n"
+        "  \"quantum\": true}");
+    char *skip = strstr(t1, "\"n_skipped\": 0");
+    ck_assert_ptr_nonnull(skip);
+    skip[strlen("\"n_skipped\": ")] = '1';
+    const char *san = "\"variant_id\": \"cpu\", \"sanitizer\": [{\"tool\": \"memcheck\", "
+                      "\"status\": \"ran\", \"errors\": 1e300, \"reports\": [{\"count\": 2}, "
+                      "{\"kind\": \"k\", \"count\": null}]}],";
+    char *at = strstr(t1, "\"variant_id\": \"cpu\",");
+    char *t2 =
+        xstrfmt("%.*s%s%s", (int)(at - t1), t1, san, at + strlen("\"variant_id\": \"cpu\","));
+    char *text = xstrfmt("{\"future\": {\"x\": [1]}, \"lab_number\": 1e300, %s", t2 + 1);
+    free(t1);
+    free(t2);
+    ck_assert_msg(from_text(&r, text, &err) == 0, "%s\n%s", err.msg, text);
     ck_assert_int_eq(r.lab_number, LONG_MAX);
-    ck_assert_int_eq(r.n_pass, INT_MIN);
-    ck_assert(isnan(r.score));
-    ck_assert_int_eq(r.n_fail, 0);
-    ck_assert_int_eq(r.machine.cpu_threads, 8);
-    ck_assert_uint_eq(r.n_exercises, 2);
-    ck_assert_ptr_null(r.exercises[1].exercise_id);
     const struct variant_result *v = &r.exercises[0].variants[0];
-    ck_assert_uint_eq(v->n_cases, 4);
-    ck_assert_int_eq(v->cases[0].verdict, V_GRADER);
-    ck_assert_int_eq(v->cases[1].verdict, V_GRADER);
-    ck_assert_int_eq(v->cases[2].verdict, V_PASS);
-    ck_assert_int_eq(v->cases[3].verdict, V_GRADER); /* not even an object */
-    ck_assert_ptr_null(v->cases[3].case_id);
-    ck_assert_int_eq(v->cases[1].peak_rss_kb, 0);
-    ck_assert_uint_eq(v->cases[1].n_findings, 2);
-    ck_assert_str_eq(v->cases[1].findings[0], "kept");
-    ck_assert_str_eq(v->cases[1].findings[1], "also kept");
-    ck_assert_uint_eq(v->cases[1].perf_finding, 0); /* past the findings kept */
-    ck_assert_uint_eq(v->cases[1].n_mismatches, 1);
-    ck_assert_uint_eq(strlen(v->cases[1].mismatches[0].arg), 63);
-    ck_assert_int_eq(v->cases[1].mismatches[0].n_first, 5);
-    ck_assert(v->cases[1].time.valid && v->cases[1].time.samples == 3);
-    ck_assert(v->cases[1].time.median_ms == 2 && v->cases[1].time.min_ms == 0);
-    /* A sanitizer status this version does not know is the grader's side; reports without a
-     * kind are dropped; a run that is not an object reads as an empty failed one. */
-    ck_assert_uint_eq(v->n_sanitizer, 2);
-    ck_assert_int_eq(v->sanitizer[0].status, SANITIZER_FAILED);
+    ck_assert_uint_eq(v->n_cases, 3);
+    const struct case_result *b = &v->cases[1];
+    ck_assert_int_eq(b->peak_rss_kb, 0);
+    ck_assert(isnan(b->baseline_ms));
+    ck_assert_ptr_null(b->message);
+    ck_assert_uint_eq(b->n_findings, 2);
+    ck_assert_str_eq(b->findings[1], "also kept");
+    ck_assert_uint_eq(b->perf_finding, 0); /* past the findings kept */
+    ck_assert_uint_eq(b->n_mismatches, 1);
+    ck_assert_uint_eq(strlen(b->mismatches[0].arg), 63);
+    ck_assert_int_eq(b->mismatches[0].n_first, 5);
+    ck_assert(b->time.valid && b->time.samples == 3);
+    ck_assert(b->time.median_ms == 2 && b->time.min_ms == 0);
+    ck_assert_int_eq(v->cases[2].verdict, V_SKIPPED);
+    ck_assert_uint_eq(v->n_sanitizer, 1);
     ck_assert_int_eq(v->sanitizer[0].out.errors, LONG_MAX);
     ck_assert_uint_eq(v->sanitizer[0].out.n_reports, 1);
     ck_assert_str_eq(v->sanitizer[0].out.reports[0].kind, "k");
-    ck_assert_int_eq(v->sanitizer[0].out.reports[0].count, 0);
-    ck_assert_int_eq(v->sanitizer[1].status, SANITIZER_FAILED);
-    ck_assert_ptr_null(v->sanitizer[1].tool);
     results_release(&r);
+    free(text);
+}
+END_TEST
+
+/* Truncated, emptied, edited or foreign: refused, never read as a grade (issue 21). */
+START_TEST(test_corrupt_refused)
+{
+    static const struct {
+        const char *from, *to, *says;
+    } edits[] = {
+        /* A higher total than its exercises hold. */
+        {"\"score\": 1.5", "\"score\": 9.5", "the total is 9.5 of 3, but the exercises add up"},
+        {"\"verdict\": \"WA\"", "\"verdict\": \"ZZ\"", "unknown verdict \"ZZ\""},
+        {"\"verdict\": \"WA\", ", "", "\"verdict\" is missing"},
+        {"\"points\": 1, \"max_points\": 1}", "\"points\": \"1\", \"max_points\": 1}",
+         "\"points\" should be a number, not a string"},
+        /* Points moved to a failed case, every sum kept right. */
+        {"\"verdict\": \"OK\", \"points\": 1", "\"verdict\": \"OK\", \"points\": 0",
+         "cases add up to 0.5 of 3"},
+        {"\"verdict\": \"WA\", \"points\": 0", "\"verdict\": \"WA\", \"points\": 0.5",
+         "0.5 points for a case whose verdict is WA"},
+        {"\"points\": 1, \"max_points\": 1}", "\"points\": 2, \"max_points\": 1}",
+         "points 2 out of 0..1"},
+        {"\"verdict\": \"OK\", \"points\": 1", "\"verdict\": \"OK\", \"points\": -1",
+         "points -1 out of 0..1"},
+        {"\"perf_points\": 0.5", "\"perf_points\": 5", "speed points 5 out of 0..1"},
+        {"\"n_pass\": 1", "\"n_pass\": 2", "counts 2 passed"},
+        {"\"score\": 1.5", "\"score\": null", "\"score\" should be a number, not null"},
+        {"\"student_id\": \"s1\",", "", "\"student_id\" is missing"},
+        {"\"exercises\": [", "\"exercises\": \"none\", \"x\": [",
+         "\"exercises\" should be an array, not a string"},
+        {"\"exercises\": [{\"exercise_id\"", "\"exercises\": [7, {\"exercise_id\"",
+         "exercises[0]: expected an object, found a number"},
+        {"\"verdict\": \"OK\",", "\"verdict\": \"OK\", \"findings\": [\"a\", 3],",
+         "findings[1]: should be a string"},
+        {"\"variant_id\": \"cpu\",",
+         "\"variant_id\": \"cpu\", \"sanitizer\": [{\"status\": \"exploded\"}],",
+         "unknown status \"exploded\""},
+    };
+    struct results r;
+    struct error err;
+    for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+        char *text = edited(edits[i].from, edits[i].to);
+        ck_assert_msg(from_text(&r, text, &err) == -1, "accepted: %s", text);
+        ck_assert_str_eq(err.file, "x.json");
+        ck_assert_msg(strstr(err.msg, edits[i].says), "'%s' for %s", err.msg, text);
+        ck_assert_msg(strstr(err.msg, "grade the student again"), "%s", err.msg);
+        /* Nothing of a refused file is left behind to be used by mistake. */
+        ck_assert_ptr_null(r.lab_id);
+        ck_assert_ptr_null(r.exercises);
+        free(text);
+    }
+    /* Cut anywhere, a results file is refused: truncation never reads as fewer cases. */
+    size_t len = strlen(valid_doc);
+    for (size_t cut = 0; cut + 1 < len; cut++) {
+        results_init(&r);
+        error_init(&err);
+        ck_assert_msg(results_from_json(&r, valid_doc, cut, "x.json", &err) == -1,
+                      "accepted the first %zu bytes", cut);
+        results_release(&r);
+    }
 }
 END_TEST
 
@@ -814,6 +888,7 @@ int main(void)
     tcase_add_test(tc, test_write_and_read_files);
     tcase_add_test(tc, test_format_checked);
     tcase_add_test(tc, test_defaults_and_unknown_fields);
+    tcase_add_test(tc, test_corrupt_refused);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

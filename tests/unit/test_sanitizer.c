@@ -572,7 +572,8 @@ static const char fake_tool[] = "#!/bin/sh\n"
 static const char fake_runner[] = "#!/bin/sh\n"
                                   "[ \"$1\" = job.txt ] && grep -q '^time 0$' job.txt || exit 3\n"
                                   "yes flood | head -c 400000\n"
-                                  "printf 'harness 1\\nstatus ok\\n' > result.txt\n";
+                                  "printf 'harness 2\\ncase 0 begin\\ncase 0 end\\nstatus ok\\n' "
+                                  "> result.txt\n";
 
 static void write_script(const char *path, const char *text)
 {
@@ -619,13 +620,15 @@ START_TEST(test_wrapped_run)
     s.lab = &lab;
     s.ex = ex;
     s.v = &ex->variants[0];
-    s.c = exercise_sanitizer_case(ex);
+    const struct case_spec *c = exercise_sanitizer_case(ex);
+    double limit = sanitizer_wall_limit(1);
+    s.cases = &c;
+    s.n_cases = 1;
+    s.case_timeout_s = &limit;
     s.runner = runner;
     s.workdir = work;
     s.checks = 1;
-    runner_seeds(&lab, ex, s.c, 1, s.seeds);
     s.timing = ex->timing;
-    s.timeout_s = sanitizer_wall_limit(1);
     const char *wrap[SANITIZER_ARGV_MAX];
     char *toolkit = path_join(t, "toolkit");
     char *program = sanitizer_find(NULL, NULL, toolkit);
@@ -654,7 +657,7 @@ START_TEST(test_wrapped_run)
     struct sanitizer_run run;
     sanitizer_run_init(&run);
     run.tool = xstrdup("racecheck");
-    sanitizer_judge(&o.sb, s.timeout_s, NULL, &run);
+    sanitizer_judge(&o.sb, limit, NULL, &run);
     ck_assert_int_eq(run.status, SANITIZER_RAN);
     ck_assert_int_eq(run.out.errors, 1);
     ck_assert_uint_eq(run.out.n_reports, 1);

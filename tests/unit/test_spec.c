@@ -1,6 +1,7 @@
 #include "base/expr.h"
 #include "run/runner.h"
 #include "spec/spec.h"
+#include "spec/plan.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -196,7 +197,7 @@ START_TEST(test_lab6_loads)
     ck_assert_int_eq(variant_arg_memory(dev, mm, (size_t)a), MEM_DEVICE);
     ck_assert_int_eq(variant_arg_memory(dev, mm, (size_t)n), MEM_HOST); /* scalars */
     ck_assert_int_eq(variant_arg_memory(gpu, mm, (size_t)c), MEM_HOST);
-    struct tolerance t = exercise_arg_tolerance(mm, (size_t)c);
+    struct tolerance t = mm->cases[0].args[c].tol;
     ck_assert(near(t.rtol, 2e-3) && near(t.atol, 1e-3) && t.has_rtol && t.has_atol);
 
     ck_assert_uint_eq(mm->n_cases, 4);
@@ -216,13 +217,14 @@ START_TEST(test_lab6_loads)
 
     struct error err;
     error_init(&err);
-    ck_assert_int_eq(exercise_arg_count(mm, (size_t)a, n7000, &err), 49000000);
-    ck_assert_int_eq(exercise_arg_count(mm, (size_t)n, n7000, &err), 1);
-    struct expr_env env;
-    double v;
-    case_env(n256, &env);
-    ck_assert_int_eq(expr_eval(mm->flops, &env, &v, &err), 0);
-    ck_assert(v == 2.0 * 256 * 256 * 256);
+    /* Resolved when the spec loads (spec/plan.c). */
+    ck_assert_int_eq(n7000->args[a].count, 49000000);
+    ck_assert_uint_eq(n7000->args[a].n_dims, 2);
+    ck_assert_int_eq(n7000->args[a].dims[0], 7000);
+    ck_assert_int_eq(n7000->args[n].count, 1);
+    ck_assert(n7000->args[n].value == 7000);
+    ck_assert(n256->flops == 2.0 * 256 * 256 * 256);
+    ck_assert(n256->bytes == 3.0 * 4 * 256 * 256);
 
     const struct exercise_spec *g2 = &lab.exercises[1];
     ck_assert(g2->points == 4);
@@ -360,7 +362,7 @@ START_TEST(test_good_min_defaults)
         ck_assert(fabs(exercise_case_points(ex, i) - 2.0 / 3) < 1e-15);
     }
     /* No tolerance anywhere: the dtype's defaults, flagged as such. */
-    struct tolerance t = exercise_arg_tolerance(ex, 1);
+    struct tolerance t = ex->cases[0].args[1].tol;
     double rtol, atol;
     lg_dtype_default_tolerance(LG_I32, &rtol, &atol);
     ck_assert(t.rtol == rtol && t.atol == atol && !t.has_rtol && !t.has_atol && !t.equal_nan);
@@ -409,12 +411,12 @@ START_TEST(test_good_full)
     ck_assert_ptr_null(ex->args[6].ctype);
 
     /* Tolerance per field: the argument's atol and equal_nan, the exercise's rtol. */
-    struct tolerance t = exercise_arg_tolerance(ex, 3);
+    struct tolerance t = ex->cases[0].args[3].tol;
     ck_assert(near(t.rtol, 1e-4) && near(t.atol, 1e-3) && t.equal_nan);
     /* acc has none of its own: exercise rtol, bf16 default atol. */
     double rtol, atol;
     lg_dtype_default_tolerance(LG_BF16, &rtol, &atol);
-    t = exercise_arg_tolerance(ex, 4);
+    t = ex->cases[0].args[4].tol;
     ck_assert(near(t.rtol, 1e-4) && t.atol == atol && t.has_rtol && !t.has_atol);
 
     const struct variant_spec *gpu = &ex->variants[0];
@@ -441,8 +443,8 @@ START_TEST(test_good_full)
     ck_assert_int_eq(b->sizes[1].value, 7);
     struct error err;
     error_init(&err);
-    ck_assert_int_eq(exercise_arg_count(ex, 0, b, &err), 4 * 9);
-    ck_assert_int_eq(exercise_arg_count(ex, 4, b, &err), 7);
+    ck_assert_int_eq(b->args[0].count, 4 * 9);
+    ck_assert_int_eq(b->args[4].count, 7);
     lab_release(&lab);
 }
 END_TEST
@@ -459,8 +461,8 @@ static const struct bad_spec bad_specs[] = {
     {"bad_timing_checks.yaml", ":24:110: 'checks' must be between 1 and 8, got 9"},
     {"bad_timing_rounds.yaml", ":24:121: 'rounds' must be between 1 and 20, got 21"},
     {"bad_timing_samples.yaml", ":24:38: 'max_samples' (50) must be >= 'min_samples' (60)"},
-    {"bad_build_key.yaml",
-     ":3:22: unknown key 'ldflag' in build (expected one of: cflags, nvccflags, ldflags)"},
+    {"bad_build_key.yaml", ":3:22: unknown key 'ldflag' in build (expected one of: cflags, "
+                           "nvccflags, ldflags, allow_symbols)"},
     {"bad_complex_key.yaml", ":3:3: expected a plain key at top level, got a sequence"},
     {"bad_dup_memory.yaml", ":14:29: duplicate key 'y' in memory (first at line 14)"},
     {"bad_abs_source.yaml",
@@ -470,7 +472,7 @@ static const struct bad_spec bad_specs[] = {
     {"bad_baseline_gpu.yaml",
      ":8:15: baseline 'gpu' must be a variant with target cpu, but it has target gpu"},
     {"bad_case_key.yaml", ":22:19: unknown key 'size' in case (expected one of: id, sizes, hidden, "
-                          "slow, points, timeout)"},
+                          "slow, points, timeout, tolerance, init)"},
     {"bad_case_points_mixed.yaml", ":21:9: case 'small' has no points but case 'big' has: give "
                                    "points to every case of exercise 'saxpy' or to none"},
     {"bad_case_points_sum.yaml",
@@ -497,7 +499,7 @@ static const struct bad_spec bad_specs[] = {
     {"bad_exercise_key.yaml", ":8:5: unknown key 'weight' in exercise (expected one of: id, title, "
                               "points, params, args, variants, cases, tolerance, tolerance_note, "
                               "work, baseline, oracle, timeout, timing, performance, seed, "
-                              "sanitizer)"},
+                              "sanitizer, returns)"},
     {"bad_expr.yaml",
      ":10:49: bad expression '2*(n+1' in shape of argument 'x': at column 7: expected ')'"},
     {"bad_expr_name.yaml",
@@ -513,14 +515,16 @@ static const struct bad_spec bad_specs[] = {
     {"bad_missing_dtype.yaml", ":10:9: missing required key 'dtype' in argument"},
     {"bad_missing_title.yaml", ":5:5: missing required key 'title' in exercise"},
     {"bad_no_output.yaml",
-     ":10:7: exercise 'saxpy' has no out or inout argument, so nothing can be checked"},
+     ":10:7: exercise 'saxpy' has no out or inout argument and no 'returns', so nothing can be "
+     "checked"},
     {"bad_no_reference.yaml", ":5:5: no variant of exercise 'saxpy' has a reference, so nothing "
                               "can produce the expected outputs"},
     {"bad_points_quoted.yaml",
      ":7:13: expected a number for 'points', got '2' (quoted, so a string)"},
     {"bad_points_type.yaml", ":7:13: expected a number for 'points', got 'six'"},
     {"bad_scalar_range.yaml",
-     ":22:9: case 'big': value 'n' of argument 'n' is 1000, not a whole number in the range of i8"},
+     ":22:9: case 'big': value 'n' of argument 'n' is 1000, not a whole number in the range of i8 "
+     "[-128, 127]"},
     {"bad_scalar_shape.yaml", ":12:64: scalar argument 'a' cannot have a shape (use 'value')"},
     {"bad_seed.yaml", ":8:11: 'seed' must be >= 0, got -3"},
     {"bad_shape_zero.yaml", ":23:9: case 'big.2-x_y': dimension 1 ('n - 3') of argument 'x' is 0, "
@@ -616,8 +620,8 @@ START_TEST(test_seed_changes_inputs)
     char hex[65];
     load_ok(&lab, FIXTURES "/good_min.yaml", NULL);
     struct exercise_spec *ex = &lab.exercises[0];
-    runner_seeds(&lab, ex, &ex->cases[0], 2, plain);
-    runner_seeds(&lab, ex, &ex->cases[0], 2, again);
+    plan_seeds(&lab, ex, &ex->cases[0], 2, plain);
+    plan_seeds(&lab, ex, &ex->cases[0], 2, again);
     ck_assert(plain[0] == again[0] && plain[1] == again[1] && plain[0] != plain[1]);
     sha256_init(&h);
     sha256_update(&h, "lab0/saxpy/small/0", strlen("lab0/saxpy/small/0"));
@@ -625,7 +629,7 @@ START_TEST(test_seed_changes_inputs)
     hex[16] = '\0';
     ck_assert(plain[0] == strtoull(hex, NULL, 16));
     ex->seed = 5;
-    runner_seeds(&lab, ex, &ex->cases[0], 2, seeded);
+    plan_seeds(&lab, ex, &ex->cases[0], 2, seeded);
     ck_assert(seeded[0] != plain[0] && seeded[1] != plain[1]);
     lab_release(&lab);
 }

@@ -1,5 +1,5 @@
 /* Hostile submission "symlink_outputs": grade2_cpu computes nothing useful (zeros), and an
- * exit handler replaces the outputs the harness wrote (out_z_0.bin, out_z_1.bin) with
+ * exit handler replaces the outputs the harness wrote (c0_z_0.bin, c0_z_1.bin) with
  * symbolic links to the grader's cached expected outputs. The grader reads the outputs
  * outside the sandbox: if it follows the links, it compares the expected values with
  * themselves. The cache's folder name is a hash of public inputs (compiler versions, the
@@ -21,10 +21,10 @@
 
 static void link_outputs(void)
 {
-    unlink("out_z_0.bin");
-    unlink("out_z_1.bin");
-    if (symlink(LG_HOSTILE_EXPECTED "/out_z_0.bin", "out_z_0.bin") != 0 ||
-        symlink(LG_HOSTILE_EXPECTED "/out_z_1.bin", "out_z_1.bin") != 0) {
+    unlink("c0_z_0.bin");
+    unlink("c0_z_1.bin");
+    if (symlink(LG_HOSTILE_EXPECTED "/out_z_0.bin", "c0_z_0.bin") != 0 ||
+        symlink(LG_HOSTILE_EXPECTED "/out_z_1.bin", "c0_z_1.bin") != 0) {
     }
 }
 

@@ -1,0 +1,169 @@
+/* env: what stays the same across submissions (grade.h): toolchain, GPU, caches, limits. */
+#include "grade/grade.h"
+#include "grade/grading.h"
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/sha256.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void grade_env_init(struct grade_env *env)
+{
+    memset(env, 0, sizeof(*env));
+    toolchain_init(&env->tc);
+    gpu_probe_init(&env->gpu);
+}
+
+void grade_env_release(struct grade_env *env)
+{
+    toolchain_release(&env->tc);
+    gpu_probe_release(&env->gpu);
+    free(env->cache_dir);
+    for (size_t i = 0; i < env->n_ref_times; i++) {
+        free(env->ref_times[i].key);
+        free(env->ref_times[i].message);
+    }
+    free(env->ref_times);
+    free(env->sanitizer);
+    free(env->blas_forced);
+    free(env->blas_chosen);
+    grade_env_init(env);
+}
+
+void grade_opts_init(struct grade_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->gpu_policy = GPU_POLICY_DEFAULT;
+}
+
+/* Run build/harness/calibrate (args: NULL or "--core") in the sandbox; its output, or NULL. */
+static char *run_calibrate(struct grade_env *env, const char *arg, double limit_s)
+{
+    char *prog = path_join(env->tc.harness_dir, "calibrate"), *out = NULL;
+    const char *argv[] = {prog, arg, NULL};
+    struct sandbox_opts o;
+    struct sandbox_result r;
+    struct error err;
+    sandbox_opts_init(&o);
+    sandbox_result_init(&r);
+    error_init(&err);
+    o.argv = argv;
+    o.workdir = "/tmp";
+    o.wall_limit_s = limit_s;
+    o.isolation = ISOLATION_SUPERVISOR;
+    o.env = (const char *const *)env->tc.env;
+    o.gpu = env->gpu.available && !arg;
+    if (file_exists(prog) && sandbox_run(&o, &r, &err) == 0 && r.status == SB_EXITED &&
+        r.exit_code == 0 && r.output)
+        out = xstrdup(r.output);
+    sandbox_result_release(&r);
+    free(prog);
+    return out;
+}
+
+/*
+ * OpenBLAS on its best kernel: the user's OPENBLAS_CORETYPE goes through as it is (the
+ * toolchain passes it); otherwise, when the kernel OpenBLAS chose is older than the CPU
+ * supports, every child gets the right one (calibration.h).
+ */
+static void choose_blas_core(struct grade_env *env)
+{
+    const char *user = getenv("OPENBLAS_CORETYPE");
+    if (user && *user)
+        return;
+    char *out = run_calibrate(env, "--core", 30), core[32] = "";
+    if (!out)
+        return;
+    if (sscanf(out, "openblas_core %31s", core) == 1) {
+        char *flags = calibration_cpu_flags();
+        const char *best = calibration_blas_core(core, flags);
+        env->blas_chosen = xstrdup(core);
+        if (best) {
+            env->blas_forced = xstrdup(best);
+            toolchain_setenv(&env->tc, "OPENBLAS_CORETYPE", best);
+        }
+        free(flags);
+    }
+    free(out);
+}
+
+int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *include_dir,
+                    const char *cache_dir, enum isolation iso, struct error *err)
+{
+    if (toolchain_detect(&env->tc, harness_dir, include_dir, err) != 0)
+        return -1;
+    env->tc.isolation = iso;
+    gpu_probe_run(&env->gpu, &env->tc);
+    env->cal.valid = false;
+    if (env->gpu.available && env->gpu.cc) {
+        int major = 0, minor = 0;
+        if (sscanf(env->gpu.cc, "%d.%d", &major, &minor) == 2)
+            env->tc.gpu_arch = xstrfmt("sm_%d%d", major, minor);
+    }
+    if (mkdir_p(cache_dir, err) != 0)
+        return -1;
+    /* Absolute: programs run with their own scratch folder as working directory. */
+    env->cache_dir = path_abs(cache_dir, err);
+    if (env->memory_limit_bytes == 0) {
+        /* Three quarters of the machine's memory: a runaway allocation costs its own
+         * grade, not the grader. */
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0)
+            env->memory_limit_bytes = (long long)pages * page / 4 * 3;
+    }
+    if (!env->cache_dir)
+        return -1;
+    const char *off = getenv("LABGRADER_NO_CALIBRATE");
+    if (!(off && *off))
+        choose_blas_core(env);
+    return 0;
+}
+
+/* The cache key of this machine's calibration: host, GPU, toolchain, and the BLAS kernel (a
+ * changed kernel is a changed machine). */
+static char *calibration_path(const struct grade_env *env)
+{
+    struct sha256 h;
+    char hex[65], host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    const char *core = getenv("OPENBLAS_CORETYPE");
+    const char *parts[] = {host,          env->gpu.name,    env->tc.nvcc_version,
+                           "calibrate-2", env->blas_forced, core};
+    sha256_init(&h);
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        sha256_update(&h, parts[i] ? parts[i] : "-", strlen(parts[i] ? parts[i] : "-") + 1);
+    sha256_final_hex(&h, hex);
+    hex[16] = '\0';
+    return xstrfmt("%s/calibration/%s.txt", env->cache_dir, hex);
+}
+
+void grade_calibrate(struct grade_env *env, FILE *log)
+{
+    const char *off = getenv("LABGRADER_NO_CALIBRATE");
+    if (off && *off)
+        return;
+    char *path = calibration_path(env);
+    struct strbuf text = STRBUF_INIT;
+    if (read_file(path, &text, NULL) != 0) {
+        if (log)
+            fprintf(log, "measuring this machine's limits once (memory bandwidth, BLAS, GPU "
+                         "copies) ...\n");
+        char *out = run_calibrate(env, NULL, 180);
+        if (out) {
+            strbuf_addstr(&text, out);
+            char *dir = xstrdup(path);
+            *strrchr(dir, '/') = '\0';
+            mkdir_p(dir, NULL);
+            write_file_atomic(path, text.buf, text.len, NULL);
+            free(dir);
+        }
+        free(out);
+    }
+    calibration_parse(strbuf_str(&text), &env->cal);
+    strbuf_release(&text);
+    free(path);
+}

@@ -1,0 +1,153 @@
+/*
+ * grading: the stages of grading one submission, internal to grade/. grade.c reads as their
+ * table of contents:
+ *
+ *   select     which exercises, variants and cases run (--only, --case, hidden, slow)
+ *   build      every variant of the submission, in parallel, from the build cache when its
+ *              sources did not change (build.c)
+ *   references the references' builds, expected outputs and per-machine timings (references.c)
+ *   run        one process per variant for all its cases, again after a crash, never after a
+ *              hang (variant_run.c)
+ *   judge      each case: how its run ended, its outputs against the expected ones, what the
+ *              harness saw during the timed pairs (judge.c)
+ *   time       each passed case's timing: the paired ratios, the checks on the clocks and the
+ *              physical limits (speed.c, limits.c)
+ *   score      the speed points (score.c), and the compute-sanitizer pass (sanitize.c)
+ *
+ * struct grading is what one submission's stages share; it owns the work folder's paths and
+ * the build contexts, borrows the env, the lab, the options and the results it fills.
+ */
+#ifndef LG_GRADING_H
+#define LG_GRADING_H
+
+#include "grade/grade.h"
+#include "run/runner.h"
+
+#include <stdbool.h>
+
+/* A reference's own timing of one case on this machine (solo: no pairing), kept per env and
+ * on disk per machine (references.c). */
+struct ref_timing {
+    char *key; /* "exercise/variant/case" */
+    struct timing call, transfer;
+    struct gpu_clock clock;
+    double case_wall_s; /* the whole case (checks, warm-up, samples), by the supervisor */
+    bool ok;
+    char *message; /* why the reference failed, when !ok */
+};
+
+struct grading {
+    struct grade_env *env;
+    const struct lab *lab;
+    const struct grade_opts *o;
+    struct results *r;
+    struct build_ctx ref_build, student_build;
+    char ref_digest[65];
+    char *ref_dir;
+    char *work;
+    /* Where the time went (results.json "phases"). */
+    double phase_build_s, phase_references_s, phase_runs_s;
+};
+
+/* ---- selection (select.c) ---- */
+
+/* Why case c is not run (in the report's language), or NULL when it is. */
+const char *grading_case_skipped(const struct grading *g, const struct case_spec *c);
+/* The case's wall-clock limit: --timeout, else the spec's, tightened by the reference's own
+ * time on this machine where it is known (references.c). */
+double grading_case_timeout(const struct grading *g, const struct exercise_spec *ex,
+                            const struct variant_spec *v, const struct case_spec *c);
+/* The timing rules a run uses: the spec's, or for a student's quick check (check without
+ * --full) at most QUICK_BUDGET_S per series, so that a check takes seconds; the instructor's
+ * grading and --full always use the spec's own budget. */
+#define QUICK_BUDGET_S 0.3
+struct timing_spec grading_timing(const struct grading *g, const struct exercise_spec *ex);
+/* A fresh scratch folder under the work folder; NULL with err set. Caller frees. */
+char *grading_fresh_dir(const struct grading *g, const char *name, struct error *err);
+
+/* ---- builds (buildcache.c) ---- */
+
+/* Variant v of the submission built, from the build cache when nothing it depends on changed.
+ * -1 only when the grader failed (err). */
+int student_build(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                  struct build_result *r, struct error *err);
+/* Build every variant of the selected exercises that is not in the cache, in parallel child
+ * processes (one per core), ahead of grading. Never fails: what it could not build is built
+ * again, in order, when graded. */
+void student_build_all(struct grading *g, const bool *exercise_selected);
+
+/* ---- references (references.c) ---- */
+
+/* The reference's runner program, built once per reference digest (cached, checksummed);
+ * NULL with *why set when it cannot be built here, NULL without *why on a grader failure. */
+char *reference_runner(struct grading *g, const struct exercise_spec *ex,
+                       const struct variant_spec *v, char **why, struct error *err);
+/* The reference as a shared object for pairing (harness.h's lg_ref_invoke), built likewise. */
+char *reference_library(struct grading *g, const struct exercise_spec *ex,
+                        const struct variant_spec *v, char **why, struct error *err);
+/* The expected outputs of case c: the cache folder holding out_<arg>_<k>.bin, computed with
+ * the other cases of the exercise that lack theirs in one oracle run. NULL with *why when they
+ * cannot be had here, NULL without *why on a grader failure. Caller frees. */
+char *expected_outputs(struct grading *g, const struct exercise_spec *ex, const struct case_spec *c,
+                       char **why, struct error *err);
+/* The reference's own time on case c on this machine (solo, cached per machine), for the
+ * CPU baseline and the per-case limits; NULL when it cannot be had (why says so). */
+/* The samples a series' times come from: the events on the GPU, where taken, else the host
+ * clock; the function's (student) or the paired reference's. */
+const double *series_samples(const struct run_series *s, bool student);
+const struct ref_timing *reference_time(struct grading *g, const struct exercise_spec *ex,
+                                        const struct variant_spec *v, const struct case_spec *c,
+                                        struct error *err);
+
+/* ---- runs (variant_run.c) ---- */
+
+/* The outcome of one variant's cases, each run exactly once (or not at all: not_run says why,
+ * a case after which a smaller case timed out). */
+struct variant_runs {
+    struct run_outcome *outcomes; /* the runs made, in order */
+    char **dirs;                  /* each run's working folder (its outputs) */
+    size_t n_outcomes;
+    /* For each case of the exercise: the run and index within it, or -1 when not run. */
+    int *run_of, *index_in;
+    char **not_run; /* why a selected case was not run, or NULL */
+};
+
+void variant_runs_release(struct variant_runs *vr);
+/* Run the selected cases of variant v (its runner built, expected outputs ready). -1 only when
+ * the grader itself failed (err set). */
+int variant_run(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                const char *runner, const char *reference_lib, const bool *selected,
+                struct variant_runs *out, struct error *err);
+
+/* ---- judging (judge.c) ---- */
+
+/* The verdict of case ci from its run: how it ended, its checked outputs against expected,
+ * its guard zones, inputs and timed pairs. Fills cr; -1 only on a grader failure. */
+int judge_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+               const struct case_spec *c, const struct run_outcome *o,
+               const struct run_case_outcome *co, const char *rundir, const char *expected,
+               struct case_result *cr, struct error *err);
+void judge_add_finding(struct case_result *cr, char *text);
+void judge_skip(struct case_result *cr, enum verdict v, const char *msg);
+
+/* ---- timing (speed.c, limits.c) ---- */
+
+/* A passed case's times from its series: the function's and the reference's, the paired
+ * speedup and its interval; the clock and stream checks that turn a forged time into CH. */
+void speed_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                const struct case_spec *c, const struct run_case_outcome *co,
+                struct case_result *cr);
+/* Each time against what this machine can do (calibration): shares for the report, and CH
+ * for a time no hardware here could reach. */
+void limits_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                 const struct case_spec *c, struct case_result *cr);
+
+/* ---- scores (score.c, sanitize.c) ---- */
+
+void score_performance(struct grading *g, const struct exercise_spec *ex,
+                       struct exercise_result *er);
+int sanitize_variant(struct grading *g, const struct exercise_spec *ex,
+                     const struct variant_spec *v, const struct build_result *br,
+                     struct variant_result *vr, struct error *err);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * limits: each passed case's time against what this machine can do (grade/calibration.h).
+ *
+ * From the spec's work formulas, a time gives a bandwidth and an arithmetic rate; the report
+ * shows them as shares of the measured limits where that share means something (the data do
+ * not fit in the caches, or the arithmetic is long enough to measure). A time that implies more
+ * than a limit no hardware here can exceed (with the margins below) is impossible: CH, no points,
+ * and the instructor's summary lists it. The limits: memory bandwidth (CPU, or GPU for device
+ * data), for data the caches cannot hold (the part that fits is not counted); the host-device bus
+ * for GPU functions given host pointers; the FP32 SGEMM rate for float32 arithmetic, or the
+ * TF32 tensor-core rate where the lab allows TF32 (allow_tf32).
+ */
+#include "grade/grading.h"
+
+#include "base/alloc.h"
+#include "base/messages.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* How far past a measured limit a time may imply before it is impossible. The limits are what
+ * this machine was measured to do (a copy, an SGEMM), not its datasheet peaks: a kernel that
+ * only reads streams faster than a copy, and a hand-tuned kernel may edge past the library's
+ * rate; the margins cover that and stay well under anything a cheat would show. */
+#define SLACK_GPU_MEMORY 1.2
+#define SLACK_CPU_MEMORY 1.5
+#define SLACK_GPU_COMPUTE 1.35
+#define SLACK_CPU_COMPUTE 1.5
+#define SLACK_BUS 1.2
+/* Below this the arithmetic of a case is too short to say anything about the machine. */
+#define MEANINGFUL_S 50e-6
+
+static void impossible(struct case_result *cr, char *message)
+{
+    cr->verdict = V_CHEAT;
+    free(cr->message);
+    cr->message = message;
+    cr->points = 0;
+}
+
+/* Bytes the function's host arrays must cross the bus with: inputs up, outputs down. */
+static void host_bytes(const struct exercise_spec *ex, const struct variant_spec *v,
+                       const struct case_spec *c, double *up, double *down)
+{
+    *up = *down = 0;
+    for (size_t i = 0; i < ex->n_args; i++) {
+        const struct arg_spec *a = &ex->args[i];
+        if (a->kind == ARG_SCALAR || a->is_return || variant_arg_memory(v, ex, i) == MEM_DEVICE)
+            continue;
+        double b = (double)c->args[i].count * (double)lg_dtype_size(a->dtype);
+        if (a->kind != ARG_OUT)
+            *up += b;
+        if (a->kind != ARG_IN)
+            *down += b;
+    }
+}
+
+/* A GPU function on host pointers: its data must cross the bus, at the pinned rate at best. */
+static bool bus_check(struct grading *g, const struct exercise_spec *ex,
+                      const struct variant_spec *v, const struct case_spec *c,
+                      struct case_result *cr, double secs)
+{
+    const struct calibration *cal = &g->env->cal;
+    const struct messages *msgs = g->o->messages;
+    double up, down;
+    host_bytes(ex, v, c, &up, &down);
+    if (up + down < (1 << 20) || cal->h2d_pinned_gbs <= 0 || cal->d2h_pinned_gbs <= 0)
+        return false;
+    double floor_s = up / (cal->h2d_pinned_gbs * 1e9) + down / (cal->d2h_pinned_gbs * 1e9);
+    const char *what = NULL;
+    double peak, bw = calibration_bus_gbs(cal, ex, v, &what, &peak);
+    if (bw > 0 && c->bytes > 0)
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "transfer: %.1f GB/s, %.0f%% of this "
+                                                         "machine's measured %s bandwidth (%.1f "
+                                                         "GB/s)"),
+                                      c->bytes / secs / 1e9, 100 * c->bytes / (bw * 1e9) / secs,
+                                      messages_get(msgs, what), bw));
+    if (secs * SLACK_BUS < floor_s)
+        impossible(cr, xstrfmt(messages_get(msgs, "impossible time: %.4f ms for a function on "
+                                                  "host memory that must move %.1f MB between "
+                                                  "host and device, which takes at least %.4f ms "
+                                                  "at this machine's pinned bandwidth"),
+                               cr->time.median_ms, (up + down) / 1e6, floor_s * 1e3));
+    return true;
+}
+
+static void memory_check(struct grading *g, const struct variant_spec *v, const struct case_spec *c,
+                         struct case_result *cr, double secs)
+{
+    const struct calibration *cal = &g->env->cal;
+    const struct messages *msgs = g->o->messages;
+    bool device = v->target == TARGET_GPU;
+    double bw = device ? cal->gpu_copy_gbs : cal->cpu_bw_gbs;
+    double cache = device ? (double)(cal->gpu_l2_bytes > 0 ? cal->gpu_l2_bytes : 50e6)
+                          : (double)(cal->cpu_cache_bytes > 0 ? cal->cpu_cache_bytes : 256e6);
+    if (c->bytes <= 0 || bw <= 0 || c->bytes <= cache)
+        return;
+    /* What the caches could hold might not come from memory: only the rest is counted. */
+    double floor_s = (c->bytes - cache) / (bw * 1e9);
+    judge_add_finding(cr, xstrfmt(messages_get(msgs, "memory traffic: %.0f%% of this machine's "
+                                                     "measured %s bandwidth (%.0f GB/s)"),
+                                  100 * c->bytes / (bw * 1e9) / secs, device ? "GPU" : "CPU", bw));
+    if (secs * (device ? SLACK_GPU_MEMORY : SLACK_CPU_MEMORY) < floor_s)
+        impossible(cr, xstrfmt(messages_get(msgs, "impossible time: %.4f ms moves %.0f MB, of "
+                                                  "which the caches cannot hold %.0f MB, which "
+                                                  "take at least %.4f ms at the measured "
+                                                  "bandwidth"),
+                               cr->time.median_ms, c->bytes / 1e6, (c->bytes - cache) / 1e6,
+                               floor_s * 1e3));
+}
+
+/* float32 arithmetic: the FP32 rate, or TF32's where the lab allows it. */
+static bool float32_outputs(const struct exercise_spec *ex)
+{
+    for (size_t i = 0; i < ex->n_args; i++)
+        if (ex->args[i].kind != ARG_SCALAR && ex->args[i].kind != ARG_IN &&
+            ex->args[i].dtype != LG_F32)
+            return false;
+    return true;
+}
+
+static void compute_check(struct grading *g, const struct exercise_spec *ex,
+                          const struct variant_spec *v, const struct case_spec *c,
+                          struct case_result *cr, double secs)
+{
+    const struct calibration *cal = &g->env->cal;
+    const struct messages *msgs = g->o->messages;
+    bool gpu = v->target == TARGET_GPU, tf32 = gpu && ex->allow_tf32 && cal->gpu_tf32_gflops > 0;
+    double rate =
+        gpu ? (tf32 ? cal->gpu_tf32_gflops : cal->gpu_sgemm_gflops) : cal->cpu_sgemm_gflops;
+    const char *name = gpu ? (tf32 ? messages_get(msgs, "cuBLAS TF32 tensor-core rate")
+                                   : messages_get(msgs, "cuBLAS FP32 SGEMM rate"))
+                           : messages_get(msgs, "OpenBLAS SGEMM rate");
+    /* The SGEMM rates are float32's: they say nothing of other arithmetic. */
+    if (!float32_outputs(ex) || c->flops <= 0 || rate <= 0 ||
+        c->flops / (rate * 1e9) < MEANINGFUL_S)
+        return;
+    double achieved = c->flops / secs / 1e9;
+    judge_add_finding(cr, xstrfmt(messages_get(msgs, "arithmetic: %.0f%% of the measured %s "
+                                                     "(%.0f GFLOP/s)"),
+                                  100 * achieved / rate, name, rate));
+    if (achieved > (gpu ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE) * rate)
+        impossible(cr, xstrfmt(messages_get(msgs, "impossible time: %.4f ms for %.3g GFLOP is "
+                                                  "%.0f GFLOP/s, over the %s of this machine "
+                                                  "(%.0f GFLOP/s)%s"),
+                               cr->time.median_ms, c->flops / 1e9, achieved, name, rate,
+                               gpu && !ex->allow_tf32
+                                   ? messages_get(msgs, "; this lab does not allow TF32")
+                                   : ""));
+}
+
+void limits_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                 const struct case_spec *c, struct case_result *cr)
+{
+    double secs = cr->time.median_ms / 1e3;
+    if (!g->env->cal.valid || cr->verdict != V_PASS || !cr->time.valid || secs <= 0)
+        return;
+    bool host_data = false;
+    for (size_t i = 0; i < ex->n_args; i++)
+        host_data |= ex->args[i].kind != ARG_SCALAR && !ex->args[i].is_return &&
+                     variant_arg_memory(v, ex, i) != MEM_DEVICE;
+    if (v->target == TARGET_GPU && host_data)
+        bus_check(g, ex, v, c, cr, secs);
+    else
+        memory_check(g, v, c, cr, secs);
+    if (cr->verdict == V_PASS)
+        compute_check(g, ex, v, c, cr, secs);
+}

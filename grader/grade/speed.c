@@ -1,0 +1,189 @@
+/*
+ * speed: a passed case's times, from the timed pairs its run reported (run/runner.h).
+ *
+ * The function and its reference were timed alternately in the same process on the same fresh
+ * inputs, so the speedup is the median of the pairs' ratios, with its 95% interval: what drifts
+ * (clocks, temperature, a neighbour's load, the host's launch latency) hits both sides of a
+ * pair. Two checks turn a forged time into CH, never a speedup: the harness's clock against the
+ * supervisor's (a clock that runs slow inside the process), and on the GPU the host clock
+ * around a device-wide synchronize against the events (work on a stream of the function's own
+ * escapes the events, never the synchronize).
+ */
+#include "grade/grading.h"
+
+#include "base/alloc.h"
+#include "base/messages.h"
+#include "base/stats.h"
+#include "harness/throttle.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A harness span this much shorter than the supervisor's, beyond a scheduling margin, is a
+ * clock that does not run at the speed of time. */
+#define CLOCK_SPAN_RATIO 0.8
+#define CLOCK_SPAN_MARGIN_MS 20.0
+
+static void cheat(struct case_result *cr, char *message)
+{
+    cr->verdict = V_CHEAT;
+    free(cr->message);
+    cr->message = message;
+    cr->points = 0;
+}
+
+/* The process's own clock against the supervisor's, over each timed series. */
+static bool clock_honest(const struct messages *msgs, const struct run_case_outcome *co,
+                         struct case_result *cr)
+{
+    for (int k = 0; k < RUN_SERIES_COUNT; k++) {
+        const struct run_series *s = &co->series[k];
+        if (!s->present || s->supervisor_span_ms <= 0)
+            continue;
+        if (s->harness_span_ms < CLOCK_SPAN_RATIO * s->supervisor_span_ms - CLOCK_SPAN_MARGIN_MS) {
+            cheat(cr, xstrfmt(messages_get(msgs, "the clock inside the program ran slow: its timed "
+                                                 "calls took %.1f ms by its own clock but %.1f ms "
+                                                 "by the grader's (a redefined or patched clock?)"),
+                              s->harness_span_ms, s->supervisor_span_ms));
+            return false;
+        }
+    }
+    return true;
+}
+
+static double median_gap(const double *host, const double *event, size_t n)
+{
+    double *gap = xcalloc(n ? n : 1, sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        gap[i] = host[i] - event[i];
+    double m = stats_median(gap, n);
+    free(gap);
+    return m;
+}
+
+/* GPU: the function's host-clock excess over its events, beyond what the reference's shows on
+ * the same path, means work the events did not see. */
+static bool streams_honest(const struct messages *msgs, const struct run_series *s,
+                           struct case_result *cr)
+{
+    if (!s->stu_event || !s->n || s->stu_event[0] < 0 || !s->paired || !s->ref_event)
+        return true;
+    double stu_ev = stats_median(s->stu_event, s->n);
+    double excess =
+        median_gap(s->stu_host, s->stu_event, s->n) - median_gap(s->ref_host, s->ref_event, s->n);
+    if (excess <= 0.05 + 0.5 * stu_ev)
+        return true;
+    cheat(cr, xstrfmt(messages_get(msgs, "CUDA events measured %.3f ms but the host clock "
+                                         "around a device-wide synchronize %.3f ms longer than "
+                                         "the reference's: work left running on another stream "
+                                         "after the call returned is not a speed-up"),
+                      stu_ev, excess));
+    return false;
+}
+
+static void clock_of(const struct run_series *s, struct gpu_clock *k)
+{
+    memset(k, 0, sizeof(*k));
+    k->min_mhz = s->clock_min_mhz;
+    k->max_mhz = s->clock_max_mhz;
+    k->limit_mhz = s->throttle_max_mhz;
+    k->dropped = s->throttle_dropped;
+    k->throttled = s->throttle_gave_up;
+}
+
+static void clock_findings(const struct messages *msgs, const struct run_series *s,
+                           struct case_result *cr)
+{
+    int threshold_pct = (int)(LG_THROTTLE_THRESHOLD * 100 + 0.5);
+    if (s->clock_max_mhz > 0 && s->clock_min_mhz < 0.9 * s->clock_max_mhz)
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "GPU SM clock varied from %d to %d MHz "
+                                                         "while timing (throttling or power "
+                                                         "management): times may be noisy"),
+                                      s->clock_min_mhz, s->clock_max_mhz));
+    if (s->throttle_gave_up)
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "the GPU ran under %d%% of its maximum "
+                                                         "SM clock (%d MHz) for most samples: the "
+                                                         "machine is throttling (power or heat), "
+                                                         "so times are slower than this GPU's "
+                                                         "best and may be noisy"),
+                                      threshold_pct, s->throttle_max_mhz));
+    else if (s->throttle_dropped > 0)
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "%d samples taken while the GPU's SM "
+                                                         "clock was under %d%% of its maximum "
+                                                         "(%d MHz) were dropped (throttling) and "
+                                                         "taken again"),
+                                      s->throttle_dropped, threshold_pct, s->throttle_max_mhz));
+}
+
+static void blocking_finding(const struct messages *msgs, const struct run_case_outcome *co,
+                             struct case_result *cr)
+{
+    if (co->blocking >= 0)
+        return;
+    judge_add_finding(
+        cr, xstrdup(co->blocking_off && !strcmp(co->blocking_off, "synchronizes")
+                        ? messages_get(msgs, "the function waits for the GPU inside the call (a "
+                                             "device synchronize, a synchronous cudaMemcpy or "
+                                             "cudaFree), so it could not be timed behind the "
+                                             "blocking kernel: its GPU time includes the host's "
+                                             "launch overhead")
+                        : messages_get(msgs, "the blocking kernel could not be set up: GPU times "
+                                             "include the host's launch overhead")));
+}
+
+/* The function's and the reference's timings of one series, and the paired speedup. */
+static void series_times(const struct run_series *s, struct timing *stu, struct timing *ref)
+{
+    memset(stu, 0, sizeof(*stu));
+    memset(ref, 0, sizeof(*ref));
+    if (!s->present || !s->n)
+        return;
+    stats_timing(series_samples(s, true), s->n, stu);
+    if (s->paired)
+        stats_timing(series_samples(s, false), s->n, ref);
+}
+
+void speed_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                const struct case_spec *c, const struct run_case_outcome *co,
+                struct case_result *cr)
+{
+    const struct messages *msgs = g->o->messages;
+    const struct run_series *call = &co->series[RUN_SERIES_CALL];
+    if (cr->verdict != V_PASS || !call->present || !clock_honest(msgs, co, cr) ||
+        !streams_honest(msgs, call, cr) ||
+        !streams_honest(msgs, &co->series[RUN_SERIES_TRANSFER], cr))
+        return;
+    series_times(call, &cr->time, &cr->ref_time);
+    series_times(&co->series[RUN_SERIES_TRANSFER], &cr->time_transfer, &cr->ref_time_transfer);
+    clock_of(call, &cr->clock);
+    cr->checks_s = (call->checks_ms + co->series[RUN_SERIES_TRANSFER].checks_ms) / 1e3;
+    clock_findings(msgs, call, cr);
+    blocking_finding(msgs, co, cr);
+    if (call->paired && call->n > 0) {
+        double lo, hi;
+        double ratio = stats_paired_ratio(series_samples(call, true), series_samples(call, false),
+                                          call->n, &lo, &hi);
+        if (ratio > 0) {
+            cr->speedup_ref = 1 / ratio;
+            cr->speedup_lo = hi > 0 ? 1 / hi : 0;
+            cr->speedup_hi = lo > 0 ? 1 / lo : 0;
+            cr->pairs = (int)call->n;
+        }
+    }
+    const struct variant_spec *bv = ex->baseline ? exercise_variant(ex, ex->baseline) : NULL;
+    struct error ignored;
+    error_init(&ignored);
+    /* No baseline declared: no "vs CPU" speedup (a copy's reference is no CPU time). */
+    const struct ref_timing *bt = bv ? reference_time(g, ex, bv, c, &ignored) : NULL;
+    if (bt && bt->ok)
+        cr->baseline_ms = bt->call.median_ms;
+    if (cr->time.valid && cr->time.median_ms > 0) {
+        if (cr->baseline_ms > 0)
+            cr->speedup_baseline = cr->baseline_ms / cr->time.median_ms;
+        double secs = cr->time.median_ms / 1e3;
+        cr->gflops = c->flops / secs / 1e9;
+        cr->gbps = c->bytes / secs / 1e9;
+    }
+    (void)v;
+}

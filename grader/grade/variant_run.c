@@ -1,0 +1,132 @@
+/*
+ * variant_run: a variant's cases in one process (one CUDA context, one start-up), each under
+ * its own time limit. A crash ends the process but not the variant: the cases after it run
+ * again in a new process, so a bug at one size costs no other size. A case that times out
+ * does end it for every larger case: they are not run (a hang costs one case's limit, not
+ * one per case), and each says so.
+ */
+#include "grade/grading.h"
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/messages.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void variant_runs_release(struct variant_runs *vr)
+{
+    for (size_t i = 0; i < vr->n_outcomes; i++) {
+        run_outcome_release(&vr->outcomes[i]);
+        free(vr->dirs[i]);
+    }
+    free(vr->outcomes);
+    free(vr->dirs);
+    free(vr->run_of);
+    free(vr->index_in);
+    free(vr->not_run);
+    memset(vr, 0, sizeof(*vr));
+}
+
+/* One process over the pending cases (indices into ex->cases). -1: the grader failed. */
+static int run_once(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                    const char *runner, const char *reference_lib, const size_t *pending, size_t n,
+                    struct variant_runs *out, struct error *err)
+{
+    const struct case_spec **cases = xcalloc(n, sizeof(*cases));
+    double *limits = xcalloc(n, sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        cases[i] = &ex->cases[pending[i]];
+        limits[i] = grading_case_timeout(g, ex, v, cases[i]);
+    }
+    char *name = xstrfmt("%s-%s-run%zu", ex->id, v->id, out->n_outcomes + 1);
+    char *dir = grading_fresh_dir(g, name, err);
+    free(name);
+    int rc = -1;
+    if (dir) {
+        out->outcomes = xrealloc(out->outcomes, (out->n_outcomes + 1) * sizeof(*out->outcomes));
+        out->dirs = xrealloc(out->dirs, (out->n_outcomes + 1) * sizeof(*out->dirs));
+        struct run_outcome *o = &out->outcomes[out->n_outcomes];
+        out->dirs[out->n_outcomes++] = dir;
+        run_outcome_init(o);
+        struct run_spec s = {.tc = &g->env->tc,
+                             .lab = g->lab,
+                             .ex = ex,
+                             .v = v,
+                             .cases = cases,
+                             .n_cases = n,
+                             .case_timeout_s = limits,
+                             .reference_lib = reference_lib,
+                             .runner = runner,
+                             .workdir = dir,
+                             .checks = ex->timing.checks,
+                             .time = !g->o->no_timing,
+                             .timing = grading_timing(g, ex),
+                             .memory_limit_bytes = g->env->memory_limit_bytes};
+        rc = runner_run(&s, o, err);
+    }
+    free(cases);
+    free(limits);
+    return rc;
+}
+
+/* How far the last run got: its cases up to the one it ended in are its; returns how many of
+ * the pending cases it settled (the rest are run again, or not at all after a hang). */
+static size_t settle(const struct exercise_spec *ex, struct variant_runs *out,
+                     const size_t *pending, size_t n, const struct messages *msgs)
+{
+    int run = (int)out->n_outcomes - 1;
+    const struct run_outcome *o = &out->outcomes[run];
+    size_t k = 0;
+    while (k < n && o->cases[k].finished)
+        k++;
+    /* Nothing it said can be trusted, or it never got to a case (setup, no GPU): every pending
+     * case is judged from this run. */
+    bool all = o->finished || o->tampered || o->last_case < 0 || k == n;
+    for (size_t i = 0; i < n && (all || i <= k); i++) {
+        out->run_of[pending[i]] = run;
+        out->index_in[pending[i]] = (int)i;
+    }
+    if (all)
+        return n;
+    if (o->sb.status != SB_TIMEOUT)
+        return k + 1;
+    /* A hang: the cases no smaller than the one that timed out are not run. */
+    double hung = ex->cases[pending[k]].array_bytes;
+    for (size_t i = k + 1; i < n; i++)
+        if (ex->cases[pending[i]].array_bytes >= hung)
+            out->not_run[pending[i]] =
+                xstrfmt(messages_get(msgs, "not run: the smaller case %s already timed out"),
+                        ex->cases[pending[k]].id);
+    return k + 1;
+}
+
+int variant_run(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
+                const char *runner, const char *reference_lib, const bool *selected,
+                struct variant_runs *out, struct error *err)
+{
+    size_t *pending = xcalloc(ex->n_cases + 1, sizeof(size_t)), n = 0;
+    memset(out, 0, sizeof(*out));
+    out->run_of = xcalloc(ex->n_cases + 1, sizeof(int));
+    out->index_in = xcalloc(ex->n_cases + 1, sizeof(int));
+    out->not_run = xcalloc(ex->n_cases + 1, sizeof(char *));
+    for (size_t i = 0; i < ex->n_cases; i++) {
+        out->run_of[i] = out->index_in[i] = -1;
+        if (selected[i])
+            pending[n++] = i;
+    }
+    int rc = 0;
+    while (n > 0 && rc == 0) {
+        rc = run_once(g, ex, v, runner, reference_lib, pending, n, out, err);
+        if (rc != 0)
+            break;
+        size_t done = settle(ex, out, pending, n, g->o->messages), m = 0;
+        for (size_t i = done; i < n; i++)
+            if (!out->not_run[pending[i]])
+                pending[m++] = pending[i];
+        n = m;
+    }
+    free(pending);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/*
+ * buffers: the memory a function under test is given, with guard zones.
+ *
+ * Every buffer the student's function receives has LG_GUARD_BYTES before and after it,
+ * filled with LG_GUARD_BYTE; after each call the guards are checked, so a kernel without a
+ * bounds check that writes past the end of an output is caught on its first call (RE, with
+ * how far and where), without compute-sanitizer. The data pointer keeps the allocation's
+ * alignment (the guard is a multiple of 256 bytes). struct lg_buf owns its allocation.
+ */
+#ifndef LG_HARNESS_BUFFERS_H
+#define LG_HARNESS_BUFFERS_H
+
+#include "base/dtype.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LG_GUARD_BYTES 4096
+#define LG_GUARD_BYTE 0xc3
+
+struct lg_buf {
+    unsigned char *base; /* the allocation */
+    void *p;             /* what the function gets: base + guard */
+    size_t bytes;        /* of data, without the guards */
+    size_t guard;        /* 0 or LG_GUARD_BYTES on each side */
+    int space;           /* enum lg_space */
+};
+
+/* What a guard check found: bytes changed on each side, and the first changed byte's offset
+ * from the start of the data (negative: before it). */
+struct lg_guard_damage {
+    size_t before, after;
+    long long first;
+};
+
+/* 0, or -1 with the reason in err. A zero-byte buffer still gets a valid pointer. */
+int lg_buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, char *err,
+                 size_t errsize);
+void lg_buf_free(struct lg_buf *b);
+/* Refill the guards with the pattern (0, or -1 on a CUDA error). */
+int lg_buf_guard_reset(struct lg_buf *b);
+/* 1 when a guard was touched (d says how), 0 when intact, -1 on a CUDA error. */
+int lg_buf_guard_check(const struct lg_buf *b, struct lg_guard_damage *d);
+
+/* Fill count elements of t with timed-call inputs (draw.h), on the host or the device. */
+int lg_buf_draw(struct lg_buf *b, enum lg_dtype t, size_t count, int dist, double p1, double p2,
+                uint64_t seed);
+/* A 64-bit digest of the data, to tell whether a call changed its inputs. */
+uint64_t lg_buf_digest(const struct lg_buf *b);
+
+/* How many of count elements of actual differ from expected beyond atol + rtol*|expected|
+ * (numpy allclose; NaN equal only with equal_nan), and the first such index in *first. Host
+ * or device buffers (both in one space). -1 on a CUDA error. */
+long long lg_buf_compare(const struct lg_buf *actual, const struct lg_buf *expected,
+                         enum lg_dtype t, size_t count, double rtol, double atol, bool equal_nan,
+                         long long *first);
+
+#endif

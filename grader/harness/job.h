@@ -1,0 +1,83 @@
+/*
+ * job: what one runner process is asked to do, read from the job file the grader writes
+ * (grader/run/runner.c). One job covers every case of one variant: one process, one CUDA
+ * context, the cases in order.
+ *
+ * The file is line-oriented ("key value..."); every timing key is required when timing is
+ * asked for: the defaults live in the lab spec alone (grader/spec/load.c), never here. A
+ * malformed or incomplete file is a setup failure (the grader's fault), never a guess.
+ * struct lg_job owns its cases and arguments (lg_job_release).
+ */
+#ifndef LG_HARNESS_JOB_H
+#define LG_HARNESS_JOB_H
+
+#include "base/dtype.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LG_MAX_ARGS 32
+#define LG_MAX_CHECKS 8
+#define LG_MAX_CASES 64
+#define LG_MAX_SAMPLES 10000
+
+enum lg_arg_kind { LG_ARG_IN, LG_ARG_OUT, LG_ARG_INOUT, LG_ARG_SCALAR };
+
+/* The distributions of spec/spec.h's enum dist, in the same order. */
+enum lg_dist {
+    LG_DIST_UNIFORM,
+    LG_DIST_NORMAL,
+    LG_DIST_ARANGE,
+    LG_DIST_CONSTANT,
+    LG_DIST_INTEGERS
+};
+
+struct lg_job_arg {
+    char name[64];
+    enum lg_arg_kind kind;
+    enum lg_dtype dtype;
+    size_t count;
+    int space; /* enum lg_space */
+    enum lg_dist dist;
+    double p1, p2; /* uniform/integers low, high; normal mean, std; arange start, step; value */
+    double rtol, atol;
+    bool equal_nan;
+};
+
+struct lg_job_case {
+    char id[64];
+    int checks;
+    uint64_t seeds[LG_MAX_CHECKS];
+    struct lg_job_arg args[LG_MAX_ARGS];
+    int n_args;
+};
+
+struct lg_timing {
+    int warmup;
+    int min_pairs, max_pairs;
+    double target_ci; /* stop once the ratio's 95% interval is within +-this (relative) */
+    double budget_s;  /* wall-clock budget of one series */
+    bool flush_l2;
+    bool blocking;
+    bool transfer;     /* also time with host-device transfers (device-pointer variants) */
+    int transfer_from; /* enum lg_space of the transfer path's host buffers */
+};
+
+struct lg_job {
+    char function[128];
+    bool gpu;
+    bool time;
+    bool has_reference; /* a paired reference is loaded (reference_lib) */
+    bool guards;        /* guard zones around the function's buffers (off under the sanitizer) */
+    char reference_lib[1024];
+    struct lg_timing timing;
+    struct lg_job_case *cases;
+    int n_cases;
+};
+
+/* Parse path into job. 0, or -1 with why in err (the line and what was wrong). */
+int lg_job_parse(const char *path, struct lg_job *job, char *err, size_t errsize);
+void lg_job_release(struct lg_job *job);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * result: what the harness tells the grader, and how it fails.
+ *
+ * result.txt in the working folder gets one line per event, flushed before every call into
+ * student code, so that when the process dies the grader knows which case and phase it died
+ * in. Where the grader passed a control pipe (its fd in LG_CONTROL_FD), lg_control() also sends the
+ * case and series boundaries there: the supervisor timestamps them with its own clock (the student
+ * cannot slow it down) and enforces each case's own time limit.
+ */
+#ifndef LG_HARNESS_RESULT_H
+#define LG_HARNESS_RESULT_H
+
+/* Open result.txt (0, or -1: nothing can be reported, exit LG_EXIT_SETUP). */
+int lg_result_open(void);
+void lg_result_close(void);
+void lg_result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report "error <kind> <message>" and exit with code (harness.h's LG_EXIT_*). */
+void lg_fail(int code, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+/* One line to the supervisor over fd 3, when the grader opened it. */
+void lg_control(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

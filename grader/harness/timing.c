@@ -1,0 +1,416 @@
+#include "timing.h"
+
+#include "clock.h"
+#include "draw.h"
+#include "result.h"
+#include "throttle.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Long enough for any honest host-side launch work, short enough that a function that
+ * synchronizes inside (and so waits on the blocked stream) costs one probe, not a run. */
+#define BLOCK_TIMEOUT_MS 200.0
+
+/* One series being timed: the call alone, or with host-device transfers. */
+struct series {
+    const char *name;
+    bool transfer;
+    bool block; /* behind the blocking kernel (both sides, or neither) */
+    int n;      /* pairs kept */
+    double *stu_ev, *stu_host, *ref_ev, *ref_host;
+    char *order; /* '0': the function first, '1': the reference first */
+    int clk_min, clk_max;
+    struct lg_throttle throttle;
+    bool failed;      /* a pair's check failed: the series stopped there */
+    double checks_ms; /* spent checking the pairs (outputs, guards, inputs), for `make bench` */
+};
+
+struct side {
+    bool student;
+    lg_invoke_fn fn;
+    void *const *argv;
+};
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static struct side side_of(const struct lg_case_state *s, bool student)
+{
+    struct side d = {student, student ? lg_invoke : s->ref, student ? s->argv : s->ref_argv};
+    return d;
+}
+
+static void copy_or_fail(void *dst, const void *src, size_t bytes, int to_device, const char *what)
+{
+    char err[512];
+    if (lg_gpu_copy(dst, src, bytes, to_device, err, sizeof(err)) != 0)
+        lg_fail(LG_EXIT_CUDA, "cuda", "copying %s %s the device failed: %s", what,
+                to_device ? "to" : "from", err);
+}
+
+static size_t arg_bytes(const struct lg_job_arg *a)
+{
+    return a->count * lg_dtype_size(a->dtype);
+}
+
+/* The with-transfer path: the side's inputs up from host buffers, its outputs down to its own
+ * host buffers, inside the timed region. */
+static void transfer(struct lg_case_state *s, const struct side *d, bool in)
+{
+    for (int i = 0; i < s->c->n_args; i++) {
+        struct lg_arg_state *st = &s->args[i];
+        const struct lg_job_arg *a = st->spec;
+        if (a->kind == LG_ARG_SCALAR || a->space != LG_SPACE_DEVICE)
+            continue;
+        void *dev = d->student || a->kind == LG_ARG_IN ? st->data.p : st->ref.p;
+        void *host = d->student || a->kind == LG_ARG_IN ? st->xfer.p : st->xfer_ref.p;
+        if (in && a->kind != LG_ARG_OUT)
+            copy_or_fail(dev, host, arg_bytes(a), 1, a->name);
+        if (!in && a->kind != LG_ARG_IN)
+            copy_or_fail(host, dev, arg_bytes(a), 0, a->name);
+    }
+}
+
+/* One timed call of one side: CUDA events on the default stream and the host clock around a
+ * device-wide synchronize (the grader compares the two: work on another stream escapes the
+ * events, never the synchronize). */
+static void time_call(struct lg_case_state *s, struct series *ser, const struct side *d,
+                      double *event_ms, double *host_ms)
+{
+    bool gpu = s->job->gpu;
+    if (gpu && s->job->timing.flush_l2)
+        lg_gpu_flush_l2();
+    if (gpu)
+        lg_after_call(s, "before a timed call of");
+    if (ser->block && lg_gpu_block_arm(BLOCK_TIMEOUT_MS) != 0)
+        lg_fail(LG_EXIT_CUDA, "cuda", "the blocking kernel could not be armed again");
+    double t0 = lg_now_ms();
+    *event_ms = -1;
+    if (gpu) {
+        lg_gpu_event_start();
+        if (ser->transfer)
+            transfer(s, d, true);
+        d->fn(d->argv);
+        if (ser->transfer)
+            transfer(s, d, false);
+        *event_ms = lg_gpu_event_stop();
+    } else {
+        d->fn(d->argv);
+    }
+    *host_ms = lg_now_ms() - t0;
+    lg_after_call(s, "while timing");
+}
+
+/* Whether both sides can be timed behind the blocking kernel: one probe each. A side that
+ * synchronizes inside waits on the blocked stream; then neither is blocked, so that the two
+ * are always timed the same way. */
+static bool blocking_usable(struct lg_case_state *s, bool paired)
+{
+    for (int k = 0; k < (paired ? 2 : 1); k++) {
+        struct side d = side_of(s, k == 0);
+        if (lg_gpu_block_arm(BLOCK_TIMEOUT_MS) != 0) {
+            lg_result("blocking off setup");
+            return false;
+        }
+        lg_gpu_event_start();
+        d.fn(d.argv);
+        lg_gpu_event_stop();
+        lg_after_call(s, "during warm-up of");
+        if (lg_gpu_block_timed_out()) {
+            lg_result("blocking off synchronizes %s", k == 0 ? "function" : "reference");
+            return false;
+        }
+    }
+    lg_result("blocking on");
+    return true;
+}
+
+static void warm_up(struct lg_case_state *s, struct series *ser, bool paired)
+{
+    double ev, host;
+    for (int w = 0; w < s->job->timing.warmup; w++) {
+        for (int k = 0; k < (paired ? 2 : 1); k++) {
+            struct side d = side_of(s, k == 0);
+            time_call(s, ser, &d, &ev, &host);
+        }
+        /* A long call is warm after one run: more would only spend the budget. */
+        if (host > 100 * s->job->timing.budget_s)
+            break;
+    }
+}
+
+/* Fresh inputs for a pair: every input and inout, both sides alike. */
+static void draw_inputs(struct lg_case_state *s, const struct series *ser, uint64_t seed)
+{
+    for (int i = 0; i < s->c->n_args; i++) {
+        struct lg_arg_state *st = &s->args[i];
+        const struct lg_job_arg *a = st->spec;
+        if (a->kind == LG_ARG_SCALAR || a->kind == LG_ARG_OUT)
+            continue;
+        bool host_path = ser->transfer && a->space == LG_SPACE_DEVICE;
+        struct lg_buf *b = host_path ? &st->xfer : &st->data;
+        struct lg_buf *r = host_path ? &st->xfer_ref : &st->ref;
+        uint64_t arg_seed = lg_draw_mix(seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)));
+        if (lg_buf_draw(b, a->dtype, a->count, (int)a->dist, a->p1, a->p2, arg_seed) != 0)
+            lg_fail(LG_EXIT_CUDA, "cuda", "drawing timed inputs for %s failed", a->name);
+        if (a->kind != LG_ARG_INOUT || !r->p)
+            continue;
+        if (r->space == LG_SPACE_DEVICE ? lg_gpu_copy_d2d(r->p, b->p, arg_bytes(a)) != 0
+                                        : (memcpy(r->p, b->p, arg_bytes(a)), 0))
+            lg_fail(LG_EXIT_CUDA, "cuda", "copying timed inputs for %s failed", a->name);
+    }
+}
+
+/* After the pair: the function's outputs against the reference's. false: a mismatch, reported. */
+static bool pair_agrees(struct lg_case_state *s, const struct series *ser, int pair)
+{
+    for (int i = 0; i < s->c->n_args; i++) {
+        struct lg_arg_state *st = &s->args[i];
+        const struct lg_job_arg *a = st->spec;
+        long long first;
+        if (a->kind != LG_ARG_OUT && a->kind != LG_ARG_INOUT)
+            continue;
+        bool host_path = ser->transfer && a->space == LG_SPACE_DEVICE;
+        long long bad =
+            lg_buf_compare(host_path ? &st->xfer : &st->data, host_path ? &st->xfer_ref : &st->ref,
+                           a->dtype, a->count, a->rtol, a->atol, a->equal_nan, &first);
+        if (bad < 0)
+            lg_fail(LG_EXIT_CUDA, "cuda", "comparing the timed outputs of %s failed", a->name);
+        if (bad > 0) {
+            lg_result("timed_mismatch %s %d %s %lld %lld", ser->name, pair + 1, a->name, bad,
+                      first);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Digests of the function's inputs, to see whether it changed them (when it ran first, the
+ * reference would otherwise compute on what it left). */
+static void digest_inputs(const struct lg_case_state *s, uint64_t *out)
+{
+    for (int i = 0; i < s->c->n_args; i++) {
+        const struct lg_arg_state *st = &s->args[i];
+        out[i] = st->spec->kind == LG_ARG_IN ? lg_buf_digest(&st->data) : 0;
+    }
+}
+
+static bool inputs_kept(const struct lg_case_state *s, const struct series *ser, int pair,
+                        const uint64_t *before)
+{
+    uint64_t after[LG_MAX_ARGS];
+    digest_inputs(s, after);
+    for (int i = 0; i < s->c->n_args; i++)
+        if (s->args[i].spec->kind == LG_ARG_IN && after[i] != before[i]) {
+            lg_result("timed_modified %s %d %s", ser->name, pair + 1, s->args[i].spec->name);
+            return false;
+        }
+    return true;
+}
+
+/* The 95% interval of the median ratio from order statistics, relative half-width. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double interval_width(const double *stu, const double *ref, int n, bool paired)
+{
+    if (n < 6)
+        return INFINITY;
+    double *r = malloc((size_t)n * sizeof(double));
+    if (!r)
+        return INFINITY;
+    double mean = 0, var = 0;
+    for (int i = 0; i < n; i++)
+        r[i] = paired ? stu[i] / ref[i] : stu[i];
+    if (!paired) {
+        for (int i = 0; i < n; i++)
+            mean += r[i] / n;
+        for (int i = 0; i < n; i++)
+            var += (r[i] - mean) * (r[i] - mean) / (n - 1);
+        free(r);
+        return mean > 0 ? 1.96 * sqrt(var / n) / mean : INFINITY;
+    }
+    qsort(r, (size_t)n, sizeof(double), cmp_double);
+    int lo = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)),
+        hi = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n - 1 ? n - 1 : hi;
+    double med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2, w = (r[hi] - r[lo]) / 2;
+    free(r);
+    return med > 0 ? w / med : INFINITY;
+}
+
+static void series_init(struct series *ser, const char *name, bool transfer, int max_pairs,
+                        int max_clock)
+{
+    memset(ser, 0, sizeof(*ser));
+    ser->name = name;
+    ser->transfer = transfer;
+    ser->stu_ev = calloc((size_t)max_pairs, sizeof(double));
+    ser->stu_host = calloc((size_t)max_pairs, sizeof(double));
+    ser->ref_ev = calloc((size_t)max_pairs, sizeof(double));
+    ser->ref_host = calloc((size_t)max_pairs, sizeof(double));
+    ser->order = calloc((size_t)max_pairs + 1, 1);
+    if (!ser->stu_ev || !ser->stu_host || !ser->ref_ev || !ser->ref_host || !ser->order)
+        lg_fail(LG_EXIT_SETUP, "setup", "cannot allocate the timing samples");
+    lg_throttle_init(&ser->throttle, max_clock);
+}
+
+static void series_release(struct series *ser)
+{
+    free(ser->stu_ev);
+    free(ser->stu_host);
+    free(ser->ref_ev);
+    free(ser->ref_host);
+    free(ser->order);
+}
+
+/* One pair (or one call, unpaired) on fresh inputs. false when a check failed (reported). */
+static bool take_pair(struct lg_case_state *s, struct series *ser, uint64_t pair_seed)
+{
+    bool paired = s->ref != NULL, ref_first = paired && (lg_draw_mix(pair_seed) & 1);
+    bool watch_inputs = paired && !ref_first && !ser->transfer;
+    uint64_t before[LG_MAX_ARGS];
+    double ev[2] = {-1, -1}, host[2] = {0, 0};
+    char label[64];
+    draw_inputs(s, ser, pair_seed);
+    if (watch_inputs)
+        digest_inputs(s, before);
+    for (int k = 0; k < (paired ? 2 : 1); k++) {
+        bool student = (k == 0) != ref_first;
+        struct side d = side_of(s, student);
+        time_call(s, ser, &d, &ev[student ? 0 : 1], &host[student ? 0 : 1]);
+        if (!student)
+            continue;
+        double t0 = lg_now_ms();
+        snprintf(label, sizeof(label), "timed_guard %s %d", ser->name, ser->n + 1);
+        bool bad =
+            lg_case_guards(s, label) || (watch_inputs && !inputs_kept(s, ser, ser->n, before));
+        ser->checks_ms += lg_now_ms() - t0;
+        if (bad)
+            return !(ser->failed = true);
+    }
+    double t0 = lg_now_ms();
+    bool agrees = !paired || pair_agrees(s, ser, ser->n);
+    ser->checks_ms += lg_now_ms() - t0;
+    if (!agrees)
+        return !(ser->failed = true);
+    if (s->job->gpu) {
+        int clk = lg_gpu_sm_clock_mhz();
+        if (!lg_throttle_keep(&ser->throttle, clk)) {
+            /* Taken while throttled: dropped, and the GPU given time to recover. */
+            sleep_ms(LG_THROTTLE_RECOVERY_MS);
+            return true;
+        }
+        if (clk > 0) {
+            ser->clk_min = ser->clk_min == 0 || clk < ser->clk_min ? clk : ser->clk_min;
+            ser->clk_max = clk > ser->clk_max ? clk : ser->clk_max;
+        }
+    }
+    ser->stu_ev[ser->n] = ev[0];
+    ser->stu_host[ser->n] = host[0];
+    ser->ref_ev[ser->n] = ev[1];
+    ser->ref_host[ser->n] = host[1];
+    ser->order[ser->n] = ref_first ? '1' : '0';
+    ser->n++;
+    return true;
+}
+
+static void emit_samples(const struct series *ser, const char *which, const double *x)
+{
+    char buf[4096];
+    size_t len = (size_t)snprintf(buf, sizeof(buf), "samples %s %s", ser->name, which);
+    for (int i = 0; i < ser->n; i++) {
+        if (len > sizeof(buf) - 32) {
+            lg_result("%s \\", buf); /* continued on the next line */
+            len = (size_t)snprintf(buf, sizeof(buf), "samples %s %s", ser->name, which);
+        }
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %.6f", x[i]);
+    }
+    lg_result("%s", buf);
+}
+
+static void emit_series(const struct lg_case_state *s, const struct series *ser)
+{
+    bool paired = s->ref != NULL, gpu = s->job->gpu;
+    lg_result("series %s %d %d %d", ser->name, ser->n, paired ? 1 : 0, ser->block ? 1 : 0);
+    if (gpu)
+        emit_samples(ser, "stu_event", ser->stu_ev);
+    emit_samples(ser, "stu_host", ser->stu_host);
+    if (paired && gpu)
+        emit_samples(ser, "ref_event", ser->ref_ev);
+    if (paired) {
+        emit_samples(ser, "ref_host", ser->ref_host);
+        lg_result("order %s %s", ser->name, ser->n ? ser->order : "-");
+    }
+    lg_result("checks %s %.3f", ser->name, ser->checks_ms);
+    if (ser->clk_max > 0)
+        lg_result("clock %s %d %d", ser->name, ser->clk_min, ser->clk_max);
+    /* Whenever the maximum is known, so results record what the samples were held to. */
+    if (ser->throttle.max_mhz > 0)
+        lg_result("throttle %s %d %d %d", ser->name, ser->throttle.dropped,
+                  ser->throttle.gave_up ? 1 : 0, ser->throttle.max_mhz);
+}
+
+/* Stop once the interval is tight enough, or the budget is spent. */
+static bool enough(const struct lg_case_state *s, const struct series *ser, double elapsed_s)
+{
+    const struct lg_timing *t = &s->job->timing;
+    bool gpu = s->job->gpu && ser->stu_ev[0] >= 0;
+    const double *stu = gpu ? ser->stu_ev : ser->stu_host, *ref = gpu ? ser->ref_ev : ser->ref_host;
+    int floor_n = t->min_pairs < 3 ? t->min_pairs : 3;
+    if (ser->n >= t->max_pairs)
+        return true;
+    if (ser->n >= t->min_pairs && interval_width(stu, ref, ser->n, s->ref != NULL) <= t->target_ci)
+        return true;
+    return (elapsed_s > t->budget_s && ser->n >= floor_n) || elapsed_s > 4 * t->budget_s;
+}
+
+static void run_series(struct lg_case_state *s, struct series *ser, uint64_t seed)
+{
+    const struct lg_timing *t = &s->job->timing;
+    bool paired = s->ref != NULL;
+    lg_result("phase warmup %s", ser->name);
+    warm_up(s, ser, paired);
+    ser->block = !ser->transfer && s->job->gpu && t->blocking && blocking_usable(s, paired);
+    lg_result("phase time %s", ser->name);
+    lg_control("S %d %s", s->index, ser->name);
+    double start = lg_now_ms();
+    for (uint64_t attempt = 0; attempt < 4 * (uint64_t)t->max_pairs + 8; attempt++) {
+        uint64_t pair_seed = lg_draw_mix(seed + (attempt + 1) * 0x9e3779b97f4a7c15ull);
+        if (!take_pair(s, ser, pair_seed))
+            break;
+        if (ser->n > 0 && enough(s, ser, (lg_now_ms() - start) / 1e3))
+            break;
+    }
+    lg_control("E %d %s %.3f", s->index, ser->name, lg_now_ms() - start);
+    emit_series(s, ser);
+}
+
+void lg_case_time(struct lg_case_state *s, uint64_t seed)
+{
+    const struct lg_timing *t = &s->job->timing;
+    int max_clock = s->job->gpu ? lg_gpu_sm_clock_max_mhz() : 0;
+    struct series ser;
+    series_init(&ser, "call", false, t->max_pairs, max_clock);
+    run_series(s, &ser, lg_draw_mix(seed ^ 1));
+    bool failed = ser.failed;
+    series_release(&ser);
+    if (failed || !t->transfer || !s->has_device)
+        return;
+    series_init(&ser, "transfer", true, t->max_pairs, max_clock);
+    run_series(s, &ser, lg_draw_mix(seed ^ 2));
+    series_release(&ser);
+}

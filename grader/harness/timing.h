@@ -1,0 +1,31 @@
+/*
+ * timing: the function timed against its reference, call by call, on inputs neither has seen.
+ *
+ * Each timed pair draws a fresh set of inputs outside the timed region (draw.h, on the device
+ * for device arrays), times the function and the paired reference on it in a random order,
+ * then, outside the timed region again, checks the function's outputs against the
+ * reference's (on the device for device outputs), its guard zones, and, when it ran first,
+ * that it left its inputs alone. A function that caches results (by pointer, by content, by
+ * call count), computes lazily, on a stream of its own, only where it finds poison, or not at
+ * all when it believes it is timed, fails the check of the pair it cheated in. The speedup is
+ * the median of the pairs' ratios; sampling stops when its 95% interval is within the job's
+ * target_ci, or the budget is spent.
+ *
+ * Without a paired reference (the reference's own runs), the function is timed alone on the
+ * same fresh inputs, and sampling stops on the relative standard error.
+ *
+ * Lines written (result.h): "series", "samples", "order", "clock", "throttle", "blocking",
+ * "timed_mismatch", "timed_guard", "timed_modified"; grader/run/runner.c reads them.
+ */
+#ifndef LG_HARNESS_TIMING_H
+#define LG_HARNESS_TIMING_H
+
+#include "case.h"
+
+#include <stdint.h>
+
+/* Time the case's call, and with transfers where the job asks and device arrays exist.
+ * seed: unpredictable by the student (getrandom), mixed into every timed input set. */
+void lg_case_time(struct lg_case_state *s, uint64_t seed);
+
+#endif

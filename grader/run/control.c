@@ -1,0 +1,93 @@
+#include "run/control.h"
+
+#include "base/alloc.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void sb_control_init(struct sb_control *c, int fd, const struct sandbox_opts *o, double start)
+{
+    memset(c, 0, sizeof(*c));
+    c->fd = fd;
+    c->limits = o->case_limits_s;
+    c->n_limits = o->n_case_limits;
+    c->current = -1;
+    c->start = start;
+}
+
+static void event(struct sb_control *c, double now)
+{
+    int i;
+    if (c->n >= SB_CONTROL_MAX_EVENTS)
+        return;
+    ALLOC_GROW(c->events, c->n + 1, c->alloc);
+    struct sandbox_event *e = &c->events[c->n++];
+    e->t_s = now - c->start;
+    snprintf(e->line, sizeof(e->line), "%.*s", (int)c->len, c->line);
+    /* A case begins: its own limit starts now. Only the next case in order counts, so that
+     * repeated or forged lines cannot stretch the limits past their sum. */
+    if (sscanf(e->line, "B %d", &i) == 1 && i == c->current + 1 && i >= 0 &&
+        (size_t)i < c->n_limits) {
+        c->current = i;
+        c->case_deadline = c->limits[i] > 0 ? now + c->limits[i] : 0;
+    }
+}
+
+bool sb_control_read(struct sb_control *c)
+{
+    char buf[4096];
+    ssize_t n = read(c->fd, buf, sizeof(buf));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return true;
+    if (n <= 0)
+        return false;
+    double now = now_seconds();
+    for (ssize_t k = 0; k < n; k++) {
+        if (buf[k] == '\n') {
+            if (!c->overlong)
+                event(c, now);
+            c->len = 0;
+            c->overlong = false;
+        } else if (c->len < 63) {
+            c->line[c->len++] = buf[k];
+        } else {
+            c->overlong = true;
+        }
+    }
+    return true;
+}
+
+double sb_control_deadline(const struct sb_control *c, double run_deadline)
+{
+    if (c->case_deadline <= 0)
+        return run_deadline;
+    if (run_deadline <= 0)
+        return c->case_deadline;
+    return c->case_deadline < run_deadline ? c->case_deadline : run_deadline;
+}
+
+bool sb_control_case_expired(const struct sb_control *c, double now)
+{
+    return c->case_deadline > 0 && now >= c->case_deadline;
+}
+
+void sb_control_finish(struct sb_control *c, struct sandbox_result *r, bool case_expired)
+{
+    if (c->fd >= 0) {
+        /* What the run wrote before it ended is still worth its timestamps; a descendant that
+         * kept the pipe open must not keep the supervisor reading. */
+        for (int i = 0; i < 64 && sb_control_read(c); i++)
+            ;
+        close(c->fd);
+    }
+    r->events = c->events;
+    r->n_events = c->n;
+    r->case_timed_out = case_expired ? c->current : -1;
+    c->events = NULL;
+    c->n = c->alloc = 0;
+    c->fd = -1;
+}

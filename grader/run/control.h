@@ -1,0 +1,49 @@
+/*
+ * control: the supervisor's end of a run's control pipe (sandbox.h's `control`).
+ *
+ * The harness writes one short line per case and timed series boundary (grader/harness/
+ * result.h); the supervisor reads them as they come, stamps each with its own clock (which the
+ * student's code cannot slow down), and moves the run's deadline to the current case's own
+ * limit, so that a case that hangs costs its own limit and the cases before it keep theirs.
+ * Lines are kept whole up to 63 bytes, at most SB_CONTROL_MAX_EVENTS of them: a flood from the
+ * student's code costs it only its own record. struct sb_control owns its events until
+ * sb_control_finish hands them to the result.
+ */
+#ifndef LG_CONTROL_H
+#define LG_CONTROL_H
+
+#include "run/sandbox.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SB_CONTROL_MAX_EVENTS 20000
+/* The fd the child's end goes to when the run has no bubblewrap status pipe (3 otherwise 4);
+ * the harness finds it in LG_CONTROL_FD. */
+#define SB_CONTROL_ENV "LG_CONTROL_FD"
+
+struct sb_control {
+    int fd; /* the read end, -1 when the run has no control pipe */
+    char line[256];
+    size_t len;
+    bool overlong; /* dropping the rest of a line too long to keep */
+    struct sandbox_event *events;
+    size_t n, alloc;
+    const double *limits;
+    size_t n_limits;
+    int current; /* the case running, by its last "B <i>"; -1 before */
+    double case_deadline;
+    double start;
+};
+
+void sb_control_init(struct sb_control *c, int fd, const struct sandbox_opts *o, double start);
+/* Read what is there without blocking; false at end of file or error (stop polling it). */
+bool sb_control_read(struct sb_control *c);
+/* The earlier of the run's own deadline (0: none) and the current case's. */
+double sb_control_deadline(const struct sb_control *c, double run_deadline);
+/* Whether the deadline that passed was the current case's own. */
+bool sb_control_case_expired(const struct sb_control *c, double now);
+/* Hand the events over to r (and which case's limit ended it, when one did); closes fd. */
+void sb_control_finish(struct sb_control *c, struct sandbox_result *r, bool case_expired);
+
+#endif

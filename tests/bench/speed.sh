@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# tests/bench/speed.sh BIN WORK: the speed rows of `make bench` (issue "grading at the speed of
+# the hardware"), each beside its target; and how steady the speedups are over re-grades, and
+# what the checks of the timed pairs cost. Prints table rows ("measure|value|target|ratio") on
+# stdout, progress on stderr. Lab 6 on a GPU machine; the CPU test lab (tests/fixtures/labcpu)
+# everywhere. BENCH_REGRADES (5) re-grades for the steadiness rows; BENCH_CLASS (7) students
+# for the class row (0 skips it).
+set -u
+BIN=$1
+WORK=$2
+REGRADES=${BENCH_REGRADES:-5}
+CLASS=${BENCH_CLASS:-7}
+note() { echo "bench: $* ($(date +%T))" >&2; }
+row() { printf '%s|%s|%s|%s\n' "$1" "$2" "$3" "$4"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b }'; }
+# Seconds one command takes (its output in WORK/last.log).
+timed() {
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" > "$WORK/last.log" 2>&1
+    t1=$(date +%s.%N)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
+}
+
+gpu=no
+build/harness/gpuprobe > /dev/null 2>&1 && gpu=yes
+
+# One lab's check rows: cold (nothing cached), unchanged, after an edit, correctness only, one
+# case, and the full lab (slow cases).
+check_rows() {
+    local lab=$1 sub_src=$2 name=$3 edit=$4 one=$5
+    local out=$WORK/out-$name sub=$WORK/sub-$name
+    rm -rf "$out" "$sub"
+    cp -r "$sub_src" "$sub"
+    note "$name: check, cold"
+    local cold=$(timed "$BIN" check "$lab" --submission "$sub" --out "$out" --no-pdf --quiet)
+    row "check $name, cold (s)" "$cold" "-" ""
+    note "$name: check, unchanged"
+    local warm=$(timed "$BIN" check "$lab" --submission "$sub" --out "$out" --no-pdf --quiet)
+    row "check $name, unchanged submission (s)" "$warm" "target 5" "$(ratio "$warm" 5)"
+    printf '\n/* an edit */\n' >> "$sub/$edit"
+    local edited=$(timed "$BIN" check "$lab" --submission "$sub" --out "$out" --no-pdf --quiet)
+    row "check $name, after an edit (s)" "$edited" "target 8" "$(ratio "$edited" 8)"
+    local nt=$(timed "$BIN" check "$lab" --submission "$sub" --out "$out" --no-pdf --quiet \
+        --no-timing)
+    row "check $name --no-timing (s)" "$nt" "target 3" "$(ratio "$nt" 3)"
+    local one_t=$(timed "$BIN" check "$lab" --submission "$sub" --out "$out" --no-pdf --quiet \
+        --no-timing $one)
+    row "check $name $one --no-timing (s)" "$one_t" "target 1" "$(ratio "$one_t" 1)"
+    note "$name: check --full"
+    local full=$(timed "$BIN" check "$lab" --submission "$sub" --out "$out" --no-pdf --quiet --full)
+    row "check $name --full (s)" "$full" "target 30" "$(ratio "$full" 30)"
+    python3 - "$out" <<'PY' >&2
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
+    r = json.load(open(f))
+    print("bench: last check's phases:", {k: round(v, 2) for k, v in r.get("phases", {}).items()})
+PY
+}
+
+# A class with one kernel that hangs: submissions per minute, and what the hang cost.
+class_rows() {
+    local lab=labs/lab6 class=$WORK/class out=$WORK/class-out
+    rm -rf "$class" "$out"
+    mkdir -p "$class"
+    for i in $(seq 1 "$CLASS"); do
+        cp -r tests/fixtures/lab6/correct "$class/s$i"
+        for f in "$class/s$i"/*.c* ; do printf '\n/* student %s */\n' "$i" >> "$f"; done
+    done
+    cp tests/hostile/gpu_endless_kernel/grade2_gpu.cu "$class/s1/grade2_gpu.cu"
+    note "class of $CLASS, one hangs"
+    local wall=$(timed "$BIN" grade "$lab" --submissions "$class" --out "$out" --no-pdf \
+        --timeout 20)
+    local per_min=$(awk -v n="$CLASS" -v w="$wall" 'BEGIN { printf "%.1f", n * 60 / w }')
+    row "class of $CLASS (one hangs), submissions/min" "$per_min" "target 20" \
+        "$(ratio 20 "$per_min")"
+    local hang=$(python3 - "$out" <<'PY'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/lab6/s1/results.json"):
+    r = json.load(open(f))
+    print("%.1f" % sum(c.get("wall_s", 0) for e in r["exercises"] for v in e["variants"]
+                       if v["variant_id"] == "gpu_dev" and e["exercise_id"] == "grade2"
+                       for c in v["cases"]))
+PY
+)
+    row "  the hang's cost (s, grade2/gpu_dev)" "${hang:--}" "target 40 (2x20)" \
+        "$(ratio "${hang:-0}" 40)"
+}
+
+# Re-grades of the solution: the coefficient of variation of each variant's speedup, where the
+# call takes 50 us or more (the target's scope); and the checks' share of the grading time.
+steadiness_rows() {
+    local lab=$1 sub=$2 name=$3 out=$WORK/steady-$name
+    rm -rf "$out"
+    note "$name: $REGRADES re-grades"
+    for i in $(seq 1 "$REGRADES"); do
+        "$BIN" grade "$lab" --submissions "$WORK/one-$name" --out "$out/$i" --no-pdf \
+            --force > /dev/null 2>&1
+    done
+    python3 - "$out" "$name" <<'PY'
+import glob, json, statistics, sys
+runs = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/*/*/*/results.json"))]
+speed, checks, wall = {}, 0.0, 0.0
+for r in runs:
+    for e in r["exercises"]:
+        for v in e["variants"]:
+            for c in v["cases"]:
+                wall += c.get("wall_s", 0)
+                checks += c.get("checks_s", 0)
+                if c["verdict"] == "OK" and c.get("speedup_ref") and c["time"]["median_ms"] >= 0.05:
+                    speed.setdefault((e["exercise_id"], v["variant_id"], c["case_id"]), []).append(c["speedup_ref"])
+for key, xs in sorted(speed.items()):
+    if len(xs) > 1:
+        cv = 100 * statistics.stdev(xs) / statistics.mean(xs)
+        print("re-grade CV of the speedup, %s (%%)|%.2f|limit 2|%.2f" % ("/".join(key), cv, cv / 2))
+if wall > 0:
+    print("checks of the timed pairs, share of run time (%%)|%.1f|limit 10|%.2f"
+          % (100 * checks / wall, checks / wall / 0.10))
+PY
+}
+
+one_student() {
+    rm -rf "$WORK/one-$2"
+    mkdir -p "$WORK/one-$2"
+    cp -r "$1" "$WORK/one-$2/solution"
+}
+
+if [ $gpu = yes ]; then
+    check_rows labs/lab6 labs/lab6/solution lab6 matmul_gpu.cu "--only grade2 --case n1000"
+    [ "$CLASS" -gt 0 ] && class_rows
+    one_student labs/lab6/solution lab6
+    steadiness_rows labs/lab6 labs/lab6/solution lab6
+fi
+check_rows tests/fixtures/labcpu tests/fixtures/labcpu/solution labcpu dot.c "--only dot --case n10"
+one_student tests/fixtures/labcpu/solution labcpu
+steadiness_rows tests/fixtures/labcpu tests/fixtures/labcpu/solution labcpu
