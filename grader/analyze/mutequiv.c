@@ -42,9 +42,11 @@ static int apply_line(struct mutate_result *r, const char *path, int lineno, cha
     bool mutated = false;
     for (size_t f = 0; f < r->n_files && !mutated; f++)
         mutated = !strcmp(r->files[f], file);
-    if (!rec && mutated) {
-        mutate_warn(r, xstrfmt("%s:%d: no mutant %s:%u:%u %s any more (the solution changed?)",
-                               path, lineno, file, line, col, opname));
+    if (!rec) {
+        if (mutated)
+            mutate_warn(r, xstrfmt("%s:%d: no mutant %s:%u:%u %s any more (the solution "
+                                   "changed?)",
+                                   path, lineno, file, line, col, opname));
     } else if (rec->status == MUT_SURVIVED) {
         rec->status = MUT_EQUIVALENT;
         free(rec->note);

@@ -147,9 +147,9 @@ END_TEST
 
 /*
  * Lab 3's CPU variants: 45 mutants, 4 of them documented as equivalent
- * (labs/lab3/solution/mutate-equivalent.txt), every other one killed. Before the harness
- * guarded the end of host arrays, the 8 `i <= n` loops survived; before f16_roundtrip was
- * compared exactly, so did a function returning its input.
+ * (labs/lab3/solution/mutate-equivalent.txt), every other one killed. Before the harness's
+ * guard zones, the 8 `i <= n` loops survived; before f16_roundtrip was compared exactly, so did
+ * a function returning its input.
  */
 START_TEST(test_mutate_lab3_cpu)
 {

@@ -1,9 +1,9 @@
 /*
  * grader mutate with a GPU (make test-gpu): lab 4's vadd, GPU variants included. The mutants
  * every lab 4 case must kill are killed: the block count rounded down (n = 5466 is no multiple
- * of 1024), outputs left as zeros, the input echoed, and every CPU mutant; none ends in a
- * grader error. The GPU variants' other survivors (a bounds check dropped writes past the end
- * of device memory, which the outputs cannot show) are reported, not asserted.
+ * of 1024), the kernel's bounds check dropped (the last block's extra threads write into the
+ * guard zone after u), outputs left as zeros, the input echoed, and every CPU mutant; none ends
+ * in a grader error.
  */
 #include "../e2e/e2e.h"
 
@@ -55,6 +55,7 @@ START_TEST(test_vadd_with_gpu)
     ck_assert_int_eq((int)json_get_number(root, "not_run", -1), 0);
     const struct json_value *muts = json_get(root, "mutants");
     static const char *const must[][3] = {{"vadd_gpu.cu", "blocks_down", NULL},
+                                          {"vadd_gpu.cu", "drop_guard", NULL},
                                           {"vadd_gpu.cu", "zero_result", "vadd/gpu_dev"},
                                           {"vadd_gpu.cu", "zero_result", "vadd/gpu"},
                                           {"vadd_gpu.cu", "echo_input", "vadd/gpu"}};
