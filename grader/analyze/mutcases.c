@@ -546,7 +546,7 @@ int mutcases_run(struct mutrun *m, struct error *err)
                     free(all);
                     all = t;
                 }
-                add_job(m, &jobs, &n, &alloc, yaml, m->solution, SIZE_MAX, e, all);
+                add_job(m, &jobs, &n, &alloc, yaml, m->baseline, SIZE_MAX, e, all);
                 free(all);
             }
         rc = jobs_run(jobs, n, m->o->jobs > 0 ? m->o->jobs : jobs_cpus(), extra_done, &c, err);

@@ -64,6 +64,7 @@ void mutrun_release(struct mutrun *m)
     free(m->grader);
     free(m->lab_yaml);
     free(m->solution);
+    free(m->baseline);
     free(m->runs);
     free(m->work);
     free(m->timeout);
@@ -117,7 +118,8 @@ char *mutrun_results_path(const struct mutrun *m, const char *student)
     return xstrfmt("%s/%s/%s/results.json", m->runs, m->lab->id, student);
 }
 
-/* Whether name is a source of some variant of the lab, and of one rec reaches. */
+/* Whether name is a source of some variant of the lab, and of one rec reaches (rec NULL: the
+ * solution, which reaches every variant, or every CPU variant with --cpu-only). */
 static void source_use(const struct mutrun *m, const struct mut_record *rec, const char *name,
                        bool *of_lab, bool *needed)
 {
@@ -125,7 +127,8 @@ static void source_use(const struct mutrun *m, const struct mut_record *rec, con
     for (size_t e = 0; e < m->lab->n_exercises; e++)
         for (size_t v = 0; v < m->lab->exercises[e].n_variants; v++) {
             const struct impl_spec *st = &m->lab->exercises[e].variants[v].student;
-            bool reached = !rec;
+            bool reached =
+                !rec && (!m->o->cpu_only || m->lab->exercises[e].variants[v].target == TARGET_CPU);
             for (size_t t = 0; rec && t < rec->n_targets; t++)
                 reached |= m->r->targets[rec->targets[t]].ex == e &&
                            m->r->targets[rec->targets[t]].var == v;
@@ -140,7 +143,7 @@ static void source_use(const struct mutrun *m, const struct mut_record *rec, con
 char *mutrun_mutant_dir(const struct mutrun *m, const struct mut_record *rec, size_t index,
                         struct error *err)
 {
-    char *dir = xstrfmt("%s/m%04zu", m->work, index + 1);
+    char *dir = rec ? xstrfmt("%s/m%04zu", m->work, index + 1) : path_join(m->work, "solution");
     DIR *d = opendir(m->solution);
     if (mkdir_p(dir, err) != 0 || !d) {
         if (d)
@@ -247,7 +250,11 @@ static int solution_passes(const struct mutrun *m, const struct results *res, st
 
 int mutrun_baseline(struct mutrun *m, struct error *err)
 {
-    char **argv = mutrun_argv(m, NULL, m->solution, m->o->only, "solution", NULL);
+    free(m->baseline);
+    m->baseline = m->o->cpu_only ? mutrun_mutant_dir(m, NULL, 0, err) : xstrdup(m->solution);
+    if (!m->baseline)
+        return -1;
+    char **argv = mutrun_argv(m, NULL, m->baseline, m->o->only, "solution", NULL);
     char *log = xstrfmt("%s/solution.log", m->work), *json = mutrun_results_path(m, "solution");
     struct job j = {argv, log, 0, NULL};
     struct results res;

@@ -16,9 +16,12 @@ struct mutrun {
     const struct lab *lab;
     const struct mutate_opts *o;
     struct mutate_result *r;
-    char *grader;    /* absolute path of the grader run */
-    char *lab_yaml;  /* absolute */
-    char *solution;  /* absolute solution folder */
+    char *grader;   /* absolute path of the grader run */
+    char *lab_yaml; /* absolute */
+    char *solution; /* absolute solution folder */
+    /* The folder the solution is graded from (mutrun_baseline sets it): solution/, or with
+     * --cpu-only a copy without the GPU variants' own sources, so nvcc builds nothing. */
+    char *baseline;
     char *runs;      /* <out>/<lab>/mutate/runs, absolute */
     char *work;      /* runs/.work/mutants: the mutants' folders and logs */
     double *timeout; /* per exercise: the limit passed to every run, 0: the spec's */
@@ -47,7 +50,8 @@ char *mutrun_results_path(const struct mutrun *m, const char *student);
 
 /* The folder a mutant (or the solution, rec NULL) is graded from: the solution's files, the
  * record's file mutated, and the sources of variants it does not reach left out (their
- * variants then fail fast, and are not counted). Caller frees. */
+ * variants then fail fast, and are not counted). The solution reaches every variant, or with
+ * --cpu-only every CPU variant. Caller frees. */
 char *mutrun_mutant_dir(const struct mutrun *m, const struct mut_record *rec, size_t index,
                         struct error *err);
 
