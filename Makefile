@@ -10,6 +10,8 @@
 #   make gradescope LAB=6  Gradescope autograder zip (ARGS="--gpu-policy remote ..."; docs/exports.md)
 #   make install         bin/labgrader, its data, and the manual page (man labgrader)
 #   make bench           grading throughput and timing-accuracy table
+#   make similarity LAB=6 SUBMISSIONS=dir   pairs of similar submissions (instructors)
+#   make mutate LAB=6    does the lab's grading catch wrong code? (mutation testing)
 
 CC        ?= gcc
 PREFIX    ?= /usr/local
@@ -24,7 +26,7 @@ override CFLAGS += -Werror
 endif
 DEPFLAGS   = -MMD -MP
 PKGS      := yaml-0.1
-LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml) -larchive -lm
+LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml) -larchive -lm -ldl
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 LAB       ?= 6
 LABDIR     = labs/lab$(LAB)
@@ -32,7 +34,7 @@ SUBMISSION ?= $(if $(wildcard $(LABDIR)/solution),$(LABDIR)/solution,$(LABDIR)/s
 ARGS      ?=
 
 # One folder per pipeline stage (docs/architecture.md); the harness is built apart.
-STAGES     := base spec run grade report class cli
+STAGES     := base spec run grade report class analyze cli
 GRADER_SRC := $(filter-out grader/cli/main.c,$(foreach s,$(STAGES),$(wildcard grader/$(s)/*.c)))
 GRADER_OBJ := $(GRADER_SRC:grader/%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ   := $(BUILD)/obj/cli/main.o
@@ -62,7 +64,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
+.PHONY: all deps deps-test deps-analyze similarity mutate check test test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean
 
 all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE) $(MAN)
@@ -72,6 +74,12 @@ deps-test:
 
 deps:
 	@grader/deps.sh build
+
+deps-analyze:
+	@grader/deps.sh analyze
+
+# libclang (grader similarity, grader mutate) is loaded at run time (grader/analyze/tokens.c):
+# nothing of it is needed to build, and the rest of the grader runs without it.
 
 $(BUILD)/obj/%.o: grader/%.c
 	@mkdir -p $(@D)
@@ -152,6 +160,15 @@ kit: all
 
 gradescope: all
 	$(BIN) gradescope $(LABDIR) $(ARGS)
+
+# Instructors only. deps-analyze may install libclang-dev, so the build runs afterwards.
+similarity: deps deps-analyze
+	@$(MAKE) --no-print-directory all
+	$(BIN) similarity $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
+
+mutate: deps deps-analyze
+	@$(MAKE) --no-print-directory all
+	$(BIN) mutate $(LABDIR) $(ARGS)
 
 bench: deps all
 	tests/bench/run.sh
