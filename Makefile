@@ -38,7 +38,7 @@ LIB        := $(BUILD)/libgrader.a
 BIN        := $(BUILD)/grader
 
 # The harness is the trusted half of every student and reference process.
-HARNESS_PARTS := harness job case timing buffers clock result rng dtype
+HARNESS_PARTS := harness job case timing buffers fill clock result dtype
 HARNESS_OBJ := $(BUILD)/harness/libharness.a
 HARNESS_CPU := $(BUILD)/harness/harness_nogpu.o
 HARNESS_GPU := $(if $(NVCC),$(BUILD)/harness/harness_gpu.o $(BUILD)/harness/gpuprobe)

@@ -57,9 +57,9 @@ const char *grading_case_skipped(const struct grading *g, const struct case_spec
  * time on this machine where it is known (references.c). */
 double grading_case_timeout(const struct grading *g, const struct exercise_spec *ex,
                             const struct variant_spec *v, const struct case_spec *c);
-/* The timing rules a run uses: the spec's, or for a student's quick check (check without
- * --full) at most QUICK_BUDGET_S per series, so that a check takes seconds; the instructor's
- * grading and --full always use the spec's own budget. */
+/* The timing rules a run uses: the spec's, or for a student's check (with or without --full)
+ * at most QUICK_BUDGET_S per series, so that a check takes seconds and the slow cases of
+ * --full a few pairs each; the instructor's grading always uses the spec's own budget. */
 #define QUICK_BUDGET_S 0.3
 struct timing_spec grading_timing(const struct grading *g, const struct exercise_spec *ex);
 /* A fresh scratch folder under the work folder; NULL with err set. Caller frees. */
@@ -134,6 +134,9 @@ void judge_skip(struct case_result *cr, enum verdict v, const char *msg);
 
 /* A passed case's times from its series: the function's and the reference's, the paired
  * speedup and its interval; the clock and stream checks that turn a forged time into CH. */
+/* The clocks of a case's timed series: the process's own clock against the supervisor's, the
+ * events against the host clock (side streams). false when one set the verdict to CH. */
+bool speed_honest(struct grading *g, const struct run_case_outcome *co, struct case_result *cr);
 void speed_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                 const struct case_spec *c, const struct run_case_outcome *co,
                 struct case_result *cr);

@@ -64,8 +64,8 @@ static double median_gap(const double *host, const double *event, size_t n)
 
 /* GPU: the function's host-clock excess over its events, beyond what the reference's shows on
  * the same path, means work the events did not see. */
-static bool streams_honest(const struct messages *msgs, const struct run_series *s,
-                           struct case_result *cr)
+static bool series_streams_honest(const struct messages *msgs, const struct run_series *s,
+                                  struct case_result *cr)
 {
     if (!s->stu_event || !s->n || s->stu_event[0] < 0 || !s->paired || !s->ref_event)
         return true;
@@ -80,6 +80,14 @@ static bool streams_honest(const struct messages *msgs, const struct run_series 
                                          "after the call returned is not a speed-up"),
                       stu_ev, excess));
     return false;
+}
+
+bool speed_honest(struct grading *g, const struct run_case_outcome *co, struct case_result *cr)
+{
+    const struct messages *msgs = g->o->messages;
+    return clock_honest(msgs, co, cr) &&
+           series_streams_honest(msgs, &co->series[RUN_SERIES_CALL], cr) &&
+           series_streams_honest(msgs, &co->series[RUN_SERIES_TRANSFER], cr);
 }
 
 static void clock_of(const struct run_series *s, struct gpu_clock *k)
@@ -150,13 +158,13 @@ void speed_case(struct grading *g, const struct exercise_spec *ex, const struct 
 {
     const struct messages *msgs = g->o->messages;
     const struct run_series *call = &co->series[RUN_SERIES_CALL];
-    if (cr->verdict != V_PASS || !call->present || !clock_honest(msgs, co, cr) ||
-        !streams_honest(msgs, call, cr) ||
-        !streams_honest(msgs, &co->series[RUN_SERIES_TRANSFER], cr))
+    if (cr->verdict != V_PASS || !call->present || !speed_honest(g, co, cr))
         return;
     series_times(call, &cr->time, &cr->ref_time);
     series_times(&co->series[RUN_SERIES_TRANSFER], &cr->time_transfer, &cr->ref_time_transfer);
     clock_of(call, &cr->clock);
+    /* One process times both, pair by pair: the same clock readings are the reference's. */
+    clock_of(call, &cr->ref_clock);
     cr->checks_s = (call->checks_ms + co->series[RUN_SERIES_TRANSFER].checks_ms) / 1e3;
     clock_findings(msgs, call, cr);
     blocking_finding(msgs, co, cr);

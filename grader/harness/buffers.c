@@ -1,6 +1,7 @@
 #include "buffers.h"
 
 #include "draw.h"
+#include "fill.h"
 #include "harness.h"
 
 #include <math.h>
@@ -104,21 +105,7 @@ int lg_buf_draw(struct lg_buf *b, enum lg_dtype t, size_t count, int dist, doubl
 {
     if (b->space == LG_SPACE_DEVICE)
         return lg_gpu_draw(b->p, (int)t, count, dist, p1, p2, seed);
-    int integer = !lg_dtype_is_float(t);
-    switch (t) {
-    case LG_F64:
-        for (size_t i = 0; i < count; i++)
-            ((double *)b->p)[i] = lg_draw_value(seed, i, dist, p1, p2, 0);
-        break;
-    case LG_F32:
-        for (size_t i = 0; i < count; i++)
-            ((float *)b->p)[i] = (float)lg_draw_value(seed, i, dist, p1, p2, 0);
-        break;
-    default:
-        for (size_t i = 0; i < count; i++)
-            lg_dtype_store(t, b->p, i, lg_draw_value(seed, i, dist, p1, p2, integer));
-        break;
-    }
+    lg_host_fill(t, b->p, count, dist, p1, p2, seed);
     return 0;
 }
 
@@ -157,6 +144,21 @@ long long lg_buf_compare(const struct lg_buf *actual, const struct lg_buf *expec
     if (actual->space == LG_SPACE_DEVICE)
         return lg_gpu_compare(actual->p, expected->p, (int)t, count, rtol, atol, equal_nan ? 1 : 0,
                               first);
+    /* Typed loops for the float types every timed pair compares (millions of elements). */
+    if (t == LG_F32) {
+        const float *a = actual->p, *e = expected->p;
+        for (size_t i = 0; i < count; i++)
+            if (a[i] != e[i] && !close_enough(a[i], e[i], rtol, atol, equal_nan) && bad++ == 0)
+                *first = (long long)i;
+        return bad;
+    }
+    if (t == LG_F64) {
+        const double *a = actual->p, *e = expected->p;
+        for (size_t i = 0; i < count; i++)
+            if (a[i] != e[i] && !close_enough(a[i], e[i], rtol, atol, equal_nan) && bad++ == 0)
+                *first = (long long)i;
+        return bad;
+    }
     for (size_t i = 0; i < count; i++) {
         double a = lg_dtype_load(t, actual->p, i), e = lg_dtype_load(t, expected->p, i);
         if (close_enough(a, e, rtol, atol, equal_nan))

@@ -1034,7 +1034,7 @@ static int variant_link(struct build_ctx *b, const struct exercise_spec *ex,
         argv_push_split(&cmd, b->lab->ldflags);
     if (any_cuda)
         cudart_shared(b->tc, &cmd);
-    argv_push_split(&cmd, "-ldl -lm");
+    argv_push_split(&cmd, "-ldl -lpthread -lm");
     int rc = run_tool(b, &cmd, &log, &ok, err);
     if (rc == 0 && log.len)
         strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);

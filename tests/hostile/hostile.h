@@ -108,6 +108,10 @@ static inline int hostile_write(const char *path, const char *text, size_t len)
 static inline void hostile_tree_list(const char *path, const char *rel, struct strbuf *out)
 {
     struct stat st;
+    /* What the grader itself adds to its cache while grading (the submissions' builds, the
+     * references' times on this machine) is not the run's doing. */
+    if (!strcmp(rel, "cache/builds") || !strcmp(rel, "cache/reftime"))
+        return;
     if (lstat(path, &st) != 0) {
         strbuf_addf(out, "%s absent\n", rel);
         return;
