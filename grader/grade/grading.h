@@ -60,7 +60,7 @@ double grading_case_timeout(const struct grading *g, const struct exercise_spec 
 /* The timing rules a run uses: the spec's, or for a student's check (with or without --full)
  * at most QUICK_BUDGET_S per series, so that a check takes seconds and the slow cases of
  * --full a few pairs each; the instructor's grading always uses the spec's own budget. */
-#define QUICK_BUDGET_S 0.3
+#define QUICK_BUDGET_S 0.2
 struct timing_spec grading_timing(const struct grading *g, const struct exercise_spec *ex);
 /* A fresh scratch folder under the work folder; NULL with err set. Caller frees. */
 char *grading_fresh_dir(const struct grading *g, const char *name, struct error *err);

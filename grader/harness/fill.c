@@ -74,8 +74,8 @@ void lg_host_fill(enum lg_dtype t, void *p, size_t count, int dist, double p1, d
     pthread_t tid[MAX_THREADS];
     bool started[MAX_THREADS] = {false};
     for (size_t k = 0; k < n_threads; k++) {
-        chunks[k] = (struct chunk){t,  p,  count * k / n_threads, count * (k + 1) / n_threads,
-                                   dist, p1, p2, seed};
+        chunks[k] = (struct chunk){
+            t, p, count * k / n_threads, count * (k + 1) / n_threads, dist, p1, p2, seed};
         /* The first chunk is this thread's own; a thread that cannot start (a process
          * limit) leaves its chunk to this thread too. */
         if (k > 0)
