@@ -508,7 +508,10 @@ static int cmd_check(int argc, char **argv)
     {
         char *dir = xstrfmt("%s/%s/%s", out, lab.id, r.student_id);
         char *json = path_join(dir, "results.json");
-        bool color = table_use_color(stdout);
+        struct table_opts to;
+        table_opts_init(&to);
+        to.color = table_use_color(stdout);
+        to.msgs = &msgs;
         if (mkdir_p(dir, &err) != 0 || results_write(&r, json, &err) != 0 ||
             write_check_exports(&r, dir, &lab, &msgs, &err) != 0) {
             error_print(&err, stderr);
@@ -518,8 +521,8 @@ static int cmd_check(int argc, char **argv)
         }
         if (!quiet)
             fputc('\n', stdout);
-        table_print(stdout, &r, color);
-        table_print_summary(stdout, &r, color);
+        table_print(stdout, &r, &to);
+        table_print_summary(stdout, &r, &to);
         printf("results: %s\n", json);
         status = status_of(&r);
         if (render_report(&r, dir, &home, lang, pdf_mode, true, false) != 0 && pdf_mode > 0)

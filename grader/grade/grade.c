@@ -32,6 +32,8 @@ static void case_head(const struct exercise_spec *ex, size_t vi, size_t ci, stru
     case_sizes_text(c, &sizes);
     cr->case_id = xstrdup(c->id);
     cr->sizes = strbuf_detach(&sizes);
+    for (size_t i = 0; i < c->n_sizes; i++)
+        case_result_add_param(cr, c->sizes[i].name, c->sizes[i].value);
     cr->hidden = c->hidden;
     cr->slow = c->slow;
     cr->max_points = exercise_case_points(ex, ci) * ex->variants[vi].weight / (wsum > 0 ? wsum : 1);
@@ -58,6 +60,9 @@ static void variant_head(const struct exercise_spec *ex, const struct variant_sp
     } else {
         vr->memory = xstrdup(mem_space_name(v->memory));
     }
+    for (size_t ai = 0; ai < ex->n_args; ai++)
+        if (ex->args[ai].kind != ARG_SCALAR && !ex->args[ai].is_return)
+            variant_result_add_arg_memory(vr, ex->args[ai].name, variant_arg_memory(v, ex, ai));
 }
 
 static char *build_log_excerpt(const struct build_result *br)
@@ -180,9 +185,11 @@ static void progress_line(const struct grading *g, const struct exercise_spec *e
 {
     if (!g->o->progress)
         return;
-    fprintf(g->o->progress, "  %s/%s %-10s %s", ex->id, v->id, cr->case_id,
+    /* A student's check names no hidden case: its id, size or time is a hint. */
+    bool veil = cr->hidden && !g->env->grade_mode && !g->lab->show_hidden;
+    fprintf(g->o->progress, "  %s/%s %-10s %s", ex->id, v->id, veil ? "(hidden)" : cr->case_id,
             verdict_code(cr->verdict));
-    if (cr->verdict == V_PASS && cr->time.valid)
+    if (cr->verdict == V_PASS && cr->time.valid && !veil)
         fprintf(g->o->progress, "  %.3f ms", cr->time.median_ms);
     fputc('\n', g->o->progress);
     fflush(g->o->progress);
@@ -206,7 +213,12 @@ static int judge_runs(struct grading *g, const struct exercise_spec *ex,
                            err) != 0)
                 return -1;
             speed_case(g, ex, v, c, co, cr);
+            size_t before = cr->n_findings;
             limits_case(g, ex, v, c, cr);
+            /* Which findings are the roofline's: the report shows them only where they mean
+             * something (report/findings.h). */
+            cr->roofline_first = cr->n_findings > before ? before + 1 : 0;
+            cr->roofline_count = cr->n_findings - before;
             if (no_pair && cr->verdict == V_PASS)
                 judge_add_finding(
                     cr, xstrfmt(messages_get(g->o->messages, "reference not timed: %s"), no_pair));

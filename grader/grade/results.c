@@ -3,8 +3,10 @@
 #include "base/json.h"
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/util.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +60,9 @@ static void case_release(struct case_result *c)
 {
     free(c->case_id);
     free(c->sizes);
+    for (size_t i = 0; i < c->n_params; i++)
+        free(c->params[i].name);
+    free(c->params);
     free(c->message);
     free(c->detail);
     free(c->mismatches);
@@ -109,6 +114,9 @@ void results_release(struct results *r)
             free(vr->function);
             free(vr->target);
             free(vr->memory);
+            for (size_t i = 0; i < vr->n_arg_memory; i++)
+                free(vr->arg_memory[i].arg);
+            free(vr->arg_memory);
             free(vr->build_log);
         }
         free(ex->variants);
@@ -135,6 +143,22 @@ double results_final_score(const struct results *r)
         return r->score; /* unknown stays unknown */
     double s = r->lms.late.zeroed ? 0 : r->score - r->lms.late.penalty;
     return s > 0 ? s : 0;
+}
+
+void case_result_add_param(struct case_result *c, const char *name, long value)
+{
+    c->params = xrealloc(c->params, (c->n_params + 1) * sizeof(*c->params));
+    c->params[c->n_params].name = xstrdup(name ? name : "");
+    c->params[c->n_params].value = value;
+    c->n_params++;
+}
+
+void variant_result_add_arg_memory(struct variant_result *v, const char *arg, enum mem_space space)
+{
+    v->arg_memory = xrealloc(v->arg_memory, (v->n_arg_memory + 1) * sizeof(*v->arg_memory));
+    v->arg_memory[v->n_arg_memory].arg = xstrdup(arg ? arg : "");
+    v->arg_memory[v->n_arg_memory].space = space;
+    v->n_arg_memory++;
 }
 
 void results_tally(struct results *r)
@@ -244,6 +268,15 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     json_writer_begin_object(w);
     put_str(w, "case_id", c->case_id);
     put_str(w, "sizes", c->sizes);
+    json_writer_key(w, "params");
+    json_writer_begin_array(w);
+    for (size_t i = 0; i < c->n_params; i++) {
+        json_writer_begin_object(w);
+        put_str(w, "name", c->params[i].name);
+        put_num(w, "value", (double)c->params[i].value);
+        json_writer_end_object(w);
+    }
+    json_writer_end_array(w);
     put_bool(w, "hidden", c->hidden);
     put_bool(w, "slow", c->slow);
     put_str(w, "verdict", verdict_code(c->verdict));
@@ -290,6 +323,8 @@ static void put_case(struct json_writer *w, const struct case_result *c)
         json_writer_string(w, c->findings[i]);
     json_writer_end_array(w);
     put_num(w, "perf_finding", (double)c->perf_finding);
+    put_num(w, "roofline_first", (double)c->roofline_first);
+    put_num(w, "roofline_count", (double)c->roofline_count);
     put_num(w, "wall_s", c->wall_s);
     put_num(w, "cpu_s", c->cpu_s);
     put_num(w, "peak_rss_kb", (double)c->peak_rss_kb);
@@ -336,6 +371,15 @@ static void put_variant(struct json_writer *w, const struct variant_result *vr)
     put_str(w, "function", vr->function);
     put_str(w, "target", vr->target);
     put_str(w, "memory", vr->memory);
+    json_writer_key(w, "arg_memory");
+    json_writer_begin_array(w);
+    for (size_t i = 0; i < vr->n_arg_memory; i++) {
+        json_writer_begin_object(w);
+        put_str(w, "arg", vr->arg_memory[i].arg);
+        put_str(w, "space", mem_space_name(vr->arg_memory[i].space));
+        json_writer_end_object(w);
+    }
+    json_writer_end_array(w);
     put_bool(w, "built", vr->built);
     put_str(w, "build_log", vr->build_log);
     put_num(w, "n_warnings", vr->n_warnings);
@@ -548,10 +592,98 @@ static void read_mismatch(const struct json_value *o, struct mismatch *m)
     }
 }
 
+/* "device" -> MEM_DEVICE, by spec.h's own names; -1 when unknown (a newer grader's). */
+static int mem_space_parse(const char *s, size_t len)
+{
+    for (int m = MEM_HOST; m <= MEM_DEVICE; m++) {
+        const char *name = mem_space_name((enum mem_space)m);
+        if (s && strlen(name) == len && !memcmp(name, s, len))
+            return m;
+    }
+    return -1;
+}
+
+static void read_params(const struct json_value *a, struct case_result *c)
+{
+    for (size_t i = 0; i < arr_len(a); i++) {
+        const struct json_value *p = json_at(a, i);
+        const char *name = json_get_string(p, "name");
+        if (name)
+            case_result_add_param(c, name, num_long(p, "value"));
+    }
+}
+
+static void read_arg_memory(const struct json_value *a, struct variant_result *vr)
+{
+    for (size_t i = 0; i < arr_len(a); i++) {
+        const struct json_value *m = json_at(a, i);
+        const char *arg = json_get_string(m, "arg"), *space = json_get_string(m, "space");
+        int s = mem_space_parse(space, space ? strlen(space) : 0);
+        if (arg && s >= 0)
+            variant_result_add_arg_memory(vr, arg, (enum mem_space)s);
+    }
+}
+
+/* The next "name=value" item of a comma-separated list from *p on, trimmed; false at its end.
+ * Items without '=' have an empty name and are the whole item. */
+static bool next_item(const char **p, const char **name, size_t *name_len, const char **value,
+                      size_t *value_len)
+{
+    const char *s = *p + strspn(*p, " ,");
+    if (!*s)
+        return false;
+    const char *end = s + strcspn(s, ",");
+    const char *eq = memchr(s, '=', (size_t)(end - s));
+    const char *ke = eq ? eq : s, *vs = eq ? eq + 1 : s, *ve = end;
+    while (ke > s && ke[-1] == ' ')
+        ke--;
+    while (vs < ve && *vs == ' ')
+        vs++;
+    while (ve > vs && ve[-1] == ' ')
+        ve--;
+    *name = s;
+    *name_len = (size_t)(ke - s);
+    *value = vs;
+    *value_len = (size_t)(ve - vs);
+    *p = end;
+    return true;
+}
+
+/*
+ * The one fallback for results older than params and arg_memory: both filled from the
+ * text an older grader wrote, "n=1024,m=3" (sizes) and "host" or "dst=device, src=pinned"
+ * (memory). Text that is neither form leaves them empty.
+ */
+static void fill_from_older_text(struct variant_result *vr)
+{
+    const char *p = vr->memory, *name, *value;
+    size_t nl, vl;
+    while (p && next_item(&p, &name, &nl, &value, &vl)) {
+        int s = mem_space_parse(value, vl);
+        if (s < 0)
+            continue;
+        char *arg = xstrndup(name, nl);
+        variant_result_add_arg_memory(vr, arg, (enum mem_space)s);
+        free(arg);
+    }
+    for (size_t c = 0; c < vr->n_cases; c++) {
+        struct case_result *cr = &vr->cases[c];
+        for (p = cr->n_params ? NULL : cr->sizes; p && next_item(&p, &name, &nl, &value, &vl);) {
+            char *n = xstrndup(name, nl), *v = xstrndup(value, vl);
+            long x;
+            if (nl > 0 && parse_long(v, &x))
+                case_result_add_param(cr, n, x);
+            free(n);
+            free(v);
+        }
+    }
+}
+
 static void read_case(const struct json_value *o, struct case_result *c)
 {
     c->case_id = dup_str(o, "case_id");
     c->sizes = dup_str(o, "sizes");
+    read_params(json_get(o, "params"), c);
     c->hidden = json_get_bool(o, "hidden", false);
     c->slow = json_get_bool(o, "slow", false);
     /* results_check_json refused a missing or unknown verdict already. */
@@ -600,6 +732,10 @@ static void read_case(const struct json_value *o, struct case_result *c)
     }
     long pf = num_long(o, "perf_finding");
     c->perf_finding = pf > 0 && (size_t)pf <= c->n_findings ? (size_t)pf : 0;
+    long rf = num_long(o, "roofline_first"), rn = num_long(o, "roofline_count");
+    bool roofline_ok = rf > 0 && rn > 0 && (size_t)rf - 1 + (size_t)rn <= c->n_findings;
+    c->roofline_first = roofline_ok ? (size_t)rf : 0;
+    c->roofline_count = roofline_ok ? (size_t)rn : 0;
     c->wall_s = num(o, "wall_s");
     c->cpu_s = num(o, "cpu_s");
     c->peak_rss_kb = num_long(o, "peak_rss_kb");
@@ -645,6 +781,7 @@ static void read_variant(const struct json_value *o, struct variant_result *vr)
     vr->function = dup_str(o, "function");
     vr->target = dup_str(o, "target");
     vr->memory = dup_str(o, "memory");
+    read_arg_memory(json_get(o, "arg_memory"), vr);
     vr->built = json_get_bool(o, "built", false);
     vr->build_log = dup_str(o, "build_log");
     vr->n_warnings = num_int(o, "n_warnings");
@@ -660,6 +797,8 @@ static void read_variant(const struct json_value *o, struct variant_result *vr)
         sanitizer_run_init(&vr->sanitizer[k]);
         read_sanitizer_run(json_at(ss, k), &vr->sanitizer[k]);
     }
+    if (!json_get(o, "arg_memory"))
+        fill_from_older_text(vr);
 }
 
 static void read_exercise(const struct json_value *o, struct exercise_result *ex)

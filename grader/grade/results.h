@@ -16,6 +16,7 @@
 #include "run/sanitizer.h"
 #include "base/strbuf.h"
 #include "grade/results_lms.h"
+#include "spec/spec.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,9 +67,27 @@ struct mismatch {
     long n_unwritten; /* mismatches still holding the fill value (NaN, or the integer sentinel) */
 };
 
+/* A size parameter of a case as the spec bound it (JSON "params": [{"name": "n",
+ * "value": 1024}, ...]): what plots and tables use, never the text of `sizes`. */
+struct case_param {
+    char *name;
+    long value;
+};
+
+/* Where a variant keeps one array argument (JSON "arg_memory": [{"arg": "dst", "space":
+ * "device"}, ...], spaces named by spec.h's mem_space_name()). */
+struct arg_memory {
+    /* "" only in results read from a file older than these fields whose `memory` named no
+     * argument ("device"): one entry then stands for every array argument. */
+    char *arg;
+    enum mem_space space;
+};
+
 struct case_result {
     char *case_id;
-    char *sizes; /* "n=1024" */
+    char *sizes; /* "n=1024": text for readers of older files; params is the data */
+    struct case_param *params;
+    size_t n_params;
     bool hidden, slow;
     enum verdict verdict;
     char *message; /* one line, for tables */
@@ -101,6 +120,11 @@ struct case_result {
     /* Which finding states the case's speed points (1-based; 0: none), so exports can pick
      * it out whatever the language it was written in. */
     size_t perf_finding;
+    /* Which findings compare the case's rates with this machine's measured peaks (memory
+     * traffic, arithmetic, transfer rate: the roofline): roofline_count of them from
+     * roofline_first on (1-based; 0: none), so reports can leave them out where they say
+     * nothing (report/findings.h), whatever the language they were written in. */
+    size_t roofline_first, roofline_count;
     double wall_s, cpu_s;
     long peak_rss_kb;
 };
@@ -110,7 +134,9 @@ struct variant_result {
     char *title;
     char *function;
     char *target; /* "cpu" or "gpu" */
-    char *memory; /* "host", "device", ... */
+    char *memory; /* "host", "dst=device, src=pinned": text for readers of older files */
+    struct arg_memory *arg_memory; /* every array argument, in the spec's order */
+    size_t n_arg_memory;
     bool built;
     char *build_log; /* compiler output excerpt (warnings and errors) */
     int n_warnings;
@@ -181,11 +207,15 @@ void results_free(struct results *r);
 
 /* The score an LMS gets: the score less the late penalty, never below 0. */
 double results_final_score(const struct results *r);
+/* Append a parameter to a case, an argument's memory space to a variant (strings copied). */
+void case_result_add_param(struct case_result *c, const char *name, long value);
+void variant_result_add_arg_memory(struct variant_result *v, const char *arg, enum mem_space space);
 
 /* Recompute points totals and counts from the case verdicts. */
 void results_tally(struct results *r);
 
-/* JSON round trip. results_read fills an initialised struct. */
+/* JSON round trip. results_read fills an initialised struct. A file older than params and
+ * arg_memory gets them from its sizes and memory text (the one place that reads them). */
 void results_to_json(const struct results *r, struct strbuf *out);
 int results_write(const struct results *r, const char *path, struct error *err);
 /*

@@ -126,10 +126,10 @@ static const struct field exercise_fields[] = {
 };
 
 static const struct field variant_fields[] = {
-    {"variant_id", K_STR, true}, {"cases", K_ARR, true},      {"title", K_STR, false},
-    {"function", K_STR, false},  {"target", K_STR, false},    {"memory", K_STR, false},
-    {"built", K_BOOL, false},    {"build_log", K_STR, false}, {"n_warnings", K_NUM, false},
-    {"sanitizer", K_ARR, false},
+    {"variant_id", K_STR, true}, {"cases", K_ARR, true},       {"title", K_STR, false},
+    {"function", K_STR, false},  {"target", K_STR, false},     {"memory", K_STR, false},
+    {"built", K_BOOL, false},    {"build_log", K_STR, false},  {"n_warnings", K_NUM, false},
+    {"sanitizer", K_ARR, false}, {"arg_memory", K_ARR, false},
 };
 
 static const struct field case_fields[] = {
@@ -157,6 +157,9 @@ static const struct field case_fields[] = {
     {"mismatches", K_ARR, false},
     {"findings", K_ARR, false},
     {"perf_finding", K_NUM, false},
+    {"params", K_ARR, false},
+    {"roofline_first", K_NUM, false},
+    {"roofline_count", K_NUM, false},
     {"wall_s", K_NUM, false},
     {"cpu_s", K_NUM, false},
     {"peak_rss_kb", K_NUM, false},

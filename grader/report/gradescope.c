@@ -40,7 +40,7 @@ static void json_key(struct strbuf *out, const char *indent, const char *key, bo
 
 /* ---- Markdown ---- */
 
-void md_escape(struct strbuf *out, const char *s)
+void gradescope_md_escape(struct strbuf *out, const char *s)
 {
     struct strbuf clean = STRBUF_INIT;
     add_utf8_clean(&clean, or_empty(s));
@@ -139,11 +139,11 @@ static void case_output(const struct gs *g, const struct variant_result *v,
 {
     if (c->verdict == V_SKIPPED) {
         strbuf_addstr(text, messages_get(g->m, "Not run here: "));
-        md_escape(text, case_message(c));
+        gradescope_md_escape(text, case_message(c));
         strbuf_addstr(text, messages_get(g->m, ". This case does not count toward your score."));
         return;
     }
-    md_escape(text, case_message(c));
+    gradescope_md_escape(text, case_message(c));
     if (c->verdict == V_GRADER)
         strbuf_addstr(text, messages_get(g->m, " (the grader failed, not your code: not counted "
                                                "against you)"));
@@ -226,7 +226,7 @@ static void gs_performance(struct gs *g, size_t ei, size_t number_after)
                     strbuf_addstr(&text, "\n\n");
                     char *line = xstrfmt("%s / %s: %s", or_empty(v->variant_id),
                                          or_empty(c->case_id), c->findings[f]);
-                    md_escape(&text, line);
+                    gradescope_md_escape(&text, line);
                     free(line);
                 }
         }
@@ -283,7 +283,7 @@ static void not_graded(const struct gs *g, struct strbuf *text)
                 strbuf_addstr(text, "\n- ");
                 strbuf_addstr(text, messages_get(g->m, "Not graded here"));
                 strbuf_addstr(text, " (");
-                md_escape(text, case_message(c));
+                gradescope_md_escape(text, case_message(c));
                 strbuf_addstr(text, "): ");
                 for (size_t e2 = 0; e2 < r->n_exercises; e2++)
                     for (size_t v2 = 0; v2 < r->exercises[e2].n_variants; v2++) {
@@ -299,7 +299,7 @@ static void not_graded(const struct gs *g, struct strbuf *text)
                             char *nm = xstrfmt("%s%s / %s / %s", listed++ ? ", " : "",
                                                or_empty(r->exercises[e2].exercise_id),
                                                or_empty(v->variant_id), or_empty(d->case_id));
-                            md_escape(text, nm);
+                            gradescope_md_escape(text, nm);
                             free(nm);
                         }
                     }
@@ -344,7 +344,7 @@ static void summary(const struct gs *g, struct strbuf *text)
     format_number(score, sizeof(score), export_score(r, scale), 2);
     format_number(max, sizeof(max), scale > 0 ? scale : r->max_score, 2);
     strbuf_addstr(text, "**");
-    md_escape(text, title);
+    gradescope_md_escape(text, title);
     strbuf_addstr(text, "**: ");
     strbuf_addf(text,
                 messages_get(g->m, "%s / %s points. %d passed, %d failed, %d not run, %d "
@@ -364,7 +364,7 @@ static void summary(const struct gs *g, struct strbuf *text)
     if (r->lms.problem && r->n_exercises && r->exercises[0].n_variants &&
         r->exercises[0].variants[0].n_cases) {
         strbuf_addstr(text, "\n\n");
-        md_escape(text, case_message(&r->exercises[0].variants[0].cases[0]));
+        gradescope_md_escape(text, case_message(&r->exercises[0].variants[0].cases[0]));
     }
     if (r->n_grader_errors > 0) {
         strbuf_addstr(text, "\n\n");

@@ -50,6 +50,6 @@ int export_gradescope(const struct results *r, const struct gradescope_opts *o, 
 
 /* s as Markdown text: what Markdown or HTML would act on escaped (\ ` * _ [ ] # | ~ with a
  * backslash, < > & as entities). */
-void md_escape(struct strbuf *out, const char *s);
+void gradescope_md_escape(struct strbuf *out, const char *s);
 
 #endif

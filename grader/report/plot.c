@@ -272,7 +272,8 @@ static bool marker_in_right_half(const struct plot_fig *f, double x)
     return x > (lo + hi) / 2;
 }
 
-static void write_script(const struct plot_fig *f, const char *name, struct strbuf *gp)
+/* The terminal, the output, the key and the axes' labels. */
+static void script_frame(const struct plot_fig *f, const char *name, struct strbuf *gp)
 {
     int w = f->width_px > 0 ? f->width_px : 900, h = f->height_px > 0 ? f->height_px : 500;
     strbuf_addstr(gp, "# written by labgrader; run: gnuplot ");
@@ -305,6 +306,11 @@ static void write_script(const struct plot_fig *f, const char *name, struct strb
         gp_quote(gp, f->ylabel);
         strbuf_addch(gp, '\n');
     }
+}
+
+/* Scales, ranges, tics, bars and markers. */
+static void script_axes(const struct plot_fig *f, struct strbuf *gp)
+{
     if (f->logx)
         strbuf_addstr(gp, "set logscale x\n");
     if (f->logy)
@@ -350,6 +356,11 @@ static void write_script(const struct plot_fig *f, const char *name, struct strb
                     0.06 + 0.06 * (double)i,
                     right_half ? "right offset -0.5,0" : "left offset 0.5,0");
     }
+}
+
+/* One plot command, a data block per series that has points. */
+static void script_plot(const struct plot_fig *f, const char *name, struct strbuf *gp)
+{
     strbuf_addstr(gp, "plot ");
     size_t block = 0;
     bool first = true;
@@ -387,6 +398,13 @@ static void write_script(const struct plot_fig *f, const char *name, struct strb
     strbuf_addstr(gp, "\nset output\n");
 }
 
+static void write_script(const struct plot_fig *f, const char *name, struct strbuf *gp)
+{
+    script_frame(f, name, gp);
+    script_axes(f, gp);
+    script_plot(f, name, gp);
+}
+
 static bool fig_has_data(const struct plot_fig *f)
 {
     for (size_t i = 0; i < f->n_series; i++)
@@ -407,6 +425,50 @@ static void last_line(const char *out, size_t len, char *buf, size_t size)
     snprintf(buf, size, "%s", line);
     free(line);
     strbuf_release(&sb);
+}
+
+/* gnuplot on the script in dir, under the supervisor with a time limit; 0 when it made png
+ * (through tmp_png, so that a half-written image never has the final name). */
+static int run_gnuplot(const char *gnuplot, const char *gp_name, const char *dir,
+                       const char *tmp_png, const char *png, struct plot_result *res)
+{
+    struct error err;
+    error_init(&err);
+    int rc = -1;
+    unlink(tmp_png);
+    const char *argv[] = {gnuplot, gp_name, NULL};
+    const char *home = getenv("HOME");
+    char *home_env = home ? xstrfmt("HOME=%s", home) : NULL;
+    const char *env[] = {home_env, NULL};
+    struct sandbox_opts so;
+    struct sandbox_result sr;
+    sandbox_opts_init(&so);
+    sandbox_result_init(&sr);
+    so.argv = argv;
+    so.workdir = dir;
+    so.env = env;
+    so.wall_limit_s = PLOT_TIMEOUT_S;
+    so.isolation = ISOLATION_SUPERVISOR;
+    so.output_cap = 16 * 1024;
+    if (sandbox_run(&so, &sr, &err) != 0) {
+        note_set(res, PLOT_FAIL_START, err.msg, "gnuplot could not be started: %s", err.msg);
+    } else if (sr.status != SB_EXITED || sr.exit_code != 0) {
+        char desc[256], line[256];
+        sandbox_describe(&sr, desc, sizeof(desc));
+        last_line(sr.output, sr.output_len, line, sizeof(line));
+        char *detail = xstrfmt("%s%s%s", desc, *line ? ": " : "", line);
+        note_set(res, PLOT_FAIL_GNUPLOT, detail, "gnuplot failed (%s)", detail);
+        free(detail);
+    } else if (!file_exists(tmp_png) || rename(tmp_png, png) != 0) {
+        note_set(res, PLOT_FAIL_NO_IMAGE, png, "gnuplot made no image %s", png);
+    } else {
+        res->made = true;
+        snprintf(res->png_path, sizeof(res->png_path), "%s", png);
+        rc = 0;
+    }
+    sandbox_result_release(&sr);
+    free(home_env);
+    return rc;
 }
 
 int plot_render(const struct plot_fig *f, const char *dir, const char *name,
@@ -447,41 +509,9 @@ int plot_render(const struct plot_fig *f, const char *dir, const char *name,
         note_set(res, PLOT_FAIL_FILES, err.msg, "%s", err.msg);
         goto out;
     }
-    unlink(tmp_png);
-    const char *argv[] = {gnuplot, gp_name, NULL};
-    const char *home = getenv("HOME");
-    char *home_env = home ? xstrfmt("HOME=%s", home) : NULL;
-    const char *env[] = {home_env, NULL};
-    struct sandbox_opts so;
-    struct sandbox_result sr;
-    sandbox_opts_init(&so);
-    sandbox_result_init(&sr);
-    so.argv = argv;
-    so.workdir = dir;
-    so.env = env;
-    so.wall_limit_s = PLOT_TIMEOUT_S;
-    so.isolation = ISOLATION_SUPERVISOR;
-    so.output_cap = 16 * 1024;
-    if (sandbox_run(&so, &sr, &err) != 0) {
-        note_set(res, PLOT_FAIL_START, err.msg, "gnuplot could not be started: %s", err.msg);
-    } else if (sr.status != SB_EXITED || sr.exit_code != 0) {
-        char desc[256], line[256];
-        sandbox_describe(&sr, desc, sizeof(desc));
-        last_line(sr.output, sr.output_len, line, sizeof(line));
-        char *detail = xstrfmt("%s%s%s", desc, *line ? ": " : "", line);
-        note_set(res, PLOT_FAIL_GNUPLOT, detail, "gnuplot failed (%s)", detail);
-        free(detail);
-    } else if (!file_exists(tmp_png) || rename(tmp_png, png) != 0) {
-        note_set(res, PLOT_FAIL_NO_IMAGE, png, "gnuplot made no image %s", png);
-    } else {
-        res->made = true;
-        snprintf(res->png_path, sizeof(res->png_path), "%s", png);
-        rc = 0;
-    }
+    rc = run_gnuplot(gnuplot, gp_name, dir, tmp_png, png, res);
     if (!res->made)
         unlink(tmp_png);
-    sandbox_result_release(&sr);
-    free(home_env);
 out:
     strbuf_release(&dat);
     strbuf_release(&gp);

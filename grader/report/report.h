@@ -11,6 +11,10 @@
  * Markdown, and pandoc reads the Markdown with raw TeX, raw HTML, raw attributes,
  * TeX math and YAML metadata turned off, so nothing in a report becomes LaTeX.
  *
+ * The code is split by concern: student.c (report.md) and summary.c (summary.md)
+ * build the contexts, from sections.h's parts; render.h holds what one rendering
+ * shares, format.h how numbers read, pdf.h the PDF.
+ *
  * Files are written atomically. A missing or failing pandoc, xelatex or gnuplot
  * never costs the Markdown: plots are replaced by a sentence saying why, and a
  * PDF that could not be made is a note in the outcome (an error only when
@@ -22,6 +26,7 @@
 
 #include "base/error.h"
 #include "grade/results.h"
+#include "report/pdf.h" /* report_make_pdf(), for both reports */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,17 +45,6 @@ struct report_outcome {
     char pdf_note[1024]; /* why no PDF was made, when it was not */
 };
 
-/*
- * How pandoc reads reports: no raw TeX, raw HTML or raw attributes, no TeX math
- * and no YAML metadata, so no text can become LaTeX; no smart punctuation, so
- * quotes and backticks print as typed (with ligatures off in defaults.yaml).
- */
-#define REPORT_PANDOC_FROM                                                                         \
-    "--from=markdown-raw_tex-raw_html-raw_attribute-tex_math_dollars-yaml_metadata_block-smart"
-
-/* Seconds pandoc (and xelatex under it) may take for one PDF. */
-#define REPORT_PDF_TIMEOUT_S 120.0
-
 /* lang NULL, templates_dir NULL, no PDF, student view. */
 void report_opts_init(struct report_opts *o);
 
@@ -61,13 +55,5 @@ int report_student(const struct results *r, const char *outdir, const struct rep
 /* Class summary: outdir/summary.md and summary.pdf from many results. */
 int report_summary(const struct results *const *all, size_t n, const char *outdir,
                    const struct report_opts *o, struct report_outcome *out, struct error *err);
-
-/*
- * Markdown to PDF with pandoc and xelatex (templates_dir/pandoc/ for fonts and
- * layout). Returns 0 when pdf_path was written; -1 otherwise with the reason in
- * note (never fatal by itself). Used by both reports; exposed for tests.
- */
-int report_make_pdf(const char *md_path, const char *pdf_path, const char *templates_dir,
-                    const char *lang, char *note, size_t note_size);
 
 #endif

@@ -194,9 +194,10 @@ START_TEST(test_spanish_catalog_covers_the_code)
     error_init(&err);
     ck_assert_msg(messages_load(&es, "templates/es/messages.po", &err) == 0, "%s:%d: %s", err.file,
                   err.line, err.msg);
-    /* Every file of the stages that speak to students: grading and running. */
+    /* Every file of the stages that speak to students: grading, running, and the console. */
     glob_t g;
     ck_assert_int_eq(glob("grader/{grade,run}/*.c", GLOB_BRACE, NULL, &g), 0);
+    ck_assert_int_eq(glob("grader/report/table*.c", GLOB_APPEND, NULL, &g), 0);
     for (size_t s = 0; s < g.gl_pathc; s++)
         code_msgids(g.gl_pathv[s], &ids, &n);
     globfree(&g);

@@ -9,12 +9,14 @@
  */
 #include "report/plot.h"
 #include "report/report.h"
+#include "report/table.h"
 #include "grade/results.h"
 #include "base/strbuf.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 
 #include <check.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,14 +46,16 @@ static struct timing timing_ms(double median, double spread)
     return t;
 }
 
-static struct case_result *add_case(struct variant_result *vr, const char *id, const char *sizes,
+/* A case of size n: params {n}, and the text older results carry beside them. */
+static struct case_result *add_case(struct variant_result *vr, const char *id, long n,
                                     enum verdict v, double points)
 {
     vr->cases = xrealloc(vr->cases, (vr->n_cases + 1) * sizeof(*vr->cases));
     struct case_result *cr = &vr->cases[vr->n_cases++];
     memset(cr, 0, sizeof(*cr));
     cr->case_id = xstrdup(id);
-    cr->sizes = xstrdup(sizes);
+    cr->sizes = xstrfmt("n=%ld", n);
+    case_result_add_param(cr, "n", n);
     cr->verdict = v;
     cr->message = xstrdup(v == V_PASS ? "passed" : "failed");
     cr->max_points = 1;
@@ -59,9 +63,10 @@ static struct case_result *add_case(struct variant_result *vr, const char *id, c
     return cr;
 }
 
+/* A variant whose arguments x and y live in one space. */
 static struct variant_result *add_variant(struct exercise_result *ex, const char *id,
                                           const char *title, const char *fn, const char *target,
-                                          const char *memory)
+                                          enum mem_space space)
 {
     ex->variants = xrealloc(ex->variants, (ex->n_variants + 1) * sizeof(*ex->variants));
     struct variant_result *vr = &ex->variants[ex->n_variants++];
@@ -70,9 +75,27 @@ static struct variant_result *add_variant(struct exercise_result *ex, const char
     vr->title = xstrdup(title);
     vr->function = xstrdup(fn);
     vr->target = xstrdup(target);
-    vr->memory = xstrdup(memory);
+    vr->memory = xstrdup(mem_space_name(space));
+    variant_result_add_arg_memory(vr, "x", space);
+    variant_result_add_arg_memory(vr, "y", space);
     vr->built = true;
     vr->build_log = xstrdup("");
+    return vr;
+}
+
+/* A copy between dst and src, each in its own space. */
+static struct variant_result *add_copy_variant(struct exercise_result *ex, const char *id,
+                                               const char *title, const char *fn,
+                                               enum mem_space dst, enum mem_space src)
+{
+    struct variant_result *vr = add_variant(ex, id, title, fn, "gpu", dst);
+    free(vr->memory);
+    vr->memory = xstrfmt("dst=%s, src=%s", mem_space_name(dst), mem_space_name(src));
+    for (size_t i = 0; i < vr->n_arg_memory; i++)
+        free(vr->arg_memory[i].arg);
+    vr->n_arg_memory = 0;
+    variant_result_add_arg_memory(vr, "dst", dst);
+    variant_result_add_arg_memory(vr, "src", src);
     return vr;
 }
 
@@ -115,7 +138,8 @@ static void set_transfer(struct case_result *cr, double tt, double ref_tt)
  * answer with mismatch detail and findings, compiler warnings). Every field a
  * report shows is set here, so the golden files depend on nothing else.
  */
-static void fixture(struct results *r, const char *lang)
+/* The submission and the machine, no exercise yet. */
+static void fixture_header(struct results *r, const char *lang)
 {
     results_init(r);
     r->lab_id = xstrdup("lab6");
@@ -150,12 +174,16 @@ static void fixture(struct results *r, const char *lang)
     m->cflags = xstrdup("-O2 -march=native -fopenmp");
     m->nvccflags = xstrdup("-O3 -arch=sm_75");
     m->gpu_status = xstrdup("available");
+}
 
+static void fixture(struct results *r, const char *lang)
+{
+    fixture_header(r, lang);
     struct exercise_result *ex = add_exercise(r, "saxpy", "SAXPY: y = a·x + y");
     struct variant_result *cpu =
-        add_variant(ex, "cpu", "CPU con OpenMP", "saxpy_cpu", "cpu", "host");
+        add_variant(ex, "cpu", "CPU con OpenMP", "saxpy_cpu", "cpu", MEM_HOST);
     static const char *const ids[] = {"c1", "c2", "c3"};
-    static const char *const sizes[] = {"n=100000", "n=1000000", "n=10000000"};
+    static const long sizes[] = {100000, 1000000, 10000000};
     static const double n[] = {1e5, 1e6, 1e7}, base[] = {0.05, 0.6, 7.0},
                         cpu_t[] = {0.04, 0.5, 6.0}, cpu_ref[] = {0.05, 0.55, 6.5},
                         gpu_t[] = {0.01, 0.05, 0.4}, gpu_tt[] = {0.3, 1.2, 5.0},
@@ -164,8 +192,18 @@ static void fixture(struct results *r, const char *lang)
         struct case_result *cr = add_case(cpu, ids[i], sizes[i], V_PASS, 1);
         set_times(cr, cpu_t[i], cpu_ref[i], base[i]);
         cr->gbps = 12.0 * 1e-6 * n[i] / cpu_t[i];
+        /* The roofline: meaningful at c3 only (6 ms; and the slowest), not at 0.04 or 0.5 ms
+         * on data the caches hold. */
+        char *traffic = xstrfmt("memory traffic: %.0f%% of this machine's measured CPU "
+                                "bandwidth (45 GB/s)",
+                                100 * cr->gbps / 45);
+        add_finding(cr, traffic);
+        free(traffic);
+        cr->roofline_first = 1;
+        cr->roofline_count = 1;
     }
-    struct variant_result *gpu = add_variant(ex, "gpu", "GPU (CUDA)", "saxpy_gpu", "gpu", "device");
+    struct variant_result *gpu =
+        add_variant(ex, "gpu", "GPU (CUDA)", "saxpy_gpu", "gpu", MEM_DEVICE);
     for (int i = 0; i < 3; i++) {
         struct case_result *cr = add_case(gpu, ids[i], sizes[i], V_PASS, 1);
         set_times(cr, gpu_t[i], gpu_ref[i], base[i]);
@@ -211,7 +249,7 @@ static void fixture(struct results *r, const char *lang)
     san->out.reports[0].access = xstrdup("and Read access at secret_race(float *) in saxpy.cu:31 "
                                          "[384 hazards]");
     san->out.reports[0].count = 1;
-    struct case_result *h = add_case(gpu, "h1", "n=5000000", V_WRONG, 0);
+    struct case_result *h = add_case(gpu, "h1", 5000000, V_WRONG, 0);
     h->hidden = true;
     free(h->message);
     h->message = xstrdup("y: 17 of 5000000 elements differ (secret hidden message)");
@@ -220,20 +258,20 @@ static void fixture(struct results *r, const char *lang)
     ex->max_points = 7;
 
     ex = add_exercise(r, "matmul", "Multiplicación de matrices");
-    struct variant_result *mm =
-        add_variant(ex, "gpu_tiled", "GPU con memoria compartida", "matmul_tiled", "gpu", "device");
+    struct variant_result *mm = add_variant(ex, "gpu_tiled", "GPU con memoria compartida",
+                                            "matmul_tiled", "gpu", MEM_DEVICE);
     free(mm->build_log);
     mm->build_log = xstrdup("matmul.cu(42): warning #177-D: variable \"tmp\" was declared but "
                             "never referenced\n      float tmp = 0.0f;\n            ^\n");
     mm->n_warnings = 1;
-    struct case_result *cr = add_case(mm, "m1", "n=256", V_PASS, 2);
+    struct case_result *cr = add_case(mm, "m1", 256, V_PASS, 2);
     cr->max_points = 2;
     set_times(cr, 0.21, 0.18, 12.5);
     set_transfer(cr, 0.45, 0.41);
     cr->gflops = 2.0 * 256 * 256 * 256 / (0.21e-3) / 1e9;
     add_finding(cr, "GPU SM clock varied from 1350 to 1950 MHz while timing (throttling or power "
                     "management): times may be noisy");
-    cr = add_case(mm, "m2", "n=1000", V_WRONG, 0);
+    cr = add_case(mm, "m2", 1000, V_WRONG, 0);
     cr->max_points = 3;
     free(cr->message);
     cr->message = xstrdup("C: 1000 of 1000000 elements differ (max abs diff 2.5, max rel diff 1)");
@@ -385,6 +423,14 @@ static void check_golden(const char *md, const char *golden_name)
     free(golden);
 }
 
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
 /* ---- tests ---- */
 
 START_TEST(test_golden_es)
@@ -455,6 +501,88 @@ START_TEST(test_golden_from_json)
 }
 END_TEST
 
+/* Every case's and variant's text fields, which the report must not read. */
+static void scramble_text(struct results *r)
+{
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
+            struct variant_result *vr = &r->exercises[e].variants[v];
+            free(vr->memory);
+            vr->memory = xstrdup("everything=nowhere");
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                free(vr->cases[c].sizes);
+                vr->cases[c].sizes = xstrdup("n=1");
+            }
+        }
+}
+
+/* The lines of json holding `"key": [],` dropped: a file older than that key. */
+static void drop_empty_key(char *json, const char *key)
+{
+    char *needle = xstrfmt("\"%s\": [],", key);
+    for (char *hit; (hit = strstr(json, needle));) {
+        char *start = hit, *end = strchr(hit, '\n');
+        while (start > json && start[-1] != '\n')
+            start--;
+        memmove(start, end + 1, strlen(end + 1) + 1);
+    }
+    free(needle);
+}
+
+/* The report reads sizes and memory spaces as data (params, arg_memory), never as text; an
+ * older results file, which has only the text, gives the same report through the reader. */
+START_TEST(test_structure_not_text)
+{
+    if (!have("gnuplot")) {
+        fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
+        return;
+    }
+    struct results r, back;
+    struct error err;
+    fixture(&r, "es");
+    char *dir = make_tmpdir(), *md;
+    char *want = slurp(GOLDEN_DIR "/golden_es.md");
+
+    /* The text older files carry, alone. */
+    struct strbuf json = STRBUF_INIT;
+    for (size_t e = 0; e < r.n_exercises; e++)
+        for (size_t v = 0; v < r.exercises[e].n_variants; v++) {
+            struct variant_result *vr = &r.exercises[e].variants[v];
+            for (size_t i = 0; i < vr->n_arg_memory; i++)
+                free(vr->arg_memory[i].arg);
+            vr->n_arg_memory = 0;
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                for (size_t i = 0; i < vr->cases[c].n_params; i++)
+                    free(vr->cases[c].params[i].name);
+                vr->cases[c].n_params = 0;
+            }
+        }
+    results_to_json(&r, &json);
+    drop_empty_key(json.buf, "params");
+    drop_empty_key(json.buf, "arg_memory");
+    ck_assert_ptr_null(strstr(json.buf, "\"params\""));
+    results_init(&back);
+    ck_assert_msg(results_from_json(&back, json.buf, strlen(json.buf), "old.json", &err) == 0, "%s",
+                  err.msg);
+    render_md(&back, dir, NULL, true, &md);
+    ck_assert_msg(!strcmp(md, want), "the report of an older file differs from golden_es.md");
+    free(md);
+
+    /* The data alone: text that says otherwise changes nothing. */
+    scramble_text(&back);
+    render_md(&back, dir, NULL, true, &md);
+    ck_assert_msg(!strcmp(md, want), "the report read the sizes or memory text");
+    free(md);
+
+    strbuf_release(&json);
+    free(want);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&back);
+    results_release(&r);
+}
+END_TEST
+
 START_TEST(test_report_content)
 {
     struct results r;
@@ -500,10 +628,27 @@ START_TEST(test_report_content)
                                      "C\\: 1000 of 1000000 elements differ"));
     ck_assert_ptr_nonnull(strstr(md, "(puntos perdidos: 3)"));
     ck_assert_ptr_nonnull(strstr(md, "```\nmatmul.cu(42): warning #177-D"));
-    /* The hidden case: counts only, in the list and under its variant. */
-    ck_assert_ptr_nonnull(
-        strstr(md, "- **saxpy / gpu**: 1 caso oculto fallido (puntos perdidos: 1)"));
-    ck_assert_ptr_nonnull(strstr(md, "Casos ocultos — correctos: 0, fallidos: 1."));
+    /* The first page: what cost points, the hidden case by count only, what to try next. */
+    ck_assert_msg(strstr(md, "### Qué ha restado puntos\n\n- **saxpy / gpu**: 1 caso oculto "
+                             "fallido (puntos perdidos: 1)\n- **matmul / gpu\\_tiled**, caso m2: "
+                             "valores incorrectos — C\\: 1000 of 1000000"),
+                  "%s", md);
+    ck_assert_ptr_nonnull(strstr(md, "\nCasos ocultos: 0 de 1 correctos; fallidos: 1.\n"));
+    ck_assert_ptr_nonnull(strstr(md, "### Qué hacer ahora\n\n- Corrige los valores incorrectos"));
+    ck_assert_ptr_nonnull(strstr(md, "- compute-sanitizer ha encontrado errores"));
+    ck_assert_ptr_null(strstr(md, "Nada que corregir"));
+    /* Before any exercise's details. */
+    ck_assert(strstr(md, "### Qué hacer ahora") < strstr(md, "## Ejercicio saxpy"));
+    /* Legends once, under the first table that needs them. */
+    ck_assert_int_eq(count_of(md, "Puntos: los obtenidos en el caso y su máximo."), 1);
+    ck_assert_int_eq(count_of(md, "Overhead de transferencia: tiempo con transferencia"), 1);
+    ck_assert(strstr(md, "Puntos: los obtenidos en el caso") > strstr(md, "| c3 | n\\=10000000"));
+    /* The roofline only where it means something: c3 (6 ms), not c1 or c2 (under 1 ms, on
+     * data the caches hold, and not the slowest). */
+    ck_assert_ptr_nonnull(strstr(md, "- memory traffic\\: 44\\% of this machine"));
+    ck_assert_ptr_null(strstr(md, "memory traffic\\: 67\\%"));
+    ck_assert_ptr_null(strstr(md, "memory traffic\\: 53\\%"));
+    ck_assert_ptr_null(strstr(md, "**c1** (n"));
     ck_assert_ptr_null(strstr(md, "h1"));
     ck_assert_ptr_null(strstr(md, "secret"));
     ck_assert_ptr_null(strstr(md, "5000000"));
@@ -533,6 +678,7 @@ START_TEST(test_report_content)
                                      "saxpy\\.cu\\:30 and Read access at"));
     ck_assert_ptr_nonnull(strstr(md, "secret hidden message"));
     ck_assert_ptr_null(strstr(md, "Casos ocultos"));
+    ck_assert_ptr_null(strstr(md, "caso oculto fallido"));
     free(md);
 
     /* So does the student's, when the lab shows hidden cases. */
@@ -805,14 +951,6 @@ static char *section(const char *md, const char *from)
     return end ? xstrndup(p, (size_t)(end - p)) : xstrdup(p);
 }
 
-static size_t count_of(const char *hay, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
-}
-
 /*
  * Lab 3's shapes on top of the fixed submission: the element-wise add (a CPU
  * baseline over five sizes, a GPU variant on host pointers, one on device pointers
@@ -827,16 +965,16 @@ static void lab3_fixture(struct results *r)
 
     struct exercise_result *ex = add_exercise(r, "add", "Suma elemento a elemento");
     static const char *const ids[] = {"n100", "n1K", "n10K", "n100K", "n1M"};
-    static const char *const sizes[] = {"n=100", "n=1000", "n=10000", "n=100000", "n=1000000"};
+    static const long sizes[] = {100, 1000, 10000, 100000, 1000000};
     static const double base[] = {0.0001, 0.001, 0.01, 0.1, 1.0},
                         host_t[] = {0.05, 0.05, 0.06, 0.08, 0.3},
                         dev_t[] = {0.004, 0.004, 0.004, 0.005, 0.02},
                         dev_tt[] = {0.04, 0.045, 0.06, 0.09, 0.45};
-    struct variant_result *cpu = add_variant(ex, "cpu", "CPU bucle", "add_cpu", "cpu", "host");
+    struct variant_result *cpu = add_variant(ex, "cpu", "CPU bucle", "add_cpu", "cpu", MEM_HOST);
     struct variant_result *gpu =
-        add_variant(ex, "gpu", "GPU punteros de host", "add_gpu", "gpu", "host");
+        add_variant(ex, "gpu", "GPU punteros de host", "add_gpu", "gpu", MEM_HOST);
     struct variant_result *dev =
-        add_variant(ex, "gpu_dev", "GPU punteros de dispositivo", "add_gpu_dev", "gpu", "device");
+        add_variant(ex, "gpu_dev", "GPU punteros de dispositivo", "add_gpu_dev", "gpu", MEM_DEVICE);
     cpu = &ex->variants[0]; /* add_variant moves the array */
     gpu = &ex->variants[1];
     for (int i = 0; i < 5; i++) {
@@ -852,13 +990,13 @@ static void lab3_fixture(struct results *r)
     /* The copy: the variants differ only in where the host buffer lives. */
     ex = add_exercise(r, "h2d", "Copia CPU a GPU");
     struct variant_result *pg =
-        add_variant(ex, "pageable", "Paginable", "copy_h2d", "gpu", "dst=device, src=host");
+        add_copy_variant(ex, "pageable", "Paginable", "copy_h2d", MEM_DEVICE, MEM_HOST);
     struct variant_result *pn =
-        add_variant(ex, "pinned", "Fijada", "copy_h2d_pinned", "gpu", "dst=device,src=pinned");
+        add_copy_variant(ex, "pinned", "Fijada", "copy_h2d_pinned", MEM_DEVICE, MEM_PINNED);
     pg = &ex->variants[0];
     static const double pg_t[] = {0.02, 0.1}, pn_t[] = {0.01, 0.04};
     static const char *const copy_ids[] = {"4KB", "1MB"};
-    static const char *const copy_sizes[] = {"n=1024", "n=262144"};
+    static const long copy_sizes[] = {1024, 262144};
     for (int i = 0; i < 2; i++) {
         struct case_result *a = add_case(pg, copy_ids[i], copy_sizes[i], V_PASS, 1);
         struct case_result *b = add_case(pn, copy_ids[i], copy_sizes[i], V_PASS, 1);
@@ -873,24 +1011,24 @@ static void lab3_fixture(struct results *r)
 
     /* One kind for every argument: host against pinned is a pair, device is not. */
     ex = add_exercise(r, "kinds", "Clases de memoria");
-    struct variant_result *k1 = add_variant(ex, "k_host", "Kind host", "k1", "gpu", "host");
-    struct variant_result *k2 = add_variant(ex, "k_pinned", "Kind pinned", "k2", "gpu", "pinned");
-    struct variant_result *k3 = add_variant(ex, "k_dev", "Kind device", "k3", "gpu", "device");
+    struct variant_result *k1 = add_variant(ex, "k_host", "Kind host", "k1", "gpu", MEM_HOST);
+    struct variant_result *k2 = add_variant(ex, "k_pinned", "Kind pinned", "k2", "gpu", MEM_PINNED);
+    struct variant_result *k3 = add_variant(ex, "k_dev", "Kind device", "k3", "gpu", MEM_DEVICE);
     k1 = &ex->variants[0];
     k2 = &ex->variants[1];
-    set_times(add_case(k1, "k", "n=10", V_PASS, 1), 0.3, 0.3, 0);
-    set_times(add_case(k2, "k", "n=10", V_PASS, 1), 0.1, 0.1, 0);
-    set_times(add_case(k3, "k", "n=10", V_PASS, 1), 0.2, 0.2, 0);
+    set_times(add_case(k1, "k", 10, V_PASS, 1), 0.3, 0.3, 0);
+    set_times(add_case(k2, "k", 10, V_PASS, 1), 0.1, 0.1, 0);
+    set_times(add_case(k3, "k", 10, V_PASS, 1), 0.2, 0.2, 0);
 
     /* Opposite directions, and pinned against device: never a pair. */
     ex = add_exercise(r, "mixed", "Direcciones opuestas");
     struct variant_result *m1 =
-        add_variant(ex, "to_dev", "Hacia la GPU", "m1", "gpu", "dst=device, src=host");
+        add_copy_variant(ex, "to_dev", "Hacia la GPU", "m1", MEM_DEVICE, MEM_HOST);
     struct variant_result *m2 =
-        add_variant(ex, "to_host", "Hacia la CPU", "m2", "gpu", "dst=pinned, src=device");
+        add_copy_variant(ex, "to_host", "Hacia la CPU", "m2", MEM_PINNED, MEM_DEVICE);
     m1 = &ex->variants[0];
-    set_times(add_case(m1, "m", "n=10", V_PASS, 1), 0.3, 0.3, 0);
-    set_times(add_case(m2, "m", "n=10", V_PASS, 1), 0.1, 0.1, 0);
+    set_times(add_case(m1, "m", 10, V_PASS, 1), 0.3, 0.3, 0);
+    set_times(add_case(m2, "m", 10, V_PASS, 1), 0.1, 0.1, 0);
 }
 
 START_TEST(test_lab3_tables)
@@ -1003,6 +1141,225 @@ START_TEST(test_plot_failure_language)
     free(bin);
     remove_tree(dir, NULL);
     free(dir);
+    results_release(&r);
+}
+END_TEST
+
+/*
+ * A student's check of lab 6 on a laptop without a usable GPU, as the grader writes it: the
+ * GPU variants not run (the probe's reason in every message), the slow cases without --full,
+ * the hidden cases not included, and roofline findings on every timed case.
+ */
+#define NO_GPU_WHY                                                                                 \
+    "no usable CUDA device: CUDA driver version is insufficient for CUDA runtime version "         \
+    "(cudaErrorInsufficientDriver)"
+
+static struct case_result *add_skipped(struct variant_result *vr, const char *id, long n,
+                                       const char *why)
+{
+    struct case_result *cr = add_case(vr, id, n, V_SKIPPED, 0);
+    free(cr->message);
+    cr->message = xstrdup(why);
+    return cr;
+}
+
+/* A timed passing case with its memory-traffic finding (the roofline). */
+static void add_timed(struct variant_result *vr, const char *id, long n, double ms, double gbps)
+{
+    struct case_result *cr = add_case(vr, id, n, V_PASS, 1);
+    set_times(cr, ms, ms, ms);
+    cr->gbps = gbps;
+    char *f = xstrfmt("memory traffic: %.0f%% of this machine's measured CPU bandwidth (45 GB/s)",
+                      100 * gbps / 45);
+    add_finding(cr, f);
+    free(f);
+    cr->roofline_first = 1;
+    cr->roofline_count = 1;
+}
+
+static void no_gpu_variant_cases(struct variant_result *vr, bool gpu, const char *const *ids,
+                                 const long *sizes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool hidden = sizes[i] == 1500 || sizes[i] == 123457, slow = sizes[i] == 7000;
+        struct case_result *cr;
+        if (hidden)
+            cr = add_skipped(vr, ids[i], sizes[i],
+                             "hidden case: run only when the instructor grades");
+        else if (slow)
+            cr = add_skipped(vr, ids[i], sizes[i],
+                             "slow case: run with --full (make check ARGS=--full)");
+        else if (gpu)
+            cr = add_skipped(vr, ids[i], sizes[i], "GPU variant not run here: " NO_GPU_WHY);
+        else if (sizes[i] == 1024)
+            add_timed(vr, ids[i], sizes[i], 7.0, 1.8); /* 4% */
+        else if (sizes[i] < 2000)
+            add_timed(vr, ids[i], sizes[i], sizes[i] == 1000 ? 0.0005 : 0.09, 51.3); /* 114% */
+        else
+            add_timed(vr, ids[i], sizes[i], 3.0, 38.7); /* 86% */
+        if (hidden || slow) {
+            cr->hidden = hidden;
+            cr->slow = slow;
+        }
+    }
+}
+
+static void no_gpu_fixture(struct results *r)
+{
+    fixture_header(r, "es");
+    r->full = false;
+    r->hidden = false;
+    free(r->machine.gpu_name);
+    r->machine.gpu_name = NULL;
+    free(r->machine.gpu_status);
+    r->machine.gpu_status = xstrdup(NO_GPU_WHY);
+    static const char *const mm_ids[] = {"n256", "n1024", "n7000", "n1500"};
+    static const long mm_sizes[] = {256, 1024, 7000, 1500};
+    static const char *const g2_ids[] = {"n1000", "n5M", "n123457"};
+    static const long g2_sizes[] = {1000, 5000000, 123457};
+    struct exercise_result *ex = add_exercise(r, "matmul", "Producto de matrices");
+    no_gpu_variant_cases(add_variant(ex, "cpu", "CPU", "matmul_cpu", "cpu", MEM_HOST), false,
+                         mm_ids, mm_sizes, 4);
+    no_gpu_variant_cases(add_variant(ex, "gpu", "GPU", "matmul_gpu", "gpu", MEM_DEVICE), true,
+                         mm_ids, mm_sizes, 4);
+    ex = add_exercise(r, "grade2", "Función vectorial");
+    no_gpu_variant_cases(add_variant(ex, "cpu", "CPU", "grade2_cpu", "cpu", MEM_HOST), false,
+                         g2_ids, g2_sizes, 3);
+    no_gpu_variant_cases(add_variant(ex, "gpu", "GPU", "grade2_gpu", "gpu", MEM_DEVICE), true,
+                         g2_ids, g2_sizes, 3);
+    results_tally(r);
+}
+
+/* Whether text names the number n on its own (not inside another number, "0.01500"). */
+static bool mentions(const char *text, const char *n)
+{
+    for (const char *p = text; (p = strstr(p, n)); p++) {
+        bool before = p > text && (isdigit((unsigned char)p[-1]) || p[-1] == '.');
+        bool after = isdigit((unsigned char)p[strlen(n)]);
+        if (!before && !after)
+            return true;
+    }
+    return false;
+}
+
+/* Nothing of the hidden cases but how many: neither their ids nor their sizes. */
+static void check_no_hidden(const char *text, const char *what)
+{
+    static const char *const hints[] = {"n1500", "1500", "n123457", "123457"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_msg(!mentions(text, hints[i]), "%s names hidden case '%s':\n%s", what, hints[i],
+                      text);
+}
+
+/* The first page answers the student's questions; every reason is said once. */
+START_TEST(test_first_page_without_gpu)
+{
+    struct results r;
+    no_gpu_fixture(&r);
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, NULL, true, &md);
+    ck_assert_msg(strstr(md, "### Qué ha restado puntos\n\n- 4 casos de GPU sin ejecutar aquí "
+                             "(4 puntos): no usable CUDA device\\: CUDA driver version is "
+                             "insufficient for CUDA runtime version "
+                             "\\(cudaErrorInsufficientDriver\\); cuentan cuando corrige el "
+                             "profesor\n- 2 casos lentos sin ejecutar (2 puntos): se ejecutan con "
+                             "`--full` (`make check ARGS=--full`)\n- 4 casos ocultos (4 puntos): "
+                             "solo se ejecutan cuando corrige el profesor\n"),
+                  "%s", md);
+    ck_assert_int_eq(count_of(md, "cudaErrorInsufficientDriver"), 1);
+    ck_assert_ptr_nonnull(strstr(md, "### Qué hacer ahora\n\n- Las variantes de GPU no se han "
+                                     "ejecutado en esta máquina"));
+    ck_assert_ptr_nonnull(strstr(md, "- Antes de entregar, ejecuta también los casos lentos"));
+    /* A GPU variant none of whose cases ran is one line, its slow case included. */
+    ck_assert_int_eq(count_of(md, "*Sin ejecutar aquí: no hay GPU utilizable (ver Qué ha restado "
+                                  "puntos).*"),
+                     2);
+    ck_assert_int_eq(count_of(md, "Puntos: los obtenidos en el caso y su máximo."), 1);
+    /* The roofline: 114% of the bandwidth for 1000 elements says nothing; 5M's does. */
+    ck_assert_ptr_null(strstr(md, "114"));
+    ck_assert_ptr_nonnull(strstr(md, "memory traffic\\: 86\\%"));
+    check_no_hidden(md, "report.md");
+    free(md);
+
+    /* English, from the same results. */
+    render_md(&r, dir, "en", true, &md);
+    ck_assert_msg(strstr(md, "- 4 GPU cases not run here (4 points): no usable CUDA device"), "%s",
+                  md);
+    ck_assert_ptr_nonnull(strstr(md, "- 4 hidden cases (4 points): they run only when your "
+                                     "instructor grades\n"));
+    ck_assert_ptr_nonnull(strstr(md, "- Before handing in, run the slow cases too: `make check "
+                                     "ARGS=--full`."));
+    check_no_hidden(md, "report.md (en)");
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
+/* What table_print and table_print_summary write, in a language (NULL: English). */
+static char *console(const struct results *r, const char *lang, bool student)
+{
+    struct messages msgs;
+    struct error err;
+    messages_init(&msgs);
+    if (lang)
+        ck_assert_msg(messages_load_lang(&msgs, TEMPLATES, lang, &err) == 0, "%s", err.msg);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct table_opts o;
+    table_opts_init(&o);
+    o.msgs = &msgs;
+    o.student_view = student;
+    table_print(f, r, &o);
+    table_print_summary(f, r, &o);
+    fclose(f);
+    messages_release(&msgs);
+    return buf;
+}
+
+/* The console's first screen: the score, what cost points (each reason once), what next;
+ * hidden cases by count only; in the language asked for. */
+START_TEST(test_console_first_screen)
+{
+    struct results r;
+    no_gpu_fixture(&r);
+    char *out = console(&r, NULL, true);
+    ck_assert_msg(
+        strstr(out, "\nScore: 4.00 / 14.00 points — 4 passed, 0 failed, 10 not run\n"
+                    "What cost points:\n  - 4 GPU cases not run here (4.00 points): " NO_GPU_WHY
+                    "; they count when your instructor grades\n"
+                    "  - 2 slow cases not run (2.00 points): run them with --full (make "
+                    "check ARGS=--full)\n  - 4 hidden cases (4.00 points): they run "
+                    "only when your instructor grades\nWhat to try next:\n  - test the "
+                    "GPU variants"),
+        "%s", out);
+    ck_assert_int_eq(count_of(out, "cudaErrorInsufficientDriver"), 1);
+    ck_assert(strstr(out, "What to try next:") < strstr(out, "\nmatmul  "));
+    ck_assert_ptr_nonnull(strstr(out, "  gpu       not run here: no usable GPU (see above)\n"));
+    ck_assert_ptr_nonnull(strstr(out, "slow case (see above)"));
+    /* Findings that say nothing are left out: 114% for 1000 elements. */
+    ck_assert_ptr_null(strstr(out, "114%"));
+    ck_assert_ptr_nonnull(strstr(out, "memory traffic: 86%"));
+    check_no_hidden(out, "the console");
+    free(out);
+
+    out = console(&r, "es", true);
+    ck_assert_msg(strstr(out, "\nNota: 4.00 / 14.00 puntos — 4 correctos, 0 fallidos, 10 sin "
+                              "ejecutar\nQué ha restado puntos:\n  - 4 casos de GPU sin ejecutar "
+                              "aquí (4.00 puntos): "),
+                  "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "Qué hacer ahora:\n  - prueba las variantes de GPU"));
+    ck_assert_ptr_nonnull(strstr(out, "  gpu       sin ejecutar aquí: no hay GPU utilizable"));
+    ck_assert_ptr_null(strstr(out, "What cost points"));
+    check_no_hidden(out, "the console (es)");
+    free(out);
+
+    /* The instructor's view lists them. */
+    out = console(&r, NULL, false);
+    ck_assert_ptr_nonnull(strstr(out, "n1500"));
+    free(out);
     results_release(&r);
 }
 END_TEST
@@ -1228,6 +1585,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_golden_es);
     tcase_add_test(tc, test_golden_en);
     tcase_add_test(tc, test_golden_from_json);
+    tcase_add_test(tc, test_structure_not_text);
     tcase_add_test(tc, test_report_content);
     tcase_add_test(tc, test_no_pandoc);
     tcase_add_test(tc, test_template_errors_are_failures);
@@ -1236,6 +1594,8 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_summary);
     tcase_add_test(tc, test_lab3_tables);
     tcase_add_test(tc, test_plot_failure_language);
+    tcase_add_test(tc, test_first_page_without_gpu);
+    tcase_add_test(tc, test_console_first_screen);
     suite_add_tcase(s, tc);
     return s;
 }

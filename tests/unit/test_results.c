@@ -102,6 +102,8 @@ static void fixture(struct results *r)
     cpu->function = xstrdup("matmul_cpu");
     cpu->target = xstrdup("cpu");
     cpu->memory = xstrdup("host");
+    variant_result_add_arg_memory(cpu, "A", MEM_HOST);
+    variant_result_add_arg_memory(cpu, "C", MEM_HOST);
     cpu->built = true;
     cpu->build_log = xstrdup("matmul.c:12:5: warning: unused variable 'i' [-Wunused-variable]\n"
                              "   12 |     int i;\n      |         ^\n");
@@ -112,6 +114,7 @@ static void fixture(struct results *r)
         struct case_result *c = &cpu->cases[i];
         c->case_id = xstrfmt("case%zu", i);
         c->sizes = xstrfmt("n=%d", 64 << i);
+        case_result_add_param(c, "n", 64L << i);
         c->verdict = all_verdicts[i];
         c->max_points = 1;
         c->points = c->verdict == V_PASS ? 1 : 0;
@@ -168,6 +171,8 @@ static void fixture(struct results *r)
     add_finding(wrong, "tab\there, bell\a, escape \x1b[31m, DEL \x7f");
     add_finding(wrong, "invalid UTF-8: \xff\xc3( end");
     wrong->perf_finding = 2;
+    wrong->roofline_first = 1;
+    wrong->roofline_count = 2;
 
     cpu->cases[2].hidden = true;
     cpu->cases[2].slow = true;
@@ -179,7 +184,9 @@ static void fixture(struct results *r)
     gpu->title = NULL;
     gpu->function = xstrdup("matmul_gpu");
     gpu->target = xstrdup("gpu");
-    gpu->memory = xstrdup("device");
+    gpu->memory = xstrdup("A=device, C=pinned");
+    variant_result_add_arg_memory(gpu, "A", MEM_DEVICE);
+    variant_result_add_arg_memory(gpu, "C", MEM_PINNED);
     gpu->built = false;
     gpu->build_log = NULL;
     gpu->n_warnings = 0;
@@ -392,6 +399,8 @@ START_TEST(test_json_shape)
     const char *san_key = strstr(json, "\"sanitizer\":");
     ck_assert(san_key && !strstr(san_key + 1, "\"sanitizer\":"));
     ck_assert(strstr(json, "\"variants\": []\n"));
+    /* Sizes and memory spaces as data beside the older text (their shape: below). */
+    ck_assert(strstr(json, "\"space\": \"pinned\""));
 
     /* The document parses, and its names are the struct's field names. */
     struct json_value *root = NULL;
@@ -437,10 +446,16 @@ START_TEST(test_json_shape)
     const struct json_value *ex = json_at(json_get(root, "exercises"), 0);
     ck_assert_uint_eq(ex->n, 8);
     const struct json_value *var = json_at(json_get(ex, "variants"), 0);
-    ck_assert_uint_eq(var->n, 9);
+    ck_assert_uint_eq(var->n, 10);
+    ck_assert_str_eq(var->keys[5], "arg_memory");
+    const struct json_value *am = json_at(json_get(var, "arg_memory"), 1);
+    ck_assert_uint_eq(am->n, 2);
+    ck_assert_str_eq(json_get_string(am, "arg"), "C");
+    ck_assert_str_eq(json_get_string(am, "space"), "host");
     const struct json_value *c = json_at(json_get(var, "cases"), 1);
     static const char *const case_keys[] = {"case_id",
                                             "sizes",
+                                            "params",
                                             "hidden",
                                             "slow",
                                             "verdict",
@@ -460,18 +475,24 @@ START_TEST(test_json_shape)
                                             "mismatches",
                                             "findings",
                                             "perf_finding",
+                                            "roofline_first",
+                                            "roofline_count",
                                             "wall_s",
                                             "cpu_s",
                                             "peak_rss_kb"};
     ck_assert_uint_eq(c->n, sizeof(case_keys) / sizeof(case_keys[0]));
+    const struct json_value *param = json_at(json_get(c, "params"), 0);
+    ck_assert_uint_eq(param->n, 2);
+    ck_assert_str_eq(json_get_string(param, "name"), "n");
+    ck_assert(json_get_number(param, "value", 0) == 128);
     /* Clocks only where one was read: a CPU case has none, the GPU case both. */
     ck_assert_ptr_null(json_get(c, "gpu_clock"));
     const struct json_value *gc =
         json_at(json_get(json_at(json_get(ex, "variants"), 1), "cases"), 0);
     static const char *const clock_keys[] = {"min_mhz", "max_mhz", "limit_mhz", "dropped",
                                              "throttled"};
-    ck_assert_str_eq(gc->keys[13], "gpu_clock");
-    ck_assert_str_eq(gc->keys[14], "ref_gpu_clock");
+    ck_assert_str_eq(gc->keys[14], "gpu_clock");
+    ck_assert_str_eq(gc->keys[15], "ref_gpu_clock");
     ck_assert_uint_eq(json_get(gc, "gpu_clock")->n, 5);
     for (size_t i = 0; i < 5; i++)
         ck_assert_str_eq(json_get(gc, "ref_gpu_clock")->keys[i], clock_keys[i]);
@@ -539,6 +560,19 @@ START_TEST(test_round_trip_identical)
         ck_assert_int_eq(cpu->cases[i].peak_rss_kb, 20480 + (long)i);
     }
     ck_assert(cpu->cases[2].hidden && cpu->cases[2].slow);
+    /* Sizes and memory spaces came back as data, not from the text. */
+    for (size_t i = 0; i < 6; i++) {
+        ck_assert_uint_eq(cpu->cases[i].n_params, 1);
+        ck_assert_str_eq(cpu->cases[i].params[0].name, "n");
+        ck_assert_int_eq(cpu->cases[i].params[0].value, 64L << i);
+        ck_assert_uint_eq(back.exercises[0].variants[1].cases[i].n_params, 0);
+    }
+    const struct variant_result *gv = &back.exercises[0].variants[1];
+    ck_assert_uint_eq(gv->n_arg_memory, 2);
+    ck_assert(!strcmp(gv->arg_memory[0].arg, "A") && gv->arg_memory[0].space == MEM_DEVICE);
+    ck_assert(!strcmp(gv->arg_memory[1].arg, "C") && gv->arg_memory[1].space == MEM_PINNED);
+    ck_assert_uint_eq(cpu->n_arg_memory, 2);
+    ck_assert_int_eq(cpu->arg_memory[1].space, MEM_HOST);
     ck_assert(back.exercises[0].variants[1].cases[4].hidden);
     const struct case_result *pass = &cpu->cases[0];
     ck_assert(pass->time.valid && pass->time.samples == 30 && pass->time.median_ms == 1.5);
@@ -577,6 +611,8 @@ START_TEST(test_round_trip_identical)
     ck_assert_int_eq(wrong->mismatches[1].n_first, 0);
     ck_assert_uint_eq(wrong->n_findings, 3);
     ck_assert_uint_eq(wrong->perf_finding, 2);
+    ck_assert(wrong->roofline_first == 1 && wrong->roofline_count == 2);
+    ck_assert(pass->roofline_first == 0 && pass->roofline_count == 0);
     ck_assert_str_eq(wrong->findings[1], r.exercises[0].variants[0].cases[1].findings[1]);
     /* Invalid UTF-8 was replaced on the way out and stays replaced. */
     ck_assert_str_eq(wrong->findings[2], "invalid UTF-8: \xef\xbf\xbd\xef\xbf\xbd( end");
@@ -876,6 +912,64 @@ START_TEST(test_corrupt_refused)
 }
 END_TEST
 
+/* Results written before params and arg_memory: both filled from the older text, once, in the
+ * reader; text that is neither form, and spaces this version does not know, give nothing. */
+static void forget_structure(struct results *r)
+{
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
+            struct variant_result *vr = &r->exercises[e].variants[v];
+            for (size_t a = 0; a < vr->n_arg_memory; a++)
+                free(vr->arg_memory[a].arg);
+            free(vr->arg_memory);
+            vr->arg_memory = NULL;
+            vr->n_arg_memory = 0;
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                struct case_result *cr = &vr->cases[c];
+                for (size_t i = 0; i < cr->n_params; i++)
+                    free(cr->params[i].name);
+                free(cr->params);
+                cr->params = NULL;
+                cr->n_params = 0;
+            }
+        }
+}
+
+START_TEST(test_older_text_fallback)
+{
+    struct results r, back;
+    struct error err;
+    struct strbuf sb = STRBUF_INIT;
+    fixture(&r);
+    forget_structure(&r);
+    struct variant_result *cpu = &r.exercises[0].variants[0];
+    free(cpu->cases[1].sizes);
+    cpu->cases[1].sizes = xstrdup("n = 7 , bad, k=x");
+    free(cpu->cases[2].sizes);
+    cpu->cases[2].sizes = NULL;
+    results_to_json(&r, &sb);
+    /* An older writer had no "arg_memory" key at all: renamed, it is an unknown field. */
+    for (char *k = sb.buf; (k = strstr(k, "\"arg_memory\"")) != NULL;)
+        memcpy(k + 1, "old", 3);
+    ck_assert_msg(from_text(&back, sb.buf, &err) == 0, "%d:%d: %s", err.line, err.col, err.msg);
+    const struct variant_result *v = back.exercises[0].variants;
+    ck_assert_uint_eq(v[0].cases[0].n_params, 1);
+    ck_assert(!strcmp(v[0].cases[0].params[0].name, "n") && v[0].cases[0].params[0].value == 64);
+    ck_assert_uint_eq(v[0].cases[1].n_params, 1);
+    ck_assert(!strcmp(v[0].cases[1].params[0].name, "n") && v[0].cases[1].params[0].value == 7);
+    ck_assert_uint_eq(v[0].cases[2].n_params, 0);
+    /* One space for every argument: one entry that names none. */
+    ck_assert_uint_eq(v[0].n_arg_memory, 1);
+    ck_assert(!strcmp(v[0].arg_memory[0].arg, "") && v[0].arg_memory[0].space == MEM_HOST);
+    ck_assert_uint_eq(v[1].n_arg_memory, 2);
+    ck_assert(!strcmp(v[1].arg_memory[0].arg, "A") && v[1].arg_memory[0].space == MEM_DEVICE);
+    ck_assert(!strcmp(v[1].arg_memory[1].arg, "C") && v[1].arg_memory[1].space == MEM_PINNED);
+    results_release(&back);
+    strbuf_release(&sb);
+    results_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("results");
@@ -889,6 +983,7 @@ int main(void)
     tcase_add_test(tc, test_format_checked);
     tcase_add_test(tc, test_defaults_and_unknown_fields);
     tcase_add_test(tc, test_corrupt_refused);
+    tcase_add_test(tc, test_older_text_fallback);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

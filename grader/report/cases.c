@@ -1,0 +1,121 @@
+#include "report/cases.h"
+
+#include "base/alloc.h"
+#include "base/strbuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool case_visible(const struct report_ctx *rc, const struct case_result *cr)
+{
+    return !(cr->hidden && rc->hide_hidden);
+}
+
+size_t exercise_cases(const struct report_ctx *rc, const struct exercise_result *ex,
+                      struct case_key **out)
+{
+    struct case_key *keys = NULL;
+    size_t n = 0, alloc = 0;
+    for (size_t v = 0; v < ex->n_variants; v++) {
+        const struct variant_result *vr = &ex->variants[v];
+        for (size_t c = 0; c < vr->n_cases; c++) {
+            const struct case_result *cr = &vr->cases[c];
+            if (!case_visible(rc, cr) || !cr->case_id)
+                continue;
+            bool seen = false;
+            for (size_t k = 0; k < n && !seen; k++)
+                seen = !strcmp(keys[k].id, cr->case_id);
+            if (seen)
+                continue;
+            ALLOC_GROW(keys, n + 1, alloc);
+            keys[n].id = cr->case_id;
+            keys[n].first = cr;
+            n++;
+        }
+    }
+    *out = keys;
+    return n;
+}
+
+const struct case_result *find_case(const struct report_ctx *rc, const struct variant_result *vr,
+                                    const char *id)
+{
+    for (size_t c = 0; c < vr->n_cases; c++)
+        if (vr->cases[c].case_id && !strcmp(vr->cases[c].case_id, id) &&
+            case_visible(rc, &vr->cases[c]))
+            return &vr->cases[c];
+    return NULL;
+}
+
+double case_baseline(const struct report_ctx *rc, const struct exercise_result *ex, const char *id)
+{
+    for (size_t v = 0; v < ex->n_variants; v++) {
+        const struct case_result *cr = find_case(rc, &ex->variants[v], id);
+        if (cr && cr->baseline_ms > 0)
+            return cr->baseline_ms;
+    }
+    return 0;
+}
+
+const char *variant_title(const struct variant_result *vr)
+{
+    return vr->title && *vr->title ? vr->title : vr->variant_id ? vr->variant_id : "";
+}
+
+bool variant_is_gpu(const struct variant_result *vr)
+{
+    return vr->target && !strcmp(vr->target, "gpu");
+}
+
+bool has_transfer_times(const struct variant_result *vr)
+{
+    for (size_t c = 0; c < vr->n_cases; c++)
+        if (vr->cases[c].time_transfer.valid)
+            return true;
+    return false;
+}
+
+const char *exercise_title(const struct exercise_result *ex)
+{
+    return ex->title && *ex->title ? ex->title : ex->exercise_id ? ex->exercise_id : "";
+}
+
+bool case_param(const struct case_result *cr, const char *name, double *val)
+{
+    for (size_t i = 0; i < cr->n_params; i++)
+        if (cr->params[i].name && !strcmp(cr->params[i].name, name)) {
+            *val = (double)cr->params[i].value;
+            return true;
+        }
+    return false;
+}
+
+const char *varying_param(const struct case_key *keys, size_t n)
+{
+    if (n < 2)
+        return NULL;
+    for (size_t i = 0; i < keys[0].first->n_params; i++) {
+        const char *name = keys[0].first->params[i].name;
+        bool all = true, varies = false;
+        double first = 0, v = 0;
+        for (size_t k = 0; k < n && all; k++) {
+            all = case_param(keys[k].first, name, &v);
+            if (k == 0)
+                first = v;
+            else
+                varies |= v != first;
+        }
+        if (all && varies)
+            return name;
+    }
+    return NULL;
+}
+
+void set_case_sizes(struct tpl_value *m, const struct case_result *cr)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < cr->n_params; i++)
+        strbuf_addf(&sb, "%s%s=%ld", i ? "," : "", cr->params[i].name, cr->params[i].value);
+    tpl_set_str(m, "sizes", strbuf_str(&sb));
+    strbuf_release(&sb);
+}

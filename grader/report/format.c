@@ -1,0 +1,107 @@
+#include "report/format.h"
+
+#include "base/alloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Milliseconds with four significant digits: 580.0, 106.5, 50.37, 4.415, 0.01234. */
+char *fmt_ms(double ms)
+{
+    if (!(ms > 0) || !isfinite(ms))
+        return xstrdup(NO_VALUE);
+    int dec = 3 - (int)floor(log10(ms));
+    if (dec < 0)
+        dec = 0;
+    if (dec > 6)
+        dec = 6;
+    return xstrfmt("%.*f", dec, ms);
+}
+
+char *fmt_timing(const struct timing *t)
+{
+    return t->valid ? fmt_ms(t->median_ms) : xstrdup(NO_VALUE);
+}
+
+char *fmt_spread(const struct timing *t)
+{
+    if (!t->valid || t->samples < 2)
+        return xstrdup(NO_VALUE);
+    double iqr = t->q3_ms - t->q1_ms;
+    return iqr > 0 ? fmt_ms(iqr) : xstrdup("0");
+}
+
+char *fmt_x(double x)
+{
+    if (!(x > 0) || !isfinite(x))
+        return xstrdup(NO_VALUE);
+    return xstrfmt("%.2fx", x);
+}
+
+/* Points: 10, 7.5, 3.25. */
+char *fmt_points(double p)
+{
+    if (!isfinite(p))
+        return xstrdup(NO_VALUE);
+    char *s = xstrfmt("%.2f", p);
+    char *dot = strchr(s, '.');
+    if (dot) {
+        size_t len = strlen(s);
+        while (len > 0 && s[len - 1] == '0')
+            s[--len] = '\0';
+        if (s[len - 1] == '.')
+            s[--len] = '\0';
+    }
+    if (!strcmp(s, "-0"))
+        s[0] = '0', s[1] = '\0';
+    return s;
+}
+
+/* A size from interpolation: three significant digits, no exponent. */
+char *fmt_size(double x)
+{
+    if (!(x > 0) || !isfinite(x))
+        return xstrdup(NO_VALUE);
+    if (x < 100)
+        return xstrfmt("%.3g", x);
+    double p = pow(10, floor(log10(x)) - 2);
+    return xstrfmt("%.0f", round(x / p) * p);
+}
+
+char *fmt_pct(double num, double den)
+{
+    if (!(den > 0))
+        return xstrdup(NO_VALUE);
+    return xstrfmt("%.0f%%", 100.0 * num / den);
+}
+
+/* Set key to an owned formatted string (already safe Markdown). */
+void set_own(struct tpl_value *m, const char *key, char *s)
+{
+    tpl_set_md(m, key, s);
+    free(s);
+}
+
+static int double_cmp(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+double median_of(const double *x, size_t n)
+{
+    if (!n)
+        return NAN;
+    double *c = xmalloc(n * sizeof(double));
+    memcpy(c, x, n * sizeof(double));
+    qsort(c, n, sizeof(double), double_cmp);
+    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+    free(c);
+    return m;
+}
+
+bool has_text(const char *s)
+{
+    return s && s[strspn(s, " \t\r\n")] != '\0';
+}

@@ -1,0 +1,101 @@
+#include "report/sections.h"
+
+#include "base/alloc.h"
+#include "base/escape.h"
+#include "report/cases.h"
+#include "report/format.h"
+#include "report/overview.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The first page: what cost points (overview.h), one item per cause, and what to try next. */
+
+static void set_lost_item(const struct report_ctx *rc, struct tpl_value *item,
+                          const struct lost_item *it)
+{
+    tpl_set_str(item, "exercise", it->ex->exercise_id);
+    tpl_set_str(item, "exercise_title", exercise_title(it->ex));
+    tpl_set_str(item, "variant", it->vr->variant_id);
+    tpl_set_str(item, "variant_title", variant_title(it->vr));
+    tpl_set_num(item, "count", (double)it->count);
+    tpl_set_bool(item, "several", it->count > 1);
+    tpl_set_bool(item, "hidden", it->hidden);
+    tpl_set_bool(item, "has_lost_points", it->points > 0);
+    set_own(item, "lost_points", fmt_points(it->points));
+    if (it->hidden) {
+        /* A count, never an id, a size or a message. */
+        tpl_set_str(item, "cases", "");
+        tpl_set_md(item, "verdict", "");
+        tpl_set_str(item, "verdict_code", "");
+        tpl_set_str(item, "message", "");
+        tpl_set_bool(item, "has_message", false);
+        return;
+    }
+    const struct case_result *cr = &it->vr->cases[it->first];
+    char *ids = lost_item_cases(it);
+    tpl_set_str(item, "cases", ids);
+    free(ids);
+    set_verdict(rc, item, cr->verdict);
+    char *msg = esc_first_line(cr->message, MESSAGE_CHARS);
+    tpl_set_str(item, "message", msg);
+    tpl_set_bool(item, "has_message", *msg != '\0');
+    free(msg);
+}
+
+static void set_not_run(const struct results *r, struct tpl_value *list, const struct overview *o)
+{
+    for (size_t i = 0; i < o->n_not_run; i++) {
+        const struct not_run_item *it = &o->not_run[i];
+        struct tpl_value *v = tpl_push_map(list);
+        tpl_set_bool(v, "no_gpu", it->kind == SKIP_NO_GPU);
+        tpl_set_bool(v, "slow", it->kind == SKIP_SLOW);
+        tpl_set_bool(v, "hidden", it->kind == SKIP_HIDDEN);
+        tpl_set_bool(v, "other", it->kind == SKIP_OTHER);
+        tpl_set_num(v, "count", (double)it->count);
+        tpl_set_bool(v, "several", it->count > 1);
+        tpl_set_bool(v, "has_points", it->points > 0);
+        set_own(v, "points", fmt_points(it->points));
+        char *why = esc_first_line(it->kind == SKIP_NO_GPU ? r->machine.gpu_status : it->message,
+                                   MESSAGE_CHARS);
+        tpl_set_str(v, "reason", why);
+        tpl_set_bool(v, "has_reason", *why != '\0');
+        free(why);
+    }
+}
+
+static void set_next(struct tpl_value *m, const struct overview *o)
+{
+    static const char *const names[N_NEXT_STEPS] = {
+        [NEXT_COMPILE] = "compile", [NEXT_WRONG] = "wrong",   [NEXT_CRASH] = "crash",
+        [NEXT_LIMITS] = "limits",   [NEXT_CHEAT] = "cheat",   [NEXT_SANITIZER] = "sanitizer",
+        [NEXT_GRADER] = "grader",   [NEXT_NO_GPU] = "no_gpu", [NEXT_SLOW] = "slow",
+        [NEXT_SPEED] = "speed",     [NEXT_DONE] = "done",
+    };
+    struct tpl_value *next = tpl_set_map(m, "next");
+    for (int i = 0; i < N_NEXT_STEPS; i++)
+        tpl_set_bool(next, names[i], o->next[i]);
+}
+
+void add_overview(const struct report_ctx *rc, const struct results *r, struct tpl_value *m)
+{
+    struct overview o;
+    overview_build(&o, r, rc->hide_hidden);
+    struct tpl_value *lost = tpl_set_list(m, "lost");
+    struct tpl_value *grader = tpl_set_list(m, "grader_errors");
+    for (size_t i = 0; i < o.n_lost; i++)
+        set_lost_item(rc, tpl_push_map(o.lost[i].grader ? grader : lost), &o.lost[i]);
+    tpl_set_bool(m, "has_lost", tpl_list_len(lost) > 0);
+    tpl_set_bool(m, "has_grader_error_items", tpl_list_len(grader) > 0);
+    struct tpl_value *not_run = tpl_set_list(m, "not_run");
+    set_not_run(r, not_run, &o);
+    tpl_set_bool(m, "has_not_run", o.n_not_run > 0);
+    tpl_set_num(m, "hidden_total", (double)o.hidden_total);
+    tpl_set_bool(m, "has_hidden", o.hidden_total > 0);
+    tpl_set_num(m, "hidden_passed", (double)o.hidden_passed);
+    tpl_set_num(m, "hidden_failed", (double)o.hidden_failed);
+    tpl_set_num(m, "hidden_not_run", (double)o.hidden_not_run);
+    tpl_set_bool(m, "hidden_ran", o.hidden_total > o.hidden_not_run);
+    set_next(m, &o);
+    overview_release(&o);
+}

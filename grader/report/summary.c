@@ -1,0 +1,748 @@
+#include "report/report.h"
+
+#include "base/alloc.h"
+#include "base/escape.h"
+#include "base/fs.h"
+#include "report/cases.h"
+#include "report/clock.h"
+#include "report/format.h"
+#include "report/render.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The class summary (summary.md): one function per section of the template, in its order. */
+
+static int by_student_id(const void *pa, const void *pb)
+{
+    const struct results *a = *(const struct results *const *)pa;
+    const struct results *b = *(const struct results *const *)pb;
+    return strcmp(a->student_id ? a->student_id : "", b->student_id ? b->student_id : "");
+}
+
+/* A summary row's student: id and name as the tables show them, sanitized and clipped. */
+static void set_student_cells(struct tpl_value *row, const struct results *r)
+{
+    char *id = esc_clip(r->student_id, NAME_CHARS), *name = esc_clip(r->student_name, NAME_CHARS);
+    tpl_set_str(row, "id", id);
+    tpl_set_str(row, "name", name);
+    free(id);
+    free(name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The lab, and the scores                                                  */
+
+static void summary_header(const struct report_ctx *rc, const struct results *const *rs, size_t n,
+                           struct tpl_value *m)
+{
+    const struct results *r0 = rs[0];
+    tpl_set_str(m, "course", r0->course);
+    tpl_set_str(m, "lab_id", r0->lab_id);
+    tpl_set_num(m, "lab_number", (double)r0->lab_number);
+    tpl_set_str(m, "lab_title", r0->lab_title);
+    tpl_set_str(m, "grader_version", r0->grader_version);
+    tpl_set_str(m, "lang", rc->lang);
+    tpl_set_num(m, "n_students", (double)n);
+    /* The newest grading date: the summary then depends on the results only. */
+    const char *date = "";
+    for (size_t i = 0; i < n; i++)
+        if (rs[i]->date && strcmp(rs[i]->date, date) > 0)
+            date = rs[i]->date;
+    tpl_set_str(m, "date", date);
+}
+
+/* A round bin width giving about ten bins or fewer: 1, 2, 2.5 or 5 times a power of ten. */
+static double nice_bin_width(double max)
+{
+    double raw = max / 10, p = pow(10, floor(log10(raw)));
+    static const double steps[] = {1, 2, 2.5, 5, 10};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+        if (steps[i] * p >= raw - 1e-12)
+            return steps[i] * p;
+    return 10 * p;
+}
+
+/* Ten bins over [0, max]; the last one includes the maximum. The table and the figure. */
+static void score_histogram(struct report_ctx *rc, const double *scores, size_t n, double max_score,
+                            struct tpl_value *hist, struct tpl_value *pv)
+{
+    double w = nice_bin_width(max_score);
+    int bins = (int)ceil(max_score / w - 1e-9);
+    if (bins < 1)
+        bins = 1;
+    int *counts = xcalloc((size_t)bins, sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        int b = (int)floor(scores[i] / w);
+        counts[b < 0 ? 0 : b >= bins ? bins - 1 : b]++;
+    }
+    struct plot_fig fig;
+    plot_fig_init(&fig);
+    fig.xlabel = phrase(&rc->strings, false, "plot.score_xlabel", NULL);
+    fig.ylabel = phrase(&rc->strings, false, "plot.score_ylabel", NULL);
+    fig.box_width = w * 0.9;
+    fig.xmin = 0;
+    fig.xmax = max_score;
+    fig.ymin_zero = true;
+    fig.y_integer = n <= 12;
+    fig.height_px = 400;
+    struct plot_series *s = plot_fig_add_series(&fig, "", PLOT_BOXES);
+    for (int b = 0; b < bins; b++) {
+        struct tpl_value *hv = tpl_push_map(hist);
+        set_own(hv, "from", fmt_points(w * b));
+        set_own(hv, "to", fmt_points(fmin(w * (b + 1), max_score)));
+        tpl_set_num(hv, "count", counts[b]);
+        tpl_set_bool(hv, "last", b == bins - 1);
+        plot_series_add(s, w * (b + 0.5), counts[b]);
+    }
+    free(counts);
+    char *name = unique_plot_name(rc, "summary-scores");
+    struct plot_result pr;
+    plot_render(&fig, rc->plots_dir, name, &pr);
+    set_plot_result(rc, pv, &pr, name);
+    free(name);
+    plot_fig_release(&fig);
+}
+
+static void summary_scores(struct report_ctx *rc, const struct results *const *rs, size_t n,
+                           struct tpl_value *m)
+{
+    double *scores = xcalloc(n ? n : 1, sizeof(double));
+    double max_score = 0, sum = 0, lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        scores[i] = rs[i]->score;
+        sum += scores[i];
+        lo = fmin(lo, scores[i]);
+        hi = fmax(hi, scores[i]);
+        max_score = fmax(max_score, rs[i]->max_score);
+    }
+    set_own(m, "max_score", fmt_points(max_score));
+    set_own(m, "mean", n ? fmt_points(sum / (double)n) : xstrdup(NO_VALUE));
+    set_own(m, "median", n ? fmt_points(median_of(scores, n)) : xstrdup(NO_VALUE));
+    set_own(m, "min", n ? fmt_points(lo) : xstrdup(NO_VALUE));
+    set_own(m, "max", n ? fmt_points(hi) : xstrdup(NO_VALUE));
+    struct tpl_value *hist = tpl_set_list(m, "histogram");
+    struct tpl_value *pv = set_plot_map(m, "scores_plot");
+    if (max_score > 0 && n > 0)
+        score_histogram(rc, scores, n, max_score, hist, pv);
+    tpl_set_bool(m, "has_histogram", tpl_list_len(hist) > 0);
+    free(scores);
+}
+
+static void summary_students(const struct results *const *rs, size_t n, struct tpl_value *m)
+{
+    struct tpl_value *students = tpl_set_list(m, "students");
+    for (size_t i = 0; i < n; i++) {
+        const struct results *r = rs[i];
+        struct tpl_value *sv = tpl_push_map(students);
+        set_student_cells(sv, r);
+        set_own(sv, "score", fmt_points(r->score));
+        set_own(sv, "max_score", fmt_points(r->max_score));
+        set_own(sv, "pct", fmt_pct(r->score, r->max_score));
+        tpl_set_num(sv, "n_pass", r->n_pass);
+        tpl_set_num(sv, "n_fail", r->n_fail);
+        tpl_set_num(sv, "n_skipped", r->n_skipped);
+        tpl_set_num(sv, "n_grader_errors", r->n_grader_errors);
+        tpl_set_bool(sv, "has_grader_errors", r->n_grader_errors > 0);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The class's cases, speedups and failures, gathered over every student    */
+
+struct case_stat {
+    const char *ex, *ex_title, *variant, *variant_title, *case_id;
+    const struct case_result *first; /* the first student's: its params */
+    int pass, fail, skipped, grader;
+};
+
+struct speed_stat {
+    const char *ex, *variant, *variant_title;
+    double *vs_ref, *vs_base; /* one geometric mean per student */
+    size_t n_ref, n_base, alloc_ref, alloc_base;
+};
+
+struct place_count {
+    char *where;
+    int count;
+};
+
+struct verdict_stat {
+    enum verdict v;
+    int cases, students;
+    struct place_count *places;
+    size_t n_places, alloc_places;
+};
+
+/* Everything points into the results but the places' names and the arrays. */
+struct class_stats {
+    struct case_stat *cs;
+    size_t n_cs, alloc_cs;
+    struct speed_stat *ss;
+    size_t n_ss, alloc_ss;
+    struct verdict_stat vstats[V_GRADER + 1];
+};
+
+static void class_stats_init(struct class_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    for (int v = 0; v <= V_GRADER; v++)
+        st->vstats[v].v = (enum verdict)v;
+}
+
+static void class_stats_release(struct class_stats *st)
+{
+    for (int v = 0; v <= V_GRADER; v++) {
+        for (size_t k = 0; k < st->vstats[v].n_places; k++)
+            free(st->vstats[v].places[k].where);
+        free(st->vstats[v].places);
+    }
+    for (size_t j = 0; j < st->n_ss; j++) {
+        free(st->ss[j].vs_ref);
+        free(st->ss[j].vs_base);
+    }
+    free(st->ss);
+    free(st->cs);
+}
+
+static void push_double(double **arr, size_t *n, size_t *alloc, double x)
+{
+    ALLOC_GROW(*arr, *n + 1, *alloc);
+    (*arr)[(*n)++] = x;
+}
+
+static struct case_stat *find_case_stat(struct class_stats *st, const struct exercise_result *ex,
+                                        const struct variant_result *vr,
+                                        const struct case_result *cr)
+{
+    for (size_t i = 0; i < st->n_cs; i++)
+        if (!strcmp(st->cs[i].ex, ex->exercise_id) && !strcmp(st->cs[i].variant, vr->variant_id) &&
+            !strcmp(st->cs[i].case_id, cr->case_id))
+            return &st->cs[i];
+    ALLOC_GROW(st->cs, st->n_cs + 1, st->alloc_cs);
+    struct case_stat *s = &st->cs[st->n_cs++];
+    memset(s, 0, sizeof(*s));
+    s->ex = ex->exercise_id;
+    s->ex_title = exercise_title(ex);
+    s->variant = vr->variant_id;
+    s->variant_title = variant_title(vr);
+    s->case_id = cr->case_id;
+    s->first = cr;
+    return s;
+}
+
+static struct speed_stat *find_speed_stat(struct class_stats *st, const struct exercise_result *ex,
+                                          const struct variant_result *vr)
+{
+    for (size_t i = 0; i < st->n_ss; i++)
+        if (!strcmp(st->ss[i].ex, ex->exercise_id) && !strcmp(st->ss[i].variant, vr->variant_id))
+            return &st->ss[i];
+    ALLOC_GROW(st->ss, st->n_ss + 1, st->alloc_ss);
+    struct speed_stat *s = &st->ss[st->n_ss++];
+    memset(s, 0, sizeof(*s));
+    s->ex = ex->exercise_id;
+    s->variant = vr->variant_id;
+    s->variant_title = variant_title(vr);
+    return s;
+}
+
+static void record_failure(struct verdict_stat *vs, const char *where, bool new_student)
+{
+    vs->cases++;
+    vs->students += new_student;
+    for (size_t i = 0; i < vs->n_places; i++) {
+        if (!strcmp(vs->places[i].where, where)) {
+            vs->places[i].count++;
+            return;
+        }
+    }
+    ALLOC_GROW(vs->places, vs->n_places + 1, vs->alloc_places);
+    vs->places[vs->n_places].where = xstrdup(where);
+    vs->places[vs->n_places].count = 1;
+    vs->n_places++;
+}
+
+static bool summary_has_ids(const struct results *r)
+{
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        if (!r->exercises[e].exercise_id)
+            return false;
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
+            const struct variant_result *vr = &r->exercises[e].variants[v];
+            if (!vr->variant_id)
+                return false;
+            for (size_t c = 0; c < vr->n_cases; c++)
+                if (!vr->cases[c].case_id)
+                    return false;
+        }
+    }
+    return true;
+}
+
+/* One case of one student: its verdict counted, a failure recorded where it happened. */
+static void count_case(struct class_stats *st, const struct exercise_result *ex,
+                       const struct variant_result *vr, const struct case_result *cr,
+                       bool counted[V_GRADER + 1])
+{
+    struct case_stat *cs = find_case_stat(st, ex, vr, cr);
+    if (cr->verdict == V_PASS)
+        cs->pass++;
+    else if (cr->verdict == V_SKIPPED)
+        cs->skipped++;
+    else if (cr->verdict == V_GRADER)
+        cs->grader++;
+    else
+        cs->fail++;
+    if (cr->verdict != V_PASS && cr->verdict != V_SKIPPED && (int)cr->verdict >= 0 &&
+        cr->verdict <= V_GRADER) {
+        char *where = xstrfmt("%s / %s / %s", ex->exercise_id, vr->variant_id, cr->case_id);
+        record_failure(&st->vstats[cr->verdict], where, !counted[cr->verdict]);
+        counted[cr->verdict] = true;
+        free(where);
+    }
+}
+
+/* One variant of one student: its cases, and the geometric means of its passing speedups. */
+static void count_variant(struct class_stats *st, const struct exercise_result *ex,
+                          const struct variant_result *vr, bool counted[V_GRADER + 1])
+{
+    double log_ref = 0, log_base = 0;
+    int n_ref = 0, n_base = 0;
+    for (size_t c = 0; c < vr->n_cases; c++) {
+        const struct case_result *cr = &vr->cases[c];
+        count_case(st, ex, vr, cr, counted);
+        if (cr->verdict == V_PASS && cr->speedup_ref > 0) {
+            log_ref += log(cr->speedup_ref);
+            n_ref++;
+        }
+        if (cr->verdict == V_PASS && cr->speedup_baseline > 0) {
+            log_base += log(cr->speedup_baseline);
+            n_base++;
+        }
+    }
+    struct speed_stat *sp = find_speed_stat(st, ex, vr);
+    if (n_ref)
+        push_double(&sp->vs_ref, &sp->n_ref, &sp->alloc_ref, exp(log_ref / n_ref));
+    if (n_base)
+        push_double(&sp->vs_base, &sp->n_base, &sp->alloc_base, exp(log_base / n_base));
+}
+
+static void class_stats_collect(struct class_stats *st, const struct results *const *rs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct results *r = rs[i];
+        if (!summary_has_ids(r))
+            continue;
+        bool counted[V_GRADER + 1] = {false};
+        for (size_t e = 0; e < r->n_exercises; e++) {
+            const struct exercise_result *ex = &r->exercises[e];
+            for (size_t v = 0; v < ex->n_variants; v++)
+                count_variant(st, ex, &ex->variants[v], counted);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Exercises: mean points, pass rates per case, speedups per variant         */
+
+static void set_exercise_points(const struct results *const *rs, size_t n, const char *ex_id,
+                                struct tpl_value *ev)
+{
+    double sum = 0, maxp = 0;
+    size_t cnt = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t e = 0; e < rs[k]->n_exercises; e++)
+            if (rs[k]->exercises[e].exercise_id &&
+                !strcmp(rs[k]->exercises[e].exercise_id, ex_id)) {
+                sum += rs[k]->exercises[e].points;
+                maxp = fmax(maxp, rs[k]->exercises[e].max_points);
+                cnt++;
+            }
+    set_own(ev, "mean_points", cnt ? fmt_points(sum / (double)cnt) : xstrdup(NO_VALUE));
+    set_own(ev, "max_points", fmt_points(maxp));
+}
+
+static void set_exercise_cases(const struct class_stats *st, size_t first, struct tpl_value *ev)
+{
+    struct tpl_value *cl = tpl_set_list(ev, "cases");
+    for (size_t j = first; j < st->n_cs; j++) {
+        const struct case_stat *cs = &st->cs[j];
+        if (strcmp(cs->ex, st->cs[first].ex))
+            continue;
+        struct tpl_value *cv = tpl_push_map(cl);
+        tpl_set_str(cv, "variant", cs->variant);
+        tpl_set_str(cv, "variant_title", cs->variant_title);
+        tpl_set_str(cv, "case_id", cs->case_id);
+        set_case_sizes(cv, cs->first);
+        tpl_set_num(cv, "n_pass", cs->pass);
+        tpl_set_num(cv, "n_fail", cs->fail);
+        tpl_set_num(cv, "n_skipped", cs->skipped);
+        tpl_set_num(cv, "n_grader_errors", cs->grader);
+        set_own(cv, "pass_rate", fmt_pct(cs->pass, cs->pass + cs->fail));
+    }
+}
+
+/* Min, median and max over the students, as prefix_min, prefix_median, prefix_max. */
+static void set_spread(struct tpl_value *sv, const char *prefix, const double *x, size_t n)
+{
+    double lo = INFINITY, hi = 0;
+    for (size_t k = 0; k < n; k++) {
+        lo = fmin(lo, x[k]);
+        hi = fmax(hi, x[k]);
+    }
+    char key[64];
+    snprintf(key, sizeof(key), "%s_min", prefix);
+    set_own(sv, key, fmt_x(n ? lo : 0));
+    snprintf(key, sizeof(key), "%s_median", prefix);
+    set_own(sv, key, fmt_x(median_of(x, n)));
+    snprintf(key, sizeof(key), "%s_max", prefix);
+    set_own(sv, key, fmt_x(hi));
+}
+
+static void set_exercise_speedups(const struct class_stats *st, const char *ex_id,
+                                  struct tpl_value *ev)
+{
+    struct tpl_value *sl = tpl_set_list(ev, "speedups");
+    for (size_t j = 0; j < st->n_ss; j++) {
+        const struct speed_stat *sp = &st->ss[j];
+        if (strcmp(sp->ex, ex_id) || (!sp->n_ref && !sp->n_base))
+            continue;
+        struct tpl_value *sv = tpl_push_map(sl);
+        tpl_set_str(sv, "variant", sp->variant);
+        tpl_set_str(sv, "variant_title", sp->variant_title);
+        tpl_set_num(sv, "n", (double)(sp->n_ref > sp->n_base ? sp->n_ref : sp->n_base));
+        tpl_set_bool(sv, "has_ref", sp->n_ref > 0);
+        set_spread(sv, "ref", sp->vs_ref, sp->n_ref);
+        tpl_set_bool(sv, "has_baseline", sp->n_base > 0);
+        set_spread(sv, "base", sp->vs_base, sp->n_base);
+    }
+    tpl_set_bool(ev, "has_speedups", tpl_list_len(sl) > 0);
+}
+
+/* Exercises in first-seen order, with their cases and speedups. */
+static void summary_exercises(const struct class_stats *st, const struct results *const *rs,
+                              size_t n, struct tpl_value *m)
+{
+    struct tpl_value *exs = tpl_set_list(m, "exercises");
+    for (size_t i = 0; i < st->n_cs; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(st->cs[j].ex, st->cs[i].ex);
+        if (seen)
+            continue;
+        struct tpl_value *ev = tpl_push_map(exs);
+        tpl_set_str(ev, "id", st->cs[i].ex);
+        tpl_set_str(ev, "title", st->cs[i].ex_title);
+        set_exercise_points(rs, n, st->cs[i].ex, ev);
+        set_exercise_cases(st, i, ev);
+        set_exercise_speedups(st, st->cs[i].ex, ev);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* One figure: each student's speedup vs the reference per exercise and variant */
+
+static void speedup_series(const struct report_ctx *rc, const struct class_stats *st,
+                           struct plot_fig *fig)
+{
+    char *t = phrase(&rc->strings, false, "plot.speedup_students", NULL);
+    struct plot_series *s = plot_fig_add_series(fig, t, PLOT_POINTS);
+    free(t);
+    s->color = 0;
+    s->point_type = 6;
+    size_t x = 0;
+    for (size_t j = 0; j < st->n_ss; j++) {
+        if (!st->ss[j].n_ref)
+            continue;
+        x++;
+        for (size_t k = 0; k < st->ss[j].n_ref; k++) {
+            /* Spread equal values sideways a little, deterministically. */
+            double jitter = ((double)(k % 7) - 3) * 0.03;
+            plot_series_add(s, (double)x + jitter, st->ss[j].vs_ref[k]);
+        }
+        char *label = xstrfmt("%s/%s", st->ss[j].ex, st->ss[j].variant);
+        plot_fig_add_xtic(fig, (double)x, label);
+        free(label);
+    }
+    t = phrase(&rc->strings, false, "plot.speedup_median", NULL);
+    s = plot_fig_add_series(fig, t, PLOT_POINTS);
+    free(t);
+    s->color = 1;
+    s->point_type = 13;
+    s->bold = true;
+    x = 0;
+    for (size_t j = 0; j < st->n_ss; j++)
+        if (st->ss[j].n_ref)
+            plot_series_add(s, (double)++x, median_of(st->ss[j].vs_ref, st->ss[j].n_ref));
+}
+
+static void summary_speedup_plot(struct report_ctx *rc, const struct class_stats *st,
+                                 struct tpl_value *m)
+{
+    struct tpl_value *pv = set_plot_map(m, "speedup_plot");
+    size_t with_data = 0;
+    for (size_t j = 0; j < st->n_ss; j++)
+        with_data += st->ss[j].n_ref > 0;
+    tpl_set_bool(m, "has_speedup_plot", with_data > 0);
+    if (!with_data)
+        return;
+    struct plot_fig fig;
+    plot_fig_init(&fig);
+    fig.logy = true;
+    fig.ylabel = phrase(&rc->strings, false, "plot.speedup_ylabel", NULL);
+    fig.xmin = 0.5;
+    fig.xmax = (double)with_data + 0.5;
+    speedup_series(rc, st, &fig);
+    char *t = phrase(&rc->strings, false, "plot.speedup_parity", NULL);
+    struct plot_series *s = plot_fig_add_series(&fig, t, PLOT_LINES);
+    free(t);
+    s->color = -1;
+    s->dashed = true;
+    s->point_type = -1;
+    plot_series_add(s, 0.5, 1);
+    plot_series_add(s, (double)with_data + 0.5, 1);
+    char *name = unique_plot_name(rc, "summary-speedups");
+    struct plot_result pr;
+    plot_render(&fig, rc->plots_dir, name, &pr);
+    set_plot_result(rc, pv, &pr, name);
+    free(name);
+    plot_fig_release(&fig);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Failures by verdict, most frequent first; where each happened most        */
+
+static int by_place_count(const void *pa, const void *pb)
+{
+    const struct place_count *a = pa, *b = pb;
+    if (a->count != b->count)
+        return b->count - a->count;
+    return strcmp(a->where, b->where);
+}
+
+static void summary_failures(const struct report_ctx *rc, struct class_stats *st,
+                             struct tpl_value *m)
+{
+    struct tpl_value *fl = tpl_set_list(m, "failures");
+    int order[V_GRADER + 1], n_order = 0;
+    for (int v = 0; v <= V_GRADER; v++)
+        if (st->vstats[v].cases)
+            order[n_order++] = v;
+    for (int i = 1; i < n_order; i++)
+        for (int j = i; j > 0 && st->vstats[order[j]].cases > st->vstats[order[j - 1]].cases; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    for (int i = 0; i < n_order; i++) {
+        struct verdict_stat *vs = &st->vstats[order[i]];
+        struct tpl_value *fv = tpl_push_map(fl);
+        set_verdict(rc, fv, vs->v);
+        tpl_set_num(fv, "n_cases", vs->cases);
+        tpl_set_num(fv, "n_students", vs->students);
+        qsort(vs->places, vs->n_places, sizeof(*vs->places), by_place_count);
+        struct tpl_value *pl = tpl_set_list(fv, "places");
+        for (size_t k = 0; k < vs->n_places && k < 5; k++) {
+            struct tpl_value *p = tpl_push_map(pl);
+            tpl_set_str(p, "where", vs->places[k].where);
+            tpl_set_num(p, "count", vs->places[k].count);
+        }
+        tpl_set_bool(fv, "more_places", vs->n_places > 5);
+    }
+    tpl_set_bool(m, "has_failures", n_order > 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* compute-sanitizer                                                        */
+
+/* One row for a run that found errors: whose, where, and the first report in the tool's own
+ * words (English, like compiler output: the template frames them in the summary's language). */
+static void add_sanitizer_row(struct tpl_value *rows, const struct results *r,
+                              const struct exercise_result *ex, const struct variant_result *vr,
+                              const struct sanitizer_run *run, long errors)
+{
+    struct tpl_value *row = tpl_push_map(rows);
+    set_student_cells(row, r);
+    tpl_set_str(row, "exercise", ex->exercise_id ? ex->exercise_id : "");
+    tpl_set_str(row, "variant", vr->variant_id ? vr->variant_id : "");
+    tpl_set_str(row, "tool", run->tool ? run->tool : "");
+    tpl_set_str(row, "case_id", run->case_id ? run->case_id : "");
+    tpl_set_num(row, "errors", (double)errors);
+    const struct sanitizer_report *first = run->out.n_reports ? &run->out.reports[0] : NULL;
+    char *kind = esc_clip(first && first->kind ? first->kind : "", FINDING_CHARS);
+    char *where = esc_clip(first && first->location ? first->location : "", FINDING_CHARS);
+    tpl_set_str(row, "kind", kind);
+    tpl_set_str(row, "location", where);
+    tpl_set_bool(row, "has_location", *where != '\0');
+    free(kind);
+    free(where);
+}
+
+struct sanitizer_counts {
+    size_t students, runs, failed;
+};
+
+/* A student's runs: counted, a row for each that found errors. */
+static void student_sanitizer(const struct results *r, struct tpl_value *rows,
+                              struct sanitizer_counts *k)
+{
+    bool ran = false;
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        const struct exercise_result *ex = &r->exercises[e];
+        for (size_t v = 0; v < ex->n_variants; v++) {
+            const struct variant_result *vr = &ex->variants[v];
+            for (size_t s = 0; s < vr->n_sanitizer; s++) {
+                const struct sanitizer_run *run = &vr->sanitizer[s];
+                k->failed += run->status == SANITIZER_FAILED;
+                if (run->status != SANITIZER_RAN)
+                    continue;
+                ran = true;
+                k->runs++;
+                long errors = sanitizer_error_count(&run->out);
+                if (errors > 0)
+                    add_sanitizer_row(rows, r, ex, vr, run, errors);
+            }
+        }
+    }
+    k->students += ran;
+}
+
+/*
+ * The class's compute-sanitizer pass: how many students' GPU code ran under it, and one
+ * row per run that found something, so an instructor sees at a glance whose kernels write
+ * out of bounds or race although their outputs were right. Runs that did not complete are
+ * counted apart (the grader's side).
+ */
+static void summary_sanitizer(const struct results *const *rs, size_t n, struct tpl_value *m)
+{
+    struct tpl_value *rows = tpl_set_list(m, "sanitizer_findings");
+    struct sanitizer_counts k = {0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        student_sanitizer(rs[i], rows, &k);
+    tpl_set_bool(m, "has_sanitizer", k.runs + k.failed > 0);
+    tpl_set_num(m, "sanitizer_students", (double)k.students);
+    tpl_set_num(m, "sanitizer_runs", (double)k.runs);
+    tpl_set_bool(m, "has_sanitizer_findings", tpl_list_len(rows) > 0);
+    tpl_set_num(m, "sanitizer_failed", (double)k.failed);
+    tpl_set_bool(m, "has_sanitizer_failed", k.failed > 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GPU clocks                                                               */
+
+/* A student's runs added to their tally and the class's; where samples were dropped, as
+ * "ex/variant case" items, hidden cases by count only (the summary may travel further than
+ * the instructor's reports). */
+static int student_clocks(const struct results *r, struct clock_tally *t,
+                          struct clock_tally *class_tally, struct strbuf *where)
+{
+    int hidden_hits = 0;
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        const struct exercise_result *ex = &r->exercises[e];
+        for (size_t v = 0; v < ex->n_variants; v++) {
+            const struct variant_result *vr = &ex->variants[v];
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                const struct case_result *cr = &vr->cases[c];
+                bool hit = clock_tally_add(t, cr);
+                clock_tally_add(class_tally, cr);
+                if (hit && cr->hidden)
+                    hidden_hits++;
+                else if (hit)
+                    strbuf_addf(where, "%s%s/%s %s", where->len ? ", " : "",
+                                ex->exercise_id ? ex->exercise_id : "",
+                                vr->variant_id ? vr->variant_id : "",
+                                cr->case_id ? cr->case_id : "");
+            }
+        }
+    }
+    return hidden_hits;
+}
+
+/*
+ * The GPU clocks over the class's timed runs: the range read and, one row per student, the
+ * samples dropped as taken while the GPU throttled and the runs that gave up dropping. Speed
+ * points rest on those times, so a node that throttled during batch grading shows here, and
+ * the instructor knows whom to grade again.
+ */
+static void summary_gpu_clock(const struct results *const *rs, size_t n, struct tpl_value *m)
+{
+    struct tpl_value *rows = tpl_set_list(m, "throttle_rows");
+    struct clock_tally class_tally = {0};
+    size_t students = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct clock_tally t = {0};
+        struct strbuf where;
+        strbuf_init(&where);
+        int hidden_hits = student_clocks(rs[i], &t, &class_tally, &where);
+        students += t.hi > 0;
+        if (t.dropped > 0 || t.throttled > 0) {
+            struct tpl_value *row = tpl_push_map(rows);
+            set_student_cells(row, rs[i]);
+            tpl_set_num(row, "dropped", t.dropped);
+            tpl_set_num(row, "throttled", t.throttled);
+            char *places = esc_clip(strbuf_str(&where), FINDING_CHARS);
+            tpl_set_str(row, "where", places);
+            tpl_set_bool(row, "has_where", *places != '\0');
+            free(places);
+            tpl_set_num(row, "hidden", hidden_hits);
+            tpl_set_bool(row, "has_hidden", hidden_hits > 0);
+        }
+        strbuf_release(&where);
+    }
+    tpl_set_bool(m, "has_gpu_clock", class_tally.hi > 0);
+    tpl_set_num(m, "gpu_clock_students", (double)students);
+    set_clock_range(m, &class_tally);
+    tpl_set_bool(m, "has_throttle_rows", tpl_list_len(rows) > 0);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static struct tpl_value *summary_context(struct report_ctx *rc, const struct results *const *rs,
+                                         size_t n)
+{
+    struct tpl_value *m = tpl_map();
+    summary_header(rc, rs, n, m);
+    summary_scores(rc, rs, n, m);
+    summary_students(rs, n, m);
+    struct class_stats st;
+    class_stats_init(&st);
+    class_stats_collect(&st, rs, n);
+    summary_exercises(&st, rs, n, m);
+    summary_speedup_plot(rc, &st, m);
+    summary_failures(rc, &st, m);
+    summary_sanitizer(rs, n, m);
+    summary_gpu_clock(rs, n, m);
+    class_stats_release(&st);
+    return m;
+}
+
+int report_summary(const struct results *const *all, size_t n, const char *outdir,
+                   const struct report_opts *o, struct report_outcome *out, struct error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (n == 0)
+        return error_set(err, "summary: no results");
+    struct report_ctx rc;
+    if (ctx_open(&rc, o, all[0]->lang, outdir, err) != 0) {
+        ctx_release(&rc);
+        return -1;
+    }
+    if (mkdir_p(outdir, err) != 0) {
+        ctx_release(&rc);
+        return -1;
+    }
+    const struct results **sorted = xmalloc(n * sizeof(*sorted));
+    memcpy(sorted, all, n * sizeof(*sorted));
+    qsort(sorted, n, sizeof(*sorted), by_student_id);
+    struct tpl_value *ctx = summary_context(&rc, sorted, n);
+    struct strbuf md = STRBUF_INIT;
+    int res = render_file(&rc, "summary.md", ctx, &md, err);
+    if (res == 0)
+        res = write_outputs(&rc, "summary", &md, out, err);
+    strbuf_release(&md);
+    tpl_value_free(ctx);
+    free(sorted);
+    ctx_release(&rc);
+    return res;
+}

@@ -1,0 +1,280 @@
+#include "report/sections.h"
+
+#include "base/alloc.h"
+#include "base/escape.h"
+#include "report/cases.h"
+#include "report/findings.h"
+#include "report/format.h"
+#include "report/memspace.h"
+#include "report/overview.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A message worth showing: passing cases say "passed", which the verdict already says, and
+ * why a case was not run is said once, on the first page, for all the cases it stopped. */
+static bool case_shows_message(const struct case_result *cr)
+{
+    return cr->verdict != V_PASS && cr->verdict != V_SKIPPED && has_text(cr->message);
+}
+
+/* The findings the report shows (findings.h); how many. */
+static size_t shown_findings(const struct report_ctx *rc, const struct variant_result *vr,
+                             const struct case_result *cr, struct tpl_value *list)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cr->n_findings; i++) {
+        if (!finding_shown(vr, cr, i, rc->hide_hidden))
+            continue;
+        n++;
+        if (list) {
+            char *f = esc_clip(cr->findings[i], FINDING_CHARS);
+            tpl_push(list, tpl_string(f));
+            free(f);
+        }
+    }
+    return n;
+}
+
+static bool case_has_notes(const struct report_ctx *rc, const struct variant_result *vr,
+                           const struct case_result *cr, bool detail)
+{
+    return case_shows_message(cr) || (detail && has_text(cr->detail)) ||
+           shown_findings(rc, vr, cr, NULL);
+}
+
+/* Times, speedups and rates of a case. */
+static void set_case_times(struct tpl_value *m, const struct case_result *cr)
+{
+    tpl_set_bool(m, "has_time", cr->time.valid);
+    set_own(m, "time", fmt_timing(&cr->time));
+    set_own(m, "time_min", cr->time.valid ? fmt_ms(cr->time.min_ms) : xstrdup(NO_VALUE));
+    set_own(m, "spread", fmt_spread(&cr->time));
+    tpl_set_num(m, "samples", cr->time.valid ? cr->time.samples : 0);
+    tpl_set_bool(m, "has_transfer", cr->time_transfer.valid);
+    set_own(m, "time_transfer", fmt_timing(&cr->time_transfer));
+    set_own(m, "ref_time", fmt_timing(&cr->ref_time));
+    set_own(m, "ref_time_transfer", fmt_timing(&cr->ref_time_transfer));
+    tpl_set_bool(m, "has_baseline", cr->baseline_ms > 0);
+    set_own(m, "baseline", fmt_ms(cr->baseline_ms));
+    set_own(m, "speedup_baseline", fmt_x(cr->speedup_baseline));
+    set_own(m, "speedup_ref", fmt_x(cr->speedup_ref));
+    tpl_set_bool(m, "has_gflops", cr->gflops > 0);
+    tpl_set_bool(m, "has_gbps", cr->gbps > 0);
+    set_own(m, "gflops", cr->gflops > 0 ? xstrfmt("%.1f", cr->gflops) : xstrdup(NO_VALUE));
+    set_own(m, "gbps", cr->gbps > 0 ? xstrfmt("%.1f", cr->gbps) : xstrdup(NO_VALUE));
+    /* One cell for the throughput: GFLOP/s, GB/s, both or none. */
+    if (cr->gflops > 0 && cr->gbps > 0)
+        set_own(m, "rate", xstrfmt("%.1f GFLOP/s, %.1f GB/s", cr->gflops, cr->gbps));
+    else if (cr->gflops > 0)
+        set_own(m, "rate", xstrfmt("%.1f GFLOP/s", cr->gflops));
+    else if (cr->gbps > 0)
+        set_own(m, "rate", xstrfmt("%.1f GB/s", cr->gbps));
+    else
+        tpl_set_md(m, "rate", NO_VALUE);
+}
+
+static void set_case_mismatches(struct tpl_value *m, const struct case_result *cr)
+{
+    struct tpl_value *ml = tpl_set_list(m, "mismatches");
+    for (size_t i = 0; i < cr->n_mismatches; i++) {
+        const struct mismatch *mm = &cr->mismatches[i];
+        struct tpl_value *mv = tpl_push_map(ml);
+        tpl_set_str(mv, "arg", mm->arg);
+        tpl_set_num(mv, "n_mismatch", (double)mm->n_mismatch);
+        tpl_set_num(mv, "n_total", (double)mm->n_total);
+        set_own(mv, "max_abs", xstrfmt("%.3g", mm->max_abs));
+        set_own(mv, "max_rel", xstrfmt("%.3g", mm->max_rel));
+        struct tpl_value *first = tpl_set_list(mv, "first");
+        for (int k = 0; k < mm->n_first && k < 5; k++) {
+            struct tpl_value *fv = tpl_push_map(first);
+            tpl_set_str(fv, "index", mm->first[k].index);
+            set_own(fv, "actual", xstrfmt("%.7g", mm->first[k].actual));
+            set_own(fv, "expected", xstrfmt("%.7g", mm->first[k].expected));
+        }
+    }
+    tpl_set_bool(m, "has_mismatches", cr->n_mismatches > 0);
+}
+
+/* detail: whether to show the case's detail block (the first case of a verdict only). */
+static struct tpl_value *case_value(const struct report_ctx *rc, const struct variant_result *vr,
+                                    const struct case_result *cr, bool detail)
+{
+    struct tpl_value *m = tpl_map();
+    tpl_set_str(m, "id", cr->case_id);
+    set_case_sizes(m, cr);
+    set_verdict(rc, m, cr->verdict);
+    bool show_msg = case_shows_message(cr);
+    char *msg = show_msg ? esc_first_line(cr->message, MESSAGE_CHARS) : xstrdup("");
+    tpl_set_str(m, "message", msg);
+    free(msg);
+    tpl_set_bool(m, "has_message", show_msg);
+    tpl_set_bool(m, "hidden", cr->hidden);
+    tpl_set_bool(m, "slow", cr->slow);
+    set_own(m, "points", fmt_points(cr->points));
+    set_own(m, "max_points", fmt_points(cr->max_points));
+    set_case_times(m, cr);
+
+    bool has_detail = detail && has_text(cr->detail);
+    tpl_set_bool(m, "has_detail", has_detail);
+    set_own(m, "detail", has_detail ? code_block(rc, cr->detail) : xstrdup(""));
+
+    struct tpl_value *fl = tpl_set_list(m, "findings");
+    tpl_set_bool(m, "has_findings", shown_findings(rc, vr, cr, fl) > 0);
+    set_case_mismatches(m, cr);
+    tpl_set_bool(m, "has_notes", case_has_notes(rc, vr, cr, detail));
+    return m;
+}
+
+/* Whether a sanitizer run's case is shown: in the student view, not when it is hidden (a
+ * spec cannot name a hidden case, but results.json is read back as it is). */
+static bool sanitizer_run_visible(const struct report_ctx *rc, const struct variant_result *vr,
+                                  const struct sanitizer_run *run)
+{
+    for (size_t c = 0; run->case_id && c < vr->n_cases; c++)
+        if (vr->cases[c].case_id && !strcmp(vr->cases[c].case_id, run->case_id))
+            return case_visible(rc, &vr->cases[c]);
+    return true;
+}
+
+/* The tool's reports of one run, in its own words. */
+static void set_sanitizer_reports(struct tpl_value *rv, const struct sanitizer_output *o)
+{
+    struct tpl_value *reports = tpl_set_list(rv, "reports");
+    for (size_t i = 0; i < o->n_reports; i++) {
+        const struct sanitizer_report *r = &o->reports[i];
+        struct tpl_value *pv = tpl_push_map(reports);
+        tpl_set_num(pv, "count", (double)r->count);
+        tpl_set_str(pv, "kind", r->kind ? r->kind : "");
+        tpl_set_str(pv, "location", r->location ? r->location : "");
+        tpl_set_bool(pv, "has_location", r->location != NULL);
+        tpl_set_str(pv, "thread", r->thread ? r->thread : "");
+        tpl_set_bool(pv, "has_thread", r->thread != NULL);
+        tpl_set_str(pv, "block", r->block ? r->block : "");
+        tpl_set_bool(pv, "has_block", r->block != NULL);
+        tpl_set_str(pv, "access", r->access ? r->access : "");
+        tpl_set_bool(pv, "has_access", r->access != NULL);
+        /* racecheck's other side reads on from the location ("... and Read access at"). */
+        tpl_set_bool(pv, "access_continues", r->access && !strncmp(r->access, "and ", 4));
+    }
+    tpl_set_bool(rv, "has_reports", o->n_reports > 0);
+}
+
+static void set_sanitizer_run(struct tpl_value *rv, const struct sanitizer_run *run)
+{
+    const struct sanitizer_output *o = &run->out;
+    long errors = sanitizer_error_count(o);
+    tpl_set_str(rv, "tool", run->tool ? run->tool : "");
+    tpl_set_str(rv, "case_id", run->case_id ? run->case_id : "");
+    tpl_set_bool(rv, "has_case", run->case_id != NULL);
+    tpl_set_bool(rv, "ran", run->status == SANITIZER_RAN);
+    tpl_set_bool(rv, "skipped", run->status == SANITIZER_SKIPPED);
+    tpl_set_bool(rv, "failed", run->status == SANITIZER_FAILED);
+    char *reason = esc_first_line(run->reason ? run->reason : "", MESSAGE_CHARS);
+    tpl_set_str(rv, "reason", reason);
+    free(reason);
+    tpl_set_num(rv, "errors", (double)errors);
+    tpl_set_bool(rv, "one_error", errors == 1);
+    tpl_set_bool(rv, "clean", errors == 0 && o->warnings == 0);
+    tpl_set_num(rv, "warnings", (double)o->warnings);
+    tpl_set_bool(rv, "has_warnings", o->warnings > 0);
+    tpl_set_num(rv, "not_printed", (double)o->not_printed);
+    tpl_set_bool(rv, "has_not_printed", o->not_printed > 0);
+    tpl_set_num(rv, "other_reports", (double)o->other_reports);
+    tpl_set_bool(rv, "has_other_reports", o->other_reports > 0);
+    tpl_set_str(rv, "tool_error", o->tool_error ? o->tool_error : "");
+    tpl_set_bool(rv, "has_tool_error", o->tool_error != NULL);
+    set_sanitizer_reports(rv, o);
+}
+
+/* The compute-sanitizer pass of a variant: the template's "sanitizer" list. */
+static void add_sanitizer_runs(const struct report_ctx *rc, const struct variant_result *vr,
+                               struct tpl_value *m)
+{
+    struct tpl_value *list = tpl_set_list(m, "sanitizer");
+    for (size_t k = 0; k < vr->n_sanitizer; k++)
+        if (sanitizer_run_visible(rc, vr, &vr->sanitizer[k]))
+            set_sanitizer_run(tpl_push_map(list), &vr->sanitizer[k]);
+    tpl_set_bool(m, "has_sanitizer", tpl_list_len(list) > 0);
+}
+
+/* Whether every visible case was not run here, and whether all for want of a GPU: the
+ * variant is then one line, its reason being on the first page. */
+static bool set_not_run(const struct report_ctx *rc, const struct variant_result *vr,
+                        struct tpl_value *m)
+{
+    size_t shown = 0, not_run = 0, no_gpu = 0;
+    for (size_t c = 0; c < vr->n_cases; c++) {
+        const struct case_result *cr = &vr->cases[c];
+        if (!case_visible(rc, cr))
+            continue;
+        shown++;
+        not_run += cr->verdict == V_SKIPPED;
+        no_gpu += cr->verdict == V_SKIPPED && rc->r && case_skip_kind(rc->r, vr, cr) == SKIP_NO_GPU;
+    }
+    tpl_set_bool(m, "all_not_run", shown > 0 && not_run == shown);
+    /* Slow cases among them add nothing: without a GPU, no case of the variant runs. */
+    tpl_set_bool(m, "not_run_no_gpu", shown > 0 && not_run == shown && no_gpu > 0);
+    return shown > 0 && not_run == shown;
+}
+
+/* The visible cases, and the hidden ones (the student view) as counts where some ran. */
+static bool add_variant_cases(const struct report_ctx *rc, const struct variant_result *vr,
+                              struct tpl_value *m)
+{
+    struct tpl_value *cases = tpl_set_list(m, "cases");
+    bool transfer = false, notes = false;
+    /* A verdict's detail once per variant: the next cases that failed so say it in a line
+     * (fixing the first usually fixes them). */
+    bool detail_said[V_GRADER + 1] = {false};
+    int h_pass = 0, h_fail = 0, h_skip = 0, h_total = 0;
+    for (size_t c = 0; c < vr->n_cases; c++) {
+        const struct case_result *cr = &vr->cases[c];
+        if (!case_visible(rc, cr)) {
+            h_total++;
+            h_pass += cr->verdict == V_PASS;
+            h_fail += verdict_is_failure(cr->verdict);
+            h_skip += cr->verdict != V_PASS && !verdict_is_failure(cr->verdict);
+            continue;
+        }
+        transfer |= cr->time_transfer.valid;
+        bool said = (size_t)cr->verdict <= V_GRADER && detail_said[cr->verdict];
+        tpl_push(cases, case_value(rc, vr, cr, !said));
+        notes |= case_has_notes(rc, vr, cr, !said);
+        if ((size_t)cr->verdict <= V_GRADER && has_text(cr->detail))
+            detail_said[cr->verdict] = true;
+    }
+    tpl_set_bool(m, "has_cases", tpl_list_len(cases) > 0);
+    tpl_set_bool(m, "has_transfer", transfer);
+    tpl_set_bool(m, "has_notes", notes);
+    bool all_not_run = set_not_run(rc, vr, m);
+    /* Hidden cases that were not run: counted once, on the first page. */
+    tpl_set_bool(m, "has_hidden_summary", h_total > h_skip);
+    tpl_set_num(m, "hidden_total", h_total);
+    tpl_set_num(m, "hidden_passed", h_pass);
+    tpl_set_num(m, "hidden_failed", h_fail);
+    tpl_set_num(m, "hidden_skipped", h_skip);
+    return tpl_list_len(cases) > 0 && !all_not_run;
+}
+
+struct tpl_value *variant_value(const struct report_ctx *rc, const struct variant_result *vr,
+                                bool *shows_table)
+{
+    struct tpl_value *m = tpl_map();
+    tpl_set_str(m, "id", vr->variant_id);
+    tpl_set_str(m, "title", vr->title && *vr->title ? vr->title : vr->variant_id);
+    tpl_set_str(m, "function", vr->function);
+    tpl_set_str(m, "target", vr->target);
+    set_variant_memory(m, vr);
+    tpl_set_bool(m, "is_gpu", vr->target && !strcmp(vr->target, "gpu"));
+    tpl_set_bool(m, "is_device", variant_all_device(vr));
+    tpl_set_bool(m, "is_transfer", variant_is_transfer(vr));
+    tpl_set_bool(m, "built", vr->built);
+    tpl_set_num(m, "n_warnings", vr->n_warnings);
+    bool log = has_text(vr->build_log);
+    tpl_set_bool(m, "has_build_log", log);
+    set_own(m, "build_log", log ? code_block(rc, vr->build_log) : xstrdup(""));
+    *shows_table = add_variant_cases(rc, vr, m);
+    add_sanitizer_runs(rc, vr, m);
+    return m;
+}
