@@ -5,9 +5,13 @@
 
 #include <dirent.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void symbol_set_init(struct symbol_set *s)
 {
@@ -167,18 +171,36 @@ static int read_archive(const unsigned char *p, size_t size, const char *path, c
     return 0;
 }
 
+static int parse_library(const unsigned char *p, size_t len, const char *path, const char *origin,
+                         struct symbol_set *out, struct error *err)
+{
+    if (len >= 8 && !memcmp(p, "!<arch>\n", 8))
+        return read_archive(p, len, path, origin, out, err);
+    return elf_read(p, len, path, SHT_DYNSYM, origin, out, NULL, err);
+}
+
+/* The library is mapped, not read: cuBLASLt alone is over 500 MB, of which the dynamic symbols
+ * are a few pages, and reading it whole took seconds of every student build. */
 int symbols_read_library(const char *path, const char *origin, struct symbol_set *out,
                          struct error *err)
 {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (map != MAP_FAILED) {
+            int rc = parse_library(map, (size_t)st.st_size, path, origin, out, err);
+            munmap(map, (size_t)st.st_size);
+            return rc;
+        }
+    } else if (fd >= 0) {
+        close(fd);
+    }
     struct strbuf data = STRBUF_INIT;
     int rc = read_file(path, &data, err);
-    if (rc == 0) {
-        const unsigned char *p = (const unsigned char *)data.buf;
-        if (data.len >= 8 && !memcmp(p, "!<arch>\n", 8))
-            rc = read_archive(p, data.len, path, origin, out, err);
-        else
-            rc = elf_read(p, data.len, path, SHT_DYNSYM, origin, out, NULL, err);
-    }
+    if (rc == 0)
+        rc = parse_library((const unsigned char *)data.buf, data.len, path, origin, out, err);
     strbuf_release(&data);
     return rc;
 }
