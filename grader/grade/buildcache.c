@@ -18,6 +18,7 @@
 #include <string.h>
 #include <errno.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *entry_dir(const struct grading *g, const struct exercise_spec *ex,
@@ -101,46 +102,73 @@ int student_build(struct grading *g, const struct exercise_spec *ex, const struc
     return rc;
 }
 
+/* Wait for one of our own build children (pids[0..*n)) and drop it from the list. Never
+ * wait(NULL): the grader is a child subreaper (run/sweep.c), so processes a sandboxed compile
+ * left behind are its children too, and reaping one of those instead would let grading go on
+ * while a build child still writes its runner (the caller would then build the same folder at
+ * the same time: a runner missing or not yet executable when it runs). */
+static void reap_one(pid_t *pids, size_t *n)
+{
+    for (;;) {
+        for (size_t i = 0; i < *n; i++) {
+            pid_t w = waitpid(pids[i], NULL, WNOHANG);
+            if (w == pids[i] || (w < 0 && errno != EINTR)) {
+                pids[i] = pids[--*n];
+                return;
+            }
+        }
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Whether the variant still needs building (not in the cache yet). */
+static bool needs_build(struct grading *g, const struct exercise_spec *ex,
+                        const struct variant_spec *v)
+{
+    struct error err;
+    struct build_result r;
+    error_init(&err);
+    char *dir = entry_dir(g, ex, v, &err);
+    build_result_init(&r);
+    bool cached = !dir || entry_load(dir, &r);
+    build_result_release(&r);
+    free(dir);
+    return !cached;
+}
+
 /* One child process per variant not in the cache yet, as many at a time as there are cores:
  * each builds into its own folder and stores its build in the cache, where grading then finds
  * it. A child that fails leaves nothing: its variant is built again, in order, by the caller. */
 void student_build_all(struct grading *g, const bool *exercise_selected)
 {
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN), running = 0;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     if (jobs < 1)
         jobs = 1;
+    pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
+    size_t running = 0;
     fflush(NULL);
     for (size_t e = 0; e < g->lab->n_exercises; e++) {
         const struct exercise_spec *ex = &g->lab->exercises[e];
         for (size_t vi = 0; exercise_selected[e] && vi < ex->n_variants; vi++) {
-            struct error err;
-            struct build_result r;
-            error_init(&err);
-            char *dir = entry_dir(g, ex, &ex->variants[vi], &err);
-            build_result_init(&r);
-            bool cached = !dir || entry_load(dir, &r);
-            build_result_release(&r);
-            free(dir);
-            if (cached)
+            if (!needs_build(g, ex, &ex->variants[vi]))
                 continue;
-            if (running >= jobs) {
-                while (wait(NULL) < 0 && errno == EINTR)
-                    ;
-                running--;
-            }
+            if (running >= (size_t)jobs)
+                reap_one(pids, &running);
             pid_t pid = fork();
             if (pid == 0) {
+                struct error err;
+                struct build_result r;
+                error_init(&err);
                 build_result_init(&r);
                 int rc = student_build(g, ex, &ex->variants[vi], &r, &err);
                 _exit(rc == 0 ? 0 : 1);
             }
-            running += pid > 0;
+            if (pid > 0)
+                pids[running++] = pid;
         }
     }
-    while (running > 0) {
-        if (wait(NULL) > 0)
-            running--;
-        else if (errno != EINTR)
-            break;
-    }
+    while (running > 0)
+        reap_one(pids, &running);
+    free(pids);
 }
