@@ -7,6 +7,7 @@
 #   make report LAB=6    re-render reports (and a class's summary) from existing results
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
 #   make kit LAB=6       student kit tarball
+#   make gradescope LAB=6  Gradescope autograder zip (ARGS="--gpu-policy remote ..."; docs/exports.md)
 #   make bench           grading throughput and timing-accuracy table
 
 CC        ?= gcc
@@ -38,7 +39,7 @@ LIB        := $(BUILD)/libgrader.a
 BIN        := $(BUILD)/grader
 
 # The harness is the trusted half of every student and reference process.
-HARNESS_PARTS := harness job case timing buffers clock result rng dtype
+HARNESS_PARTS := harness job case timing buffers fill clock result dtype
 HARNESS_OBJ := $(BUILD)/harness/libharness.a
 HARNESS_CPU := $(BUILD)/harness/harness_nogpu.o
 HARNESS_GPU := $(if $(NVCC),$(BUILD)/harness/harness_gpu.o $(BUILD)/harness/gpuprobe)
@@ -55,7 +56,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit bench \
+.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean
 
 all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE)
@@ -148,6 +149,9 @@ slurm-grade: all
 
 kit: all
 	$(BIN) kit $(LABDIR) $(ARGS)
+
+gradescope: all
+	$(BIN) gradescope $(LABDIR) $(ARGS)
 
 bench: deps all
 	tests/bench/run.sh

@@ -39,6 +39,8 @@ has_cmd gnuplot || optional+=(gnuplot-nox)
 if [ "$mode" = test ]; then
     has_header check.h || missing+=(check)
     has_cmd pdftotext || missing+=(poppler-utils)
+    # JUnit exports are validated against junit-10.xsd (tests/fixtures/junit/).
+    has_cmd xmllint || missing+=(libxml2-utils)
     has_cmd clang-format || optional+=(clang-format)
     # The tests exercise the PDF and isolation paths for real.
     missing+=("${optional[@]}")

@@ -234,9 +234,18 @@ void lg_dtype_store(enum lg_dtype t, void *buf, size_t i, double v)
 void lg_dtype_poison(enum lg_dtype t, void *buf, size_t n, int which)
 {
     if (lg_dtype_is_float(t)) {
-        /* NaN: fails every comparison unless the expected value is NaN too. */
-        for (size_t i = 0; i < n; i++)
-            lg_dtype_store(t, buf, i, NAN);
+        /* NaN: fails every comparison unless the expected value is NaN too. One element,
+         * then copies of what is filled so far (a per-element store costs seconds at the
+         * largest sizes). */
+        size_t esz = lg_dtype_size(t), total = n * esz;
+        if (n == 0)
+            return;
+        lg_dtype_store(t, buf, 0, NAN);
+        for (size_t have = esz; have < total;) {
+            size_t step = have < total - have ? have : total - have;
+            memcpy((char *)buf + have, buf, step);
+            have += step;
+        }
         return;
     }
     /* Two distinct byte patterns: no expected value can equal both. */

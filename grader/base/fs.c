@@ -6,30 +6,50 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Append at most `limit` bytes of fd to out, read straight into its buffer (sized from
+ * `hint`, the file's size when known: no bounce buffer, no regrowth for files of megabytes).
+ * The number read goes to *got; -1 with errno on a read error. */
+static int read_fd_into(int fd, struct strbuf *out, size_t hint, size_t limit, size_t *got)
+{
+    *got = 0;
+    strbuf_grow(out, (hint < limit ? hint : limit) + 1);
+    while (*got < limit) {
+        if (out->alloc - out->len <= 1)
+            strbuf_grow(out, 65536);
+        size_t room = out->alloc - out->len - 1;
+        size_t want = limit - *got < room ? limit - *got : room;
+        ssize_t n = read(fd, out->buf + out->len, want);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        out->len += (size_t)n;
+        out->buf[out->len] = '\0';
+        *got += (size_t)n;
+    }
+    return 0;
+}
+
 int read_file(const char *path, struct strbuf *out, struct error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return error_set_at(err, path, 0, 0, "cannot open: %s", strerror(errno));
-    char buf[65536];
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof(buf));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            close(fd);
-            return error_set_at(err, path, 0, 0, "cannot read: %s", strerror(e));
-        }
-        if (n == 0)
-            break;
-        strbuf_add(out, buf, (size_t)n);
+    struct stat st;
+    size_t hint = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0, got;
+    if (read_fd_into(fd, out, hint, SIZE_MAX - out->len - 2, &got) != 0) {
+        int e = errno;
+        close(fd);
+        return error_set_at(err, path, 0, 0, "cannot read: %s", strerror(e));
     }
     close(fd);
     if (!out->buf)
@@ -94,23 +114,13 @@ int read_run_file(const char *path, size_t max_bytes, bool exact, struct strbuf 
         return RUN_FILE_REFUSED;
     }
     size_t start = out->len, got = 0;
-    char buf[65536];
     /* One byte more than allowed: the file may have grown since fstat. */
-    while (got <= max_bytes) {
-        size_t want = max_bytes + 1 - got < sizeof(buf) ? max_bytes + 1 - got : sizeof(buf);
-        ssize_t n = read(fd, buf, want);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = errno;
-            close(fd);
-            error_set_at(err, path, 0, 0, "cannot read: %s", strerror(e));
-            return RUN_FILE_REFUSED;
-        }
-        if (n == 0)
-            break;
-        strbuf_add(out, buf, (size_t)n);
-        got += (size_t)n;
+    if (read_fd_into(fd, out, (size_t)st.st_size, max_bytes + 1, &got) != 0) {
+        int e = errno;
+        close(fd);
+        strbuf_setlen(out, start);
+        error_set_at(err, path, 0, 0, "cannot read: %s", strerror(e));
+        return RUN_FILE_REFUSED;
     }
     close(fd);
     if (got > max_bytes || (exact && got != max_bytes)) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,7 +20,7 @@ static const uint32_t sha256_k[64] = {
 
 #define ROR32(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-static void sha256_block(struct sha256 *s, const unsigned char *p)
+static void sha256_block_portable(uint32_t *hs, const unsigned char *p)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
@@ -30,8 +31,8 @@ static void sha256_block(struct sha256 *s, const unsigned char *p)
         uint32_t s1 = ROR32(w[i - 2], 17) ^ ROR32(w[i - 2], 19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
-    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3];
-    uint32_t e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
+    uint32_t a = hs[0], b = hs[1], c = hs[2], d = hs[3];
+    uint32_t e = hs[4], f = hs[5], g = hs[6], h = hs[7];
     for (int i = 0; i < 64; i++) {
         uint32_t S1 = ROR32(e, 6) ^ ROR32(e, 11) ^ ROR32(e, 25);
         uint32_t ch = (e & f) ^ (~e & g);
@@ -48,14 +49,76 @@ static void sha256_block(struct sha256 *s, const unsigned char *p)
         b = a;
         a = t1 + t2;
     }
-    s->h[0] += a;
-    s->h[1] += b;
-    s->h[2] += c;
-    s->h[3] += d;
-    s->h[4] += e;
-    s->h[5] += f;
-    s->h[6] += g;
-    s->h[7] += h;
+    hs[0] += a;
+    hs[1] += b;
+    hs[2] += c;
+    hs[3] += d;
+    hs[4] += e;
+    hs[5] += f;
+    hs[6] += g;
+    hs[7] += h;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_SHA_NI 1
+
+/* The SHA extensions (Intel since Ice Lake and Goldmont, AMD since Zen): about ten times the
+ * portable code, which matters for the tens of MB of expected outputs a check verifies. The
+ * message schedule keeps the last four groups of four words; W[t] for t >= 16 is
+ * msg2(msg1(W[t-16..], W[t-12..]) + W[t-7..], W[t-4..]). */
+__attribute__((target("sha,sse4.1"))) static void sha256_blocks_ni(uint32_t *hs,
+                                                                   const unsigned char *p, size_t n)
+{
+    const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&hs[0]), 0xB1);
+    __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&hs[4]), 0x1B);
+    __m128i st0 = _mm_alignr_epi8(tmp, st1, 8); /* ABEF */
+    st1 = _mm_blend_epi16(st1, tmp, 0xF0);      /* CDGH */
+    for (; n > 0; n--, p += 64) {
+        __m128i abef = st0, cdgh = st1, w[4];
+        for (int g = 0; g < 16; g++) {
+            __m128i m;
+            if (g < 4) {
+                m = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), mask);
+            } else {
+                m = _mm_sha256msg1_epu32(w[g & 3], w[(g + 1) & 3]);
+                m = _mm_add_epi32(m, _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
+                m = _mm_sha256msg2_epu32(m, w[(g + 3) & 3]);
+            }
+            w[g & 3] = m;
+            __m128i msg = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&sha256_k[4 * g]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, abef);
+        st1 = _mm_add_epi32(st1, cdgh);
+    }
+    /* Back from the ABEF/CDGH lanes to the state's order. */
+    tmp = _mm_shuffle_epi32(st0, 0x1B);
+    st1 = _mm_shuffle_epi32(st1, 0xB1);
+    _mm_storeu_si128((__m128i *)&hs[0], _mm_blend_epi16(tmp, st1, 0xF0));
+    _mm_storeu_si128((__m128i *)&hs[4], _mm_alignr_epi8(st1, tmp, 8));
+}
+#endif
+
+static void sha256_blocks(uint32_t *hs, const unsigned char *p, size_t n)
+{
+#ifdef HAVE_SHA_NI
+    static int ni = -1;
+    if (ni < 0) {
+        /* LABGRADER_SHA256_PORTABLE=1: the portable code everywhere (its tests use it). */
+        const char *off = getenv("LABGRADER_SHA256_PORTABLE");
+        ni = !(off && *off == '1') && __builtin_cpu_supports("sha") &&
+             __builtin_cpu_supports("sse4.1");
+    }
+    if (ni) {
+        sha256_blocks_ni(hs, p, n);
+        return;
+    }
+#endif
+    for (; n > 0; n--, p += 64)
+        sha256_block_portable(hs, p);
 }
 
 void sha256_init(struct sha256 *s)
@@ -71,19 +134,25 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 {
     const unsigned char *p = data;
     s->len += len;
-    while (len > 0) {
-        size_t take = 64 - s->fill;
-        if (take > len)
-            take = len;
+    if (s->fill > 0) {
+        size_t take = 64 - s->fill < len ? 64 - s->fill : len;
         memcpy(s->block + s->fill, p, take);
         s->fill += take;
         p += take;
         len -= take;
-        if (s->fill == 64) {
-            sha256_block(s, s->block);
-            s->fill = 0;
-        }
+        if (s->fill < 64)
+            return;
+        sha256_blocks(s->h, s->block, 1);
+        s->fill = 0;
     }
+    /* Whole blocks straight from the caller's buffer: the cache checks hash tens of MB. */
+    if (len >= 64) {
+        sha256_blocks(s->h, p, len / 64);
+        p += len / 64 * 64;
+        len %= 64;
+    }
+    memcpy(s->block, p, len);
+    s->fill = len;
 }
 
 void sha256_final_hex(struct sha256 *s, char out[65])

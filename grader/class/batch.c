@@ -2,6 +2,8 @@
 
 #include "class/collect.h"
 #include "class/lock.h"
+#include "class/lmsinfo.h"
+#include "class/regrade.h"
 #include "report/export.h"
 #include "base/messages.h"
 #include "report/report.h"
@@ -181,6 +183,23 @@ static void remove_stale_tmp(const char *dir)
  * sends them to the parent in a file (worker_stats_path) when it ends. */
 static double report_seconds;
 static int no_pdf_count;
+/* The late policy of the class being graded (late.h), made once per batch_grade. */
+static const struct late_policy *class_late_policy;
+
+/* What collection knew of the student, a refusal, lateness, and the audit of a re-grade:
+ * everything results.json gets beside the grading itself (lmsinfo.h, late.h, regrade.h). */
+static int record_lms(const struct lab *lab, const struct batch_opts *o, struct results *r,
+                      const struct todo *t, const char *json, struct error *err)
+{
+    lmsinfo_record(t->sub, r);
+    if (t->sub->problem != SUBMISSION_OK)
+        lmsinfo_mark_refused(t->sub, o->grade.messages, r);
+    late_apply(class_late_policy, r->student_id, r);
+    char *out = lab_out(lab, o);
+    int rc = regrade_audit(out, json, r, o->regrade_reason, o->force, err);
+    free(out);
+    return rc;
+}
 
 /*
  * The student's report. Its Markdown is results turned into words: not writing it is the
@@ -233,8 +252,8 @@ static int write_report(const struct batch_opts *o, const struct results *r, con
  * disk above all) is the grader's error, and the student stays unstamped, to be graded
  * again. So do results with an XX case: the next run grades them again.
  */
-static int write_student(const struct batch_opts *o, struct results *r, const struct todo *t,
-                         struct error *err)
+static int write_student(const struct lab *lab, const struct batch_opts *o, struct results *r,
+                         const struct todo *t, struct error *err)
 {
     double t0 = now_seconds();
     char *json = path_join(t->dir, "results.json");
@@ -255,13 +274,19 @@ static int write_student(const struct batch_opts *o, struct results *r, const st
         goto out;
     }
     remove_stale_tmp(t->dir);
+    if (record_lms(lab, o, r, t, json, err) != 0)
+        goto out;
     results_to_json(r, &text);
     if (write_file_atomic(json, text.buf, text.len, err) != 0)
         goto out;
     /* What students get is the student view (hidden cases as counts unless the lab
      * sets show_hidden); the instructor's full view has its own names. */
-    if (export_gradescope(r, true, gs, err) != 0 || export_gradescope(r, false, gs_all, err) != 0 ||
-        export_junit(r, true, junit, err) != 0 || export_junit(r, false, junit_all, err) != 0)
+    struct gradescope_opts gso = {true, o->grade.messages, lab, 0};
+    struct gradescope_opts gso_all = {false, o->grade.messages, lab, 0};
+    struct junit_opts jo = {true, o->grade.messages}, jo_all = {false, o->grade.messages};
+    if (export_gradescope(r, &gso, gs, err) != 0 ||
+        export_gradescope(r, &gso_all, gs_all, err) != 0 || export_junit(r, &jo, junit, err) != 0 ||
+        export_junit(r, &jo_all, junit_all, err) != 0)
         goto out;
     if (o->pdf_mode >= -1 && write_report(o, r, t->dir, err) != 0)
         goto out;
@@ -392,7 +417,8 @@ static int grade_student(struct grade_env *env, const struct lab *lab, const str
     int outcome;
     error_init(&err);
     results_init(&r);
-    if (grade_one(env, lab, o, t, false, &r, &err) != 0 || write_student(o, &r, t, &err) != 0) {
+    if (grade_one(env, lab, o, t, false, &r, &err) != 0 ||
+        write_student(lab, o, &r, t, &err) != 0) {
         char msg[2600];
         error_format(&err, msg, sizeof(msg));
         fprintf(stderr, "\n%s: grader error (not graded, graded again next time): %s\n", t->sub->id,
@@ -738,6 +764,19 @@ static void grade_todo(struct grade_env *env, const struct lab *lab, const struc
     s->no_pdf = no_pdf_count;
 }
 
+/* The class's submissions, the lab's sources found wherever students put them: grading
+ * and merging must collect alike, or their digests differ. */
+static int collect_class(const struct lab *lab, const struct batch_opts *o, const char *unpack,
+                         const struct collect_limits *lim, struct submission_set *set,
+                         struct error *err)
+{
+    char **sources = lab_source_names(lab);
+    struct collect_opts co = {o->roster, lim, (const char *const *)sources, false};
+    int rc = collect_submissions_opts(o->submissions, unpack, &co, set, err);
+    lab_source_names_free(sources);
+    return rc;
+}
+
 static int batch_grade_class(struct grade_env *env, const struct lab *lab,
                              const struct batch_opts *o, struct batch_summary *s, struct error *err)
 {
@@ -766,7 +805,7 @@ static int batch_grade_class(struct grade_env *env, const struct lab *lab,
     if (lock.stale_holder)
         fprintf(stderr, "grader: %s stopped without finishing its run on %s; taking over\n",
                 lock.stale_holder, out);
-    if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0) {
+    if (collect_class(lab, o, unpack, &lim, &set, err) != 0) {
         s->bad_input = true;
         goto done;
     }
@@ -842,7 +881,18 @@ int batch_grade(struct grade_env *env, const struct lab *lab, const struct batch
         work = w;
     }
     local.grade.work_dir = work;
+    struct late_policy late;
+    if (late_policy_make(lab, &o->late, &late, err) != 0) {
+        free(work);
+        messages_release(&msgs);
+        memset(s, 0, sizeof(*s));
+        s->bad_input = true;
+        return -1;
+    }
+    class_late_policy = &late;
     int rc = batch_grade_class(env, lab, &local, s, err);
+    class_late_policy = NULL;
+    late_policy_release(&late);
     free(work);
     messages_release(&msgs);
     return rc;
@@ -990,8 +1040,9 @@ static void print_gone(struct results **all, size_t n, const enum merge_state *s
  * submissions is left out. Students with no result count as missing too, and so do
  * students whose results could not be read (their stand-in row stays).
  */
-static int merge_check(const struct batch_opts *o, const char *out, struct results **all, size_t n,
-                       enum merge_state *state, int *missing, struct error *err)
+static int merge_check(const struct lab *lab, const struct batch_opts *o, const char *out,
+                       struct results **all, size_t n, enum merge_state *state, int *missing,
+                       struct error *err)
 {
     struct submission_set set;
     struct collect_limits lim;
@@ -1001,7 +1052,7 @@ static int merge_check(const struct batch_opts *o, const char *out, struct resul
     collect_limits_init(&lim);
     for (size_t j = 0; j < n; j++)
         state[j] = MERGE_GONE;
-    if (collect_submissions(o->submissions, unpack, o->roster, &lim, &set, err) != 0)
+    if (collect_class(lab, o, unpack, &lim, &set, err) != 0)
         goto out;
     for (size_t i = 0; i < set.n; i++) {
         char digest[65];
@@ -1125,6 +1176,60 @@ static size_t keep_merged(struct results **all, size_t n, const enum merge_state
     return kept;
 }
 
+/* The class's late policy applied again to the results read back: a changed deadline or
+ * extension needs no re-grade. */
+static int reapply_late(const struct lab *lab, const struct batch_opts *o, struct results **all,
+                        size_t n, struct error *err)
+{
+    struct late_policy late;
+    if (late_policy_make(lab, &o->late, &late, err) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        late_apply(&late, all[i]->student_id, all[i]);
+    late_policy_release(&late);
+    return 0;
+}
+
+/* The LMS gradebooks (gradebook.h), and a line for each file. */
+static int export_lms_gradebooks(const struct lab *lab, const struct batch_opts *o, const char *out,
+                                 const char *col, const struct results *const *all, size_t n,
+                                 struct error *err)
+{
+    struct messages msgs;
+    struct error merr;
+    size_t left_out = 0;
+    int rc = -1;
+    messages_init(&msgs);
+    error_init(&merr);
+    if (o->templates_dir)
+        messages_load_lang(&msgs, o->templates_dir, o->lang ? o->lang : lab->lang, &merr);
+    struct gradebook_opts go = {col, o->canvas_points, &msgs, 0};
+    char *canvas = path_join(out, "gradebook-canvas.csv");
+    char *moodle = path_join(out, "gradebook-moodle.csv");
+    char *sheet = path_join(out, "moodle-worksheet.csv");
+    if (export_gradebook_canvas_csv(all, n, &go, canvas, err) != 0 ||
+        export_gradebook_moodle_csv(all, n, &go, moodle, &left_out, err) != 0)
+        goto out;
+    printf("canvas:    %s\n", canvas);
+    printf("moodle:    %s", moodle);
+    if (left_out)
+        printf(" (%zu left out: no ID number, email or username to map them by; give --roster)",
+               left_out);
+    printf("\n");
+    if (gradebook_has_moodle_participants(all, n)) {
+        if (export_moodle_worksheet(all, n, &go, sheet, err) != 0)
+            goto out;
+        printf("           %s (Moodle's offline grading worksheet)\n", sheet);
+    }
+    rc = 0;
+out:
+    free(canvas);
+    free(moodle);
+    free(sheet);
+    messages_release(&msgs);
+    return rc;
+}
+
 int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing, struct error *err)
 {
     char *out = lab_out(lab, o);
@@ -1134,7 +1239,6 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
     int rc = -1;
     *missing = 0;
     char *csv = path_join(out, "gradebook.csv");
-    char *canvas = path_join(out, "gradebook-canvas.csv");
     /* Canvas matches "Name (assignment id)"; without the id it creates a new assignment. */
     char *col = o->canvas_assignment ? xstrfmt("%s (%s)", lab->title, o->canvas_assignment)
                                      : xstrdup(lab->title);
@@ -1146,7 +1250,7 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
         goto out;
     list_results(lab, out, known ? class_list.buf : NULL, &all, &n);
     enum merge_state *state = xcalloc(n ? n : 1, sizeof(*state));
-    if (o->submissions && merge_check(o, out, all, n, state, missing, err) != 0) {
+    if (o->submissions && merge_check(lab, o, out, all, n, state, missing, err) != 0) {
         free(state);
         goto out;
     }
@@ -1155,11 +1259,12 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
     /* Only current grades go into the gradebook and the summary. */
     n = keep_merged(all, n, state);
     free(state);
-    if (export_gradebook_csv((const struct results *const *)all, n, csv, err) != 0 ||
-        export_gradebook_canvas_csv((const struct results *const *)all, n, col, canvas, err) != 0)
+    if (reapply_late(lab, o, all, n, err) != 0 ||
+        export_gradebook_csv((const struct results *const *)all, n, csv, err) != 0)
         goto out;
     printf("gradebook: %s (%zu students)\n", csv, n);
-    printf("canvas:    %s\n", canvas);
+    if (export_lms_gradebooks(lab, o, out, col, (const struct results *const *)all, n, err) != 0)
+        goto out;
     if (o->pdf_mode >= -1 && merge_summary(o, out, all, n, err) != 0)
         goto out;
     rc = 0;
@@ -1170,7 +1275,6 @@ out:
         results_free(all[i]);
     free(all);
     free(csv);
-    free(canvas);
     free(col);
     free(out);
     return rc;

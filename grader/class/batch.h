@@ -12,6 +12,7 @@
 #ifndef LG_BATCH_H
 #define LG_BATCH_H
 
+#include "class/late.h"
 #include "grade/grade.h"
 #include "spec/spec.h"
 
@@ -30,7 +31,10 @@ struct batch_opts {
     bool force;                    /* re-grade unchanged submissions */
     int pdf_mode;                  /* -1 none, 0 try, 1 required */
     bool progress_bar;             /* a terminal: one updating line; else log lines */
-    struct grade_opts grade; /* full, hidden, timeout, ... (submission/student set per student) */
+    struct grade_opts grade;  /* full, hidden, timeout, ... (submission/student set per student) */
+    struct late_options late; /* the command line's late policy (late.h); NULL fields: the lab's */
+    const char *regrade_reason; /* why students are graded again, for regrades.csv (regrade.h) */
+    double canvas_points;       /* > 0: the Canvas column scaled to these points possible */
 };
 
 struct batch_summary {

@@ -6,11 +6,13 @@
  *   3  the grader failed (never the submission's fault)
  */
 #include "class/batch.h"
+#include "class/gradescope.h"
 #include "run/build.h"
 #include "base/error.h"
 #include "grade/grade.h"
 #include "class/kit.h"
 #include "base/messages.h"
+#include "report/gradescope.h"
 #include "report/report.h"
 #include "grade/results.h"
 #include "run/sandbox.h"
@@ -116,6 +118,9 @@ static void usage(FILE *f)
         "  merge LAB [--submissions DIR]  join shards: gradebooks and class summary\n"
         "  slurm LAB --submissions DIR    grade a class as a Slurm job array (--dry-run)\n"
         "  kit LAB [--out FILE]           student kit: lab without hidden cases, skeleton, grader\n"
+        "  gradescope LAB [--out ZIP]     Gradescope autograder zip (--gpu-policy informational|\n"
+        "                                 remote|fail; docs/exports.md)\n"
+        "  autograde LAB [--root DIR]     grade one Gradescope submission (run by the zip)\n"
         "  header LAB                     print the C prototypes a submission must match\n"
         "  machine                        describe this machine (CPU, GPU, compilers)\n"
         "  version                        print the version\n"
@@ -152,6 +157,11 @@ static void usage(FILE *f)
         "  --shard K/N        grade slice K of N (then: grader merge)\n"
         "  --force            re-grade unchanged submissions\n"
         "  --canvas-assignment ID  Canvas assignment id for gradebook-canvas.csv\n"
+        "  --canvas-points N  Canvas's points possible for the assignment (scores scaled to it)\n"
+        "  --deadline TIME    late policy (also the lab's late:): 2026-03-02T23:59:00+01:00\n"
+        "  --grace DUR, --late-per-day PCT, --late-cap PCT, --late-max-days N\n"
+        "  --extensions CSV   per-student extensions: student_id,2d (or a new deadline)\n"
+        "  --reason TEXT      why students are graded again (reports/labN/regrades.csv)\n"
         "  --no-slow, --no-hidden, --no-timing, --no-merge, --sanitize, --no-sanitize\n"
         "\n"
         "exit status: 0 passed, 1 something failed, 2 usage or spec error, 3 grader error\n",
@@ -309,6 +319,18 @@ static int render_report(const struct results *r, const char *outdir, const stru
             printf("pdf:    not made: %s\n", out.pdf_note);
     }
     return 0;
+}
+
+/* What check leaves for an LMS beside results.json: the student's gradescope.json
+ * (report/gradescope.h), the student view. */
+static int write_check_exports(const struct results *r, const char *dir, const struct lab *lab,
+                               const struct messages *msgs, struct error *err)
+{
+    struct gradescope_opts go = {true, msgs, lab, 0};
+    char *path = path_join(dir, "gradescope.json");
+    int rc = export_gradescope(r, &go, path, err);
+    free(path);
+    return rc;
 }
 
 static int cmd_check(int argc, char **argv)
@@ -487,7 +509,8 @@ static int cmd_check(int argc, char **argv)
         char *dir = xstrfmt("%s/%s/%s", out, lab.id, r.student_id);
         char *json = path_join(dir, "results.json");
         bool color = table_use_color(stdout);
-        if (mkdir_p(dir, &err) != 0 || results_write(&r, json, &err) != 0) {
+        if (mkdir_p(dir, &err) != 0 || results_write(&r, json, &err) != 0 ||
+            write_check_exports(&r, dir, &lab, &msgs, &err) != 0) {
             error_print(&err, stderr);
             free(dir);
             free(json);
@@ -649,6 +672,38 @@ static int parse_shard(const char *s, int *k, int *n)
     return 0;
 }
 
+/* Options of grade and merge for the LMS files: the late policy (class/late.h), the
+ * regrade audit's reason and Canvas's points possible. */
+static const char *const lms_options[] = {"--deadline", "--grace",         "--late-per-day",
+                                          "--late-cap", "--late-max-days", "--extensions",
+                                          "--reason",   "--canvas-points", NULL};
+
+static const char *lms_option(const char *a)
+{
+    for (size_t i = 0; lms_options[i]; i++)
+        if (!strcmp(a, lms_options[i]))
+            return lms_options[i];
+    return NULL;
+}
+
+static int set_lms_option(const char *a, const char *v, struct batch_opts *o)
+{
+    struct late_options *l = &o->late;
+    const char **slot = !strcmp(a, "--deadline")        ? &l->deadline
+                        : !strcmp(a, "--grace")         ? &l->grace
+                        : !strcmp(a, "--late-per-day")  ? &l->per_day
+                        : !strcmp(a, "--late-cap")      ? &l->cap
+                        : !strcmp(a, "--late-max-days") ? &l->max_days
+                        : !strcmp(a, "--extensions")    ? &l->extensions
+                        : !strcmp(a, "--reason")        ? &o->regrade_reason
+                                                        : NULL;
+    if (slot) {
+        *slot = v; /* checked when the policy is made, naming the option */
+        return 0;
+    }
+    return parse_double(v, &o->canvas_points) && o->canvas_points > 0 ? 0 : -1;
+}
+
 /* Options shared by grade and merge. */
 static int batch_args(int argc, char **argv, const char *cmd, const char **lab_arg,
                       struct batch_opts *o, enum isolation *iso, bool *no_merge)
@@ -659,7 +714,8 @@ static int batch_args(int argc, char **argv, const char *cmd, const char **lab_a
         bool takes = !strcmp(a, "--submissions") || !strcmp(a, "--roster") || !strcmp(a, "--out") ||
                      !strcmp(a, "--jobs") || !strcmp(a, "--gpus") || !strcmp(a, "--shard") ||
                      !strcmp(a, "--timeout") || !strcmp(a, "--only") || !strcmp(a, "--isolation") ||
-                     !strcmp(a, "--canvas-assignment") || !strcmp(a, "--lang");
+                     !strcmp(a, "--canvas-assignment") || !strcmp(a, "--lang") ||
+                     lms_option(a) != NULL;
         long v;
         if (takes && !next) {
             fprintf(stderr, "grader %s: %s needs a value\n", cmd, a);
@@ -667,7 +723,12 @@ static int batch_args(int argc, char **argv, const char *cmd, const char **lab_a
         }
         if (takes)
             i++;
-        if (!strcmp(a, "--submissions"))
+        if (lms_option(a)) {
+            if (set_lms_option(a, next, o) != 0) {
+                fprintf(stderr, "grader %s: %s takes a number of points, not '%s'\n", cmd, a, next);
+                return -1;
+            }
+        } else if (!strcmp(a, "--submissions"))
             o->submissions = next;
         else if (!strcmp(a, "--roster"))
             o->roster = next;
@@ -891,6 +952,25 @@ static char *repo_root(void)
     return xstrdup(".");
 }
 
+/* gradescope and autograde (class/gradescope.h): they need the grader's parts. */
+static int cmd_gradescope(int argc, char **argv,
+                          int (*fn)(int, char **, const struct grader_paths *))
+{
+    struct home home;
+    struct error err;
+    error_init(&err);
+    if (home_find(&home, &err) != 0) {
+        error_print(&err, stderr);
+        return EXIT_GRADER;
+    }
+    char *root = repo_root();
+    struct grader_paths paths = {home.harness_dir, home.include_dir, home.templates_dir, root};
+    int rc = fn(argc, argv, &paths);
+    free(root);
+    home_release(&home);
+    return rc;
+}
+
 static int cmd_kit(int argc, char **argv)
 {
     const char *lab_arg = NULL, *out = NULL;
@@ -1013,6 +1093,10 @@ int main(int argc, char **argv)
         return slurm_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "kit"))
         return cmd_kit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gradescope"))
+        return cmd_gradescope(argc - 1, argv + 1, gradescope_main);
+    if (!strcmp(cmd, "autograde"))
+        return cmd_gradescope(argc - 1, argv + 1, autograde_main);
     if (!strcmp(cmd, "header"))
         return cmd_header(argc - 1, argv + 1);
     if (!strcmp(cmd, "machine"))

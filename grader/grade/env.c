@@ -5,6 +5,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/sha256.h"
+#include "base/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,9 @@ void grade_env_release(struct grade_env *env)
         free(env->ref_times[i].message);
     }
     free(env->ref_times);
+    for (size_t i = 0; i < env->n_sealed_ok; i++)
+        free(env->sealed_ok[i]);
+    free(env->sealed_ok);
     free(env->sanitizer);
     free(env->blas_forced);
     free(env->blas_chosen);
@@ -97,7 +101,9 @@ int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *
     if (toolchain_detect(&env->tc, harness_dir, include_dir, err) != 0)
         return -1;
     env->tc.isolation = iso;
+    trace_point("toolchain detected");
     gpu_probe_run(&env->gpu, &env->tc);
+    trace_point("GPU probed: %s", env->gpu.available ? "available" : "none");
     env->cal.valid = false;
     if (env->gpu.available && env->gpu.cc) {
         int major = 0, minor = 0;
@@ -120,6 +126,7 @@ int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *
     const char *off = getenv("LABGRADER_NO_CALIBRATE");
     if (!(off && *off))
         choose_blas_core(env);
+    trace_point("BLAS core chosen");
     return 0;
 }
 
@@ -164,6 +171,7 @@ void grade_calibrate(struct grade_env *env, FILE *log)
         free(out);
     }
     calibration_parse(strbuf_str(&text), &env->cal);
+    trace_point("calibration loaded");
     strbuf_release(&text);
     free(path);
 }

@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/messages.h"
+#include "base/trace.h"
 #include "base/util.h"
 #include "spec/plan.h"
 
@@ -236,9 +237,14 @@ static int run_variant(struct grading *g, const struct exercise_spec *ex,
         return -1;
     struct variant_runs runs;
     double t0 = now_seconds();
+    trace_point("%s/%s reference library ready", ex->id, v->id);
     int rc = variant_run(g, ex, v, br->runner, lib, selected, &runs, err);
+    for (size_t i = 0; rc == 0 && trace_enabled() && i < runs.n_outcomes; i++)
+        for (size_t k = 0; k < runs.outcomes[i].n_cases; k++)
+            trace_point("  case %zu of run %zu: %.3f s", k, i, runs.outcomes[i].cases[k].wall_s);
     if (rc == 0)
         rc = judge_runs(g, ex, v, vr, &runs, expected, why, err);
+    trace_point("%s/%s ran and judged", ex->id, v->id);
     g->phase_runs_s += now_seconds() - t0;
     runs_cleanup(g, &runs);
     free(lib);
@@ -256,6 +262,7 @@ static int grade_variant(struct grading *g, const struct exercise_spec *ex, size
     double t0 = now_seconds();
     int rc = student_build(g, ex, v, &br, err);
     g->phase_build_s += now_seconds() - t0;
+    trace_point("%s/%s built", ex->id, v->id);
     if (rc != 0 || g->o->build_only) {
         build_result_release(&br);
         return rc;
@@ -268,6 +275,7 @@ static int grade_variant(struct grading *g, const struct exercise_spec *ex, size
     bool *selected = xcalloc(ex->n_cases + 1, sizeof(bool));
     char **expected = xcalloc(ex->n_cases + 1, sizeof(char *));
     rc = select_cases(g, ex, vi, &br, vr, selected, expected, err);
+    trace_point("%s/%s expected outputs ready", ex->id, v->id);
     bool any = false;
     for (size_t ci = 0; ci < ex->n_cases; ci++)
         any |= selected[ci];

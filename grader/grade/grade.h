@@ -33,6 +33,10 @@ struct grade_env {
     struct calibration cal;       /* measured once per machine, cached */
     struct ref_timing *ref_times; /* reference timings measured so far, per variant and case */
     size_t n_ref_times, alloc_ref_times;
+    /* Expected-output folders whose seal this process has checked: a folder is read by every
+     * variant and every submission, its checksums need checking once. */
+    char **sealed_ok;
+    size_t n_sealed_ok;
     /* compute-sanitizer's real path, looked for the first time a pass needs it; NULL: none. */
     char *sanitizer;
     bool sanitizer_probed;

@@ -112,18 +112,25 @@ static char *expected_dir(const struct grading *g, const struct exercise_spec *e
     return xstrfmt("%s/expected/%s", g->env->cache_dir, hex);
 }
 
-static bool expected_ready(const char *dir)
+static bool expected_ready(struct grade_env *env, const char *dir)
 {
+    for (size_t i = 0; i < env->n_sealed_ok; i++)
+        if (!strcmp(env->sealed_ok[i], dir))
+            return true;
     char why[512];
     enum cache_check cc = cache_check_dir(dir, why, sizeof(why));
     if (cc == CACHE_BAD)
         cache_discard(dir, why);
-    return cc == CACHE_OK;
+    if (cc != CACHE_OK)
+        return false;
+    env->sealed_ok = xrealloc(env->sealed_ok, (env->n_sealed_ok + 1) * sizeof(char *));
+    env->sealed_ok[env->n_sealed_ok++] = xstrdup(dir);
+    return true;
 }
 
 /* Move case i's outputs of an oracle run into their cache folder, sealed, atomically. */
-static int publish_expected(const struct exercise_spec *ex, int checks, const char *rundir, int i,
-                            const char *dir, struct error *err)
+static int publish_expected(struct grade_env *env, const struct exercise_spec *ex, int checks,
+                            const char *rundir, int i, const char *dir, struct error *err)
 {
     char *tmp = xstrfmt("%s.tmp.%ld", dir, (long)getpid());
     char **names = xcalloc(ex->n_args * (size_t)checks + 1, sizeof(char *));
@@ -154,7 +161,7 @@ static int publish_expected(const struct exercise_spec *ex, int checks, const ch
     for (size_t k = 0; k < n_names; k++)
         free(names[k]);
     free(names);
-    if (rc == 0 && !expected_ready(dir)) {
+    if (rc == 0 && !expected_ready(env, dir)) {
         char *parent = xstrdup(dir);
         *strrchr(parent, '/') = '\0';
         mkdir_p(parent, NULL);
@@ -221,7 +228,7 @@ static int compute_expected(struct grading *g, const struct exercise_spec *ex,
     for (size_t i = 0; i < ex->n_cases; i++) {
         const struct case_spec *x = &ex->cases[i];
         char *dir = expected_dir(g, ex, oracle, x);
-        if (x == c || (!grading_case_skipped(g, x) && !expected_ready(dir)))
+        if (x == c || (!grading_case_skipped(g, x) && !expected_ready(g->env, dir)))
             todo[n++] = x;
         free(dir);
     }
@@ -235,7 +242,7 @@ static int compute_expected(struct grading *g, const struct exercise_spec *ex,
         const struct run_case_outcome *co = &o.cases[i];
         char *dir = expected_dir(g, ex, oracle, todo[i]);
         if (co->finished && co->checks_done == ex->timing.checks)
-            rc = publish_expected(ex, ex->timing.checks, rundir, (int)i, dir, err);
+            rc = publish_expected(g->env, ex, ex->timing.checks, rundir, (int)i, dir, err);
         else if (todo[i] == c)
             *why = oracle_failure(oracle, c, &o);
         free(dir);
@@ -258,13 +265,14 @@ char *expected_outputs(struct grading *g, const struct exercise_spec *ex, const 
         return NULL;
     }
     char *dir = expected_dir(g, ex, oracle, c);
-    if (expected_ready(dir))
+    if (expected_ready(g->env, dir))
         return dir;
     if (oracle->target == TARGET_GPU && !g->env->gpu.available) {
         *why =
             xstrfmt(messages_get(g->o->messages, "expected values come from a GPU reference: %s"),
                     g->env->gpu.reason ? g->env->gpu.reason : "no GPU");
-    } else if (compute_expected(g, ex, oracle, c, why, err) == 0 && !*why && expected_ready(dir)) {
+    } else if (compute_expected(g, ex, oracle, c, why, err) == 0 && !*why &&
+               expected_ready(g->env, dir)) {
         return dir;
     } else if (!*why && err->msg[0] == '\0') {
         *why = xstrfmt("the expected outputs of case %s could not be stored", c->id);

@@ -117,6 +117,7 @@ void results_release(struct results *r)
         free(ex->tol_summary);
     }
     free(r->exercises);
+    results_lms_release(&r->lms);
     results_init(r);
 }
 
@@ -126,6 +127,14 @@ void results_free(struct results *r)
         return;
     results_release(r);
     free(r);
+}
+
+double results_final_score(const struct results *r)
+{
+    if (r->score != r->score)
+        return r->score; /* unknown stays unknown */
+    double s = r->lms.late.zeroed ? 0 : r->score - r->lms.late.penalty;
+    return s > 0 ? s : 0;
 }
 
 void results_tally(struct results *r)
@@ -433,6 +442,7 @@ void results_to_json(const struct results *r, struct strbuf *out)
     for (size_t e = 0; e < r->n_exercises; e++)
         put_exercise(&w, &r->exercises[e]);
     json_writer_end_array(&w);
+    results_lms_to_json(&w, &r->lms);
     json_writer_end_object(&w);
     strbuf_addch(out, '\n');
 }
@@ -751,6 +761,7 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->phase_references_s = num(ph, "references");
     r->phase_runs_s = num(ph, "runs");
     r->phase_reports_s = num(ph, "reports");
+    results_lms_from_json(json_get(root, "lms"), &r->lms);
     json_value_free(root);
     if (results_check(r, name, err) != 0) {
         results_release(r);

@@ -15,6 +15,7 @@
 #include "run/machine.h"
 #include "run/sanitizer.h"
 #include "base/strbuf.h"
+#include "grade/results_lms.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -170,11 +171,16 @@ struct results {
      * references' builds, expected outputs and timings, the runs, and rendering the reports
      * (filled by whoever renders them). */
     double phase_build_s, phase_references_s, phase_runs_s, phase_reports_s;
+    /* Identity in the LMSs, group, lateness, why nothing was graded (results_lms.h). */
+    struct results_lms lms;
 };
 
 void results_init(struct results *r);
 void results_release(struct results *r);
 void results_free(struct results *r);
+
+/* The score an LMS gets: the score less the late penalty, never below 0. */
+double results_final_score(const struct results *r);
 
 /* Recompute points totals and counts from the case verdicts. */
 void results_tally(struct results *r);

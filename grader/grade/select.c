@@ -56,7 +56,7 @@ double grading_case_timeout(const struct grading *g, const struct exercise_spec 
 struct timing_spec grading_timing(const struct grading *g, const struct exercise_spec *ex)
 {
     struct timing_spec t = ex->timing;
-    if (!g->env->grade_mode && !g->o->full && t.budget_s > QUICK_BUDGET_S)
+    if (!g->env->grade_mode && t.budget_s > QUICK_BUDGET_S)
         t.budget_s = QUICK_BUDGET_S;
     return t;
 }

@@ -1,7 +1,8 @@
 #include "case.h"
 
 #include "result.h"
-#include "rng.h"
+#include "draw.h"
+#include "fill.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -131,8 +132,7 @@ static void copy_or_fail(void *dst, const void *src, size_t bytes, int to_device
 
 static uint64_t arg_seed(uint64_t check_seed, int arg_index)
 {
-    uint64_t st = check_seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(arg_index + 1));
-    return lg_splitmix64(&st);
+    return lg_draw_mix(check_seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(arg_index + 1)));
 }
 
 /* The host side of an argument in a checked call: its mirror on the device's behalf. */
@@ -153,8 +153,8 @@ static void prepare_check(struct lg_case_state *s, int k)
         if (a->kind == LG_ARG_OUT) {
             lg_dtype_poison(a->dtype, host, a->count, k % 2);
         } else {
-            lg_fill(a->dtype, host, a->count, (enum lg_init_dist)a->dist, a->p1, a->p2,
-                    arg_seed(s->c->seeds[k], i));
+            lg_host_fill(a->dtype, host, a->count, (int)a->dist, a->p1, a->p2,
+                         arg_seed(s->c->seeds[k], i));
             memcpy(st->pristine.p, host, arg_bytes(a));
         }
         if (a->space == LG_SPACE_DEVICE)

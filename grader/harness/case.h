@@ -3,7 +3,7 @@
  *
  * The function under test gets guarded buffers (buffers.h) in the spaces the spec asks for;
  * a paired reference (job key reference_lib) reads the same inputs and writes outputs of its
- * own. The checked calls draw their inputs from the case's seeds (rng.h), exactly as the
+ * own. The checked calls draw their inputs from the case's seeds (draw.h), exactly as the
  * oracle did, poison every output element first, and write the outputs for the grader to
  * compare with the expected ones: the harness never sees an expected value. struct
  * lg_case_state owns every buffer (lg_case_release).

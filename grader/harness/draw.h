@@ -1,11 +1,9 @@
 /*
- * draw: the timed calls' inputs, a value per (seed, index) with no state, so the host and the
- * GPU draw the same distribution in parallel and every timed pair gets inputs never seen
- * before at the cost of one write pass (grader/harness/timing.c).
- *
- * The checked calls keep xoshiro (rng.h), whose streams the expected-output caches hold;
- * these values only ever meet the same process's reference, never a cache. Header-only, for
- * C and CUDA alike.
+ * draw: every input the harness makes, a value per (seed, index) with no state, so the host
+ * (fill.h, across its CPUs) and the GPU draw the same distribution in parallel: the checked
+ * calls from the case's seeds (as the oracle drew them for the expected outputs), and every
+ * timed pair inputs never seen before at the cost of one write pass (timing.c).
+ * Header-only, for C and CUDA alike.
  */
 #ifndef LG_HARNESS_DRAW_H
 #define LG_HARNESS_DRAW_H

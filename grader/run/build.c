@@ -1,4 +1,5 @@
 #include "run/build.h"
+#include "run/objcache.h"
 
 #include "run/symbols.h"
 #include "spec/driver.h"
@@ -659,6 +660,58 @@ static void push_nvcc_flags(const struct build_ctx *b, const char *flags, struct
 }
 
 /* Compile one source (cached per source + flags within this build folder). */
+/* What else decides an object besides its command and sources: the compilers and the
+ * environment they search (objcache.h). */
+static char *compile_versions(const struct toolchain *tc)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addf(&sb, "%s\n%s\n%s\n%s\n", tc->cc ? tc->cc : "-",
+                tc->cc_version ? tc->cc_version : "-", tc->nvcc ? tc->nvcc : "-",
+                tc->nvcc_version ? tc->nvcc_version : "-");
+    for (size_t i = 0; tc->env && tc->env[i]; i++)
+        strbuf_addf(&sb, "%s\n", tc->env[i]);
+    return strbuf_detach(&sb);
+}
+
+/* Run a compile, or take its object from the cache (student builds with a cache only). A
+ * compile that succeeds is kept for the next build, with the files it read. */
+static int compile_cached(struct build_ctx *b, struct argv_list *cmd, const char *src_path,
+                          struct build_obj *o, struct strbuf *log, bool *ok, struct error *err)
+{
+    struct objcache_entry e;
+    char *versions = NULL, *cached = NULL, *dep = NULL;
+    bool use = !b->reference && b->cache_dir;
+    if (use) {
+        /* A source the cache cannot read is left to the compiler to complain about. */
+        struct error ignored;
+        error_init(&ignored);
+        versions = compile_versions(b->tc);
+        use = objcache_entry_init(&e, b->cache_dir, b->dir, (const char *const *)cmd->v, o->object,
+                                  src_path, versions, &ignored) == 0;
+        free(versions);
+    }
+    if (use && objcache_load(&e, o->object, &cached)) {
+        strbuf_addstr(log, cached);
+        free(cached);
+        objcache_entry_release(&e);
+        *ok = true;
+        return 0;
+    }
+    if (use) {
+        dep = xstrfmt("%s.d", o->object);
+        argv_push(cmd, "-MD");
+        argv_push(cmd, "-MF");
+        argv_push(cmd, dep);
+    }
+    int rc = run_tool(b, cmd, log, ok, err);
+    if (use && rc == 0 && *ok)
+        objcache_store(&e, o->object, dep, strbuf_str(log));
+    if (use)
+        objcache_entry_release(&e);
+    free(dep);
+    return rc;
+}
+
 static struct build_obj *compile_source(struct build_ctx *b, const struct variant_spec *v,
                                         const char *source, struct error *err)
 {
@@ -745,7 +798,7 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
     argv_push(&cmd, "-o");
     argv_push(&cmd, o->object);
     bool ok;
-    int rc = run_tool(b, &cmd, &log, &ok, err);
+    int rc = compile_cached(b, &cmd, src_path, o, &log, &ok, err);
     argv_release(&cmd);
     free(src_path);
     free(abs_src);
@@ -1034,7 +1087,7 @@ static int variant_link(struct build_ctx *b, const struct exercise_spec *ex,
         argv_push_split(&cmd, b->lab->ldflags);
     if (any_cuda)
         cudart_shared(b->tc, &cmd);
-    argv_push_split(&cmd, "-ldl -lm");
+    argv_push_split(&cmd, "-ldl -lpthread -lm");
     int rc = run_tool(b, &cmd, &log, &ok, err);
     if (rc == 0 && log.len)
         strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);

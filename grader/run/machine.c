@@ -62,6 +62,8 @@ void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc)
     o.gpu = true;
     if (sandbox_run(&o, &r, &err) != 0) {
         g->reason = xstrfmt("cannot run the GPU probe: %s", err.msg);
+        /* A run that could not start still holds its (empty) output. */
+        sandbox_result_release(&r);
         free(prog);
         return;
     }

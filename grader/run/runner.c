@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/trace.h"
 #include "spec/plan.h"
 
 #include <errno.h>
@@ -328,7 +329,9 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
     ro = run_ro_paths(s);
     sandbox_setup(s, argv, ro, &opts);
     int lock_fd = cpu_lock(s);
+    trace_point("    %s: job written, starting", s->v->id);
     int sbrc = sandbox_run(&opts, &o->sb, err);
+    trace_point("    %s: process ended", s->v->id);
     if (lock_fd >= 0)
         close(lock_fd);
     if (sbrc != 0) {
@@ -336,6 +339,7 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
         goto out;
     }
     read_result(s, o);
+    trace_point("    %s: results read", s->v->id);
     rc = 0;
 out:
     free(ro);

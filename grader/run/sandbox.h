@@ -5,7 +5,9 @@
  * rlimits (CPU, file size, open files, no core dumps; never RLIMIT_AS, which
  * CUDA's start-up reservation breaks), a clean environment and a scratch working
  * directory. The wall-clock limit kills the whole process group, grandchildren
- * included. Output (stdout and stderr merged) is captured up to a cap.
+ * included. Output (stdout and stderr merged) is captured up to a cap. A memory limit
+ * holds everywhere: the cgroup's memory.max where one is delegated, else the supervisor
+ * samples the memory of the run's processes and kills the run above the limit.
  * Where bubblewrap works, the command also runs in namespaces: no network, a
  * read-only system, only the scratch directory (and `rw_paths`) writable,
  * `ro_paths` visible, nothing else of the grader's or other students' files,
@@ -30,16 +32,18 @@ enum isolation {
 const char *isolation_name(enum isolation i);
 
 struct sandbox_opts {
-    const char *const *argv;      /* argv[0] is looked up in PATH if it has no slash */
-    const char *workdir;          /* scratch directory: cwd, writable */
-    const char *const *ro_paths;  /* NULL-terminated; extra read-only paths (lab headers, ...) */
-    const char *const *rw_paths;  /* NULL-terminated; extra writable paths */
-    const char *const *env;       /* NULL-terminated "K=V" list added to the clean environment */
-    double wall_limit_s;          /* 0: none */
-    double cpu_limit_s;           /* 0: none */
-    long long file_limit_bytes;   /* RLIMIT_FSIZE; 0: default 1 GiB */
-    long long memory_limit_bytes; /* cgroup memory.max where delegated; 0: none */
-    int max_processes;            /* cgroup pids.max where delegated; 0: none */
+    const char *const *argv;     /* argv[0] is looked up in PATH if it has no slash */
+    const char *workdir;         /* scratch directory: cwd, writable */
+    const char *const *ro_paths; /* NULL-terminated; extra read-only paths (lab headers, ...) */
+    const char *const *rw_paths; /* NULL-terminated; extra writable paths */
+    const char *const *env;      /* NULL-terminated "K=V" list added to the clean environment */
+    double wall_limit_s;         /* 0: none */
+    double cpu_limit_s;          /* 0: none */
+    long long file_limit_bytes;  /* RLIMIT_FSIZE; 0: default 1 GiB */
+    /* All processes of the run together; 0: none. The cgroup's memory.max where delegated,
+     * else the supervisor's watcher (memory_guard says which held it). */
+    long long memory_limit_bytes;
+    int max_processes; /* cgroup pids.max where delegated; 0: none */
     /* RLIMIT_AS; 0: none. Only for programs that never start CUDA (compilers): CUDA
      * reserves ~12 GiB of address space at start-up. Holds where cgroups are not delegated. */
     long long address_space_bytes;
@@ -66,13 +70,22 @@ struct sandbox_event {
     char line[64];
 };
 
+/* What held sandbox_opts.memory_limit_bytes. */
+enum memory_guard {
+    MEMORY_GUARD_NONE,    /* no limit was asked for */
+    MEMORY_GUARD_CGROUP,  /* memory.max of the run's cgroup v2: the kernel's OOM killer */
+    MEMORY_GUARD_WATCHER, /* no delegated cgroup: the supervisor sampled the run's resident
+                           * anonymous and shared memory and swap every 25 ms or so (more
+                           * while sampling is expensive), and killed the run above the limit */
+};
+
 enum sandbox_status {
     SB_EXITED,   /* exit_code holds the status */
     SB_SIGNALED, /* term_signal holds the signal */
     SB_TIMEOUT,  /* wall-clock limit hit; the group was killed */
     SB_CPU_LIMIT,
-    SB_FILE_LIMIT, /* SIGXFSZ */
-    SB_MEMORY_LIMIT,
+    SB_FILE_LIMIT,   /* SIGXFSZ */
+    SB_MEMORY_LIMIT, /* memory_peak_bytes and memory_limit_bytes say how much */
     SB_SETUP_FAILED, /* the supervisor could not start the command: a grader fault */
 };
 
@@ -86,9 +99,15 @@ struct sandbox_result {
     size_t output_len;
     bool output_truncated; /* more than output_len bytes were written: the rest was dropped */
     enum isolation isolation_used;
-    /* The run's cgroup v2 (cgroup_used), and the limits it enforced: false where the
-     * parent is not delegated or lacks the controller, whatever the options asked. */
+    /* The run's cgroup v2 (cgroup_used), and the limits enforced: pids only by a cgroup
+     * (false where the parent is not delegated or lacks the controller, whatever the options
+     * asked); memory by a cgroup or, without one, by the supervisor's watcher. */
     bool cgroup_used, memory_limit_enforced, pids_limit_enforced;
+    enum memory_guard memory_guard;
+    long long memory_limit_bytes; /* the limit that held; 0: none */
+    /* The most the run's processes held at once: the cgroup's memory.peak, or the highest
+     * of the watcher's samples (a lower bound); 0 when unknown. */
+    long long memory_peak_bytes;
     char setup_error[512];
     /* The control pipe's lines, in order (owned); and the case whose own limit ended the run
      * (SB_TIMEOUT), -1 when none did. */

@@ -1,3 +1,4 @@
+#include "spec/load_lms.h"
 #include "spec/loader.h"
 #include "spec/plan.h"
 
@@ -16,8 +17,9 @@
 #define MAX_ELEMENTS 1099511627776.0 /* 2^40 */
 #define MAX_PARAMS (sizeof(((struct expr_env *)0)->vars) / sizeof(((struct expr_env *)0)->vars[0]))
 
-static const char *const top_keys[] = {"lab",   "title", "course",    "lang",      "show_hidden",
-                                       "build", "seed",  "sanitizer", "exercises", NULL};
+static const char *const top_keys[] = {"lab",         "title",           "course", "lang",
+                                       "show_hidden", "build",           "seed",   "sanitizer",
+                                       "exercises",   LOAD_LMS_TOP_KEYS, NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", "allow_symbols", NULL};
 static const char *const exercise_keys[] = {
     "id",          "title",          "points",    "params",   "args",   "variants", "cases",
@@ -1217,6 +1219,8 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
     if ((n = ld_map_get(ld, m, "build")) && parse_build(ld, n))
         return -1;
     if ((n = ld_map_get(ld, m, "sanitizer")) && parse_sanitizer(ld, n, NULL, &lab->sanitizer))
+        return -1;
+    if (load_lms_keys(ld, m, lab))
         return -1;
     if (ld_need(ld, m, "exercises", "at top level", &n) ||
         ld_want_sequence(ld, n, "'exercises'", true))

@@ -142,6 +142,8 @@ void lab_release(struct lab *lab)
     free(lab->ldflags);
     free_strings(lab->allow_symbols, lab->n_allow_symbols);
     sanitizer_spec_release(&lab->sanitizer);
+    free(lab->late.deadline);
+    free(lab->gradescope.hidden_visibility);
     for (size_t i = 0; lab->exercises && i < lab->n_exercises; i++)
         exercise_release(&lab->exercises[i]);
     free(lab->exercises);

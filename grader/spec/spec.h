@@ -215,6 +215,25 @@ struct exercise_spec {
     struct src_loc loc;
 };
 
+/* The late policy (labs/README.md "Late submissions"). set false: none in the lab. */
+struct late_spec {
+    bool set;
+    char *deadline;       /* ISO 8601, as written */
+    long long deadline_s; /* Unix seconds */
+    double grace_s;       /* after the deadline, still on time */
+    double per_day;       /* percent of the maximum taken off per started day late */
+    double cap;           /* the most taken off, in percent (100: everything) */
+    double max_days;      /* later than this many days: the score counts 0; 0: no such limit */
+    struct src_loc loc;
+};
+
+/* How Gradescope shows the lab (docs/exports.md). */
+struct gradescope_spec {
+    char *hidden_visibility; /* of the hidden cases' test: "after_due_date" (the default),
+                                "after_published", "hidden" or "visible" */
+    bool leaderboard;        /* speed ratios on Gradescope's leaderboard (default true) */
+};
+
 struct lab {
     char *path; /* lab.yaml as given */
     char *dir;  /* absolute lab folder */
@@ -234,6 +253,8 @@ struct lab {
     char **allow_symbols;
     size_t n_allow_symbols;
     struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
+    struct late_spec late;
+    struct gradescope_spec gradescope;
     struct exercise_spec *exercises;
     size_t n_exercises;
 };

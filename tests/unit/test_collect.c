@@ -12,6 +12,7 @@
 #include <archive_entry.h>
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,15 +261,16 @@ START_TEST(test_plain_folders)
 
     ck_assert_int_eq(run(&t, t.in, NULL, NULL), 0);
     ck_assert_uint_eq(t.set.n, 5);
-    assert_sub(&t, 0, "Carl___", "Carl \xC3\x96!");
-    assert_sub(&t, 1, "alice", "alice");
-    assert_sub(&t, 2, "bob", "bob");
+    assert_sub(&t, 0, "alice", "alice");
+    assert_sub(&t, 1, "bob", "bob");
+    /* A name's readable letters make its id: accents folded, the rest one '-'. */
+    assert_sub(&t, 2, "carl-o", "Carl \xC3\x96!");
     assert_sub(&t, 3, "dave", "dave");
-    char *s = slurp(t.set.items[1].dir, "sub/x.h");
+    char *s = slurp(t.set.items[0].dir, "sub/x.h");
     ck_assert_str_eq(s, "#define X 1\n");
     free(s);
-    ck_assert(has(t.set.items[2].dir, "main.c"));
-    ck_assert(!has(t.set.items[2].dir, "lab6"));
+    ck_assert(has(t.set.items[1].dir, "main.c"));
+    ck_assert(!has(t.set.items[1].dir, "lab6"));
     s = slurp(t.set.items[3].dir, "k.cu");
     ck_assert_str_eq(s, "/* dave */\n");
     free(s);
@@ -325,12 +327,12 @@ START_TEST(test_duplicate_ids)
 {
     struct sandbox t;
     sandbox_open(&t);
-    put(t.in, "a b/x.c", "x\n");
-    put(t.in, "a_b/y.c", "y\n");
+    put(t.in, "A B/x.c", "x\n");
+    put(t.in, "a-b/y.c", "y\n");
     sandbox_snapshot(&t);
     ck_assert_int_eq(run(&t, t.in, NULL, NULL), -1);
-    assert_error(&t.err, "student id 'a_b'", "a b'");
-    assert_error(&t.err, "a_b'", NULL);
+    assert_error(&t.err, "student id 'a-b'", "A B'");
+    assert_error(&t.err, "a-b'", NULL);
     ck_assert_uint_eq(t.set.n, 0);
     sandbox_close(&t);
 }
@@ -523,7 +525,8 @@ END_TEST
 
 /* ---- hostile archives ---- */
 
-/* The archive is refused with a message naming it and the entry, and nothing lands outside. */
+/* An entry that names no student (an absolute path, ".." first): the class archive is
+ * refused with a message naming it and the entry, and nothing lands outside. */
 static void assert_refused(const struct entry *e, size_t n, bool zip, const char *entry_shown,
                            const char *why)
 {
@@ -544,16 +547,64 @@ static void assert_refused(const struct entry *e, size_t n, bool zip, const char
     sandbox_close(&t);
 }
 
+static const struct submission *find_sub(const struct sandbox *t, const char *id)
+{
+    for (size_t i = 0; i < t->set.n; i++)
+        if (!strcmp(t->set.items[i].id, id))
+            return &t->set.items[i];
+    ck_abort_msg("no submission '%s'", id);
+    return NULL;
+}
+
+static bool dir_empty(const char *dir)
+{
+    struct strbuf sb = STRBUF_INIT;
+    listing(dir, "", "", &sb);
+    bool empty = sb.len == 0;
+    strbuf_release(&sb);
+    return empty;
+}
+
+/* One student's hostile entry costs only that student: refused with the problem (and
+ * its limit), an empty folder, a warning naming the entry; zed, beside, is graded. */
+static void assert_student_refused(const struct entry *e, size_t n, bool zip, const char *who,
+                                   enum submission_problem problem, long long limit,
+                                   const char *why, const struct collect_limits *lim)
+{
+    struct sandbox t;
+    sandbox_open(&t);
+    char *path = path_join(t.base, zip ? "class.zip" : "class.tar");
+    struct entry *all = xcalloc(n + 1, sizeof(*all));
+    memcpy(all, e, n * sizeof(*e));
+    all[n] = (struct entry){"zed/z.c", "/* zed */\n", 'f', NULL, 0};
+    make_archive(path, zip, all, n + 1);
+    sandbox_snapshot(&t);
+    ck_assert_int_eq(run(&t, path, NULL, lim), 0);
+    const struct submission *bad = find_sub(&t, who), *zed = find_sub(&t, "zed");
+    ck_assert_int_eq(bad->problem, problem);
+    ck_assert_int_eq(bad->problem_limit, limit);
+    ck_assert(dir_empty(bad->dir));
+    ck_assert(warned(&t.set, why));
+    ck_assert_int_eq(zed->problem, SUBMISSION_OK);
+    ck_assert(has(zed->dir, "z.c"));
+    ck_assert(!has(t.base, "evil.c"));
+    free(all);
+    free(path);
+    sandbox_close(&t);
+}
+
 START_TEST(test_refuse_dotdot)
 {
     struct entry e[] = {{"alice/a.c", "a\n", 'f', NULL, 0}, {"../../evil.c", "x\n", 'f', NULL, 0}};
     assert_refused(e, 2, true, "../../evil.c", "'..'");
-    struct entry f[] = {{"alice/../../evil.c", "x\n", 'f', NULL, 0}};
-    assert_refused(f, 1, true, "alice/../../evil.c", "'..'");
     /* libarchive already reads a zip's backslashes as separators; refused either way. */
     struct entry g[] = {{"..\\..\\evil.c", "x\n", 'f', NULL, 0}};
     assert_refused(g, 1, true, "../../evil.c", "'..'");
     assert_refused(g, 1, false, "..\\..\\evil.c", "'..'");
+    /* Below a student's folder: that student's doing. */
+    struct entry f[] = {{"alice/a.c", "a\n", 'f', NULL, 0},
+                        {"alice/../../evil.c", "x\n", 'f', NULL, 0}};
+    assert_student_refused(f, 2, true, "alice", SUBMISSION_BAD_ENTRY, 0, "'..'", NULL);
 }
 END_TEST
 
@@ -576,21 +627,22 @@ START_TEST(test_refuse_links_and_devices)
 {
     struct entry e[] = {{"alice/a.c", "a\n", 'f', NULL, 0},
                         {"alice/passwd", NULL, 'l', "/etc/passwd", 0}};
-    assert_refused(e, 2, true, "alice/passwd", "symbolic link");
+    assert_student_refused(e, 2, true, "alice", SUBMISSION_BAD_ENTRY, 0, "symbolic link", NULL);
     struct entry h[] = {{"alice/a.c", "a\n", 'f', NULL, 0},
                         {"alice/b.c", NULL, 'h', "/etc/passwd", 0}};
-    assert_refused(h, 2, false, "alice/b.c", "hard link");
+    assert_student_refused(h, 2, false, "alice", SUBMISSION_BAD_ENTRY, 0, "hard link", NULL);
     struct entry d[] = {{"alice/null", NULL, 'c', NULL, 0}};
-    assert_refused(d, 1, false, "alice/null", "device");
+    assert_student_refused(d, 1, false, "alice", SUBMISSION_BAD_ENTRY, 0, "device", NULL);
     struct strbuf deep = STRBUF_INIT;
     for (int i = 0; i < 70; i++)
         strbuf_addstr(&deep, "d/");
     strbuf_addstr(&deep, "x.c");
     struct entry p[] = {{deep.buf, "x\n", 'f', NULL, 0}};
-    assert_refused(p, 1, true, deep.buf, "more than 64 folders deep");
+    assert_student_refused(p, 1, true, "d", SUBMISSION_TOO_DEEP, 64, "more than 64 folders deep",
+                           NULL);
     strbuf_release(&deep);
     struct entry c[] = {{"alice/bad\x1b[2Jname.c", "x\n", 'f', NULL, 0}};
-    assert_refused(c, 1, true, "alice/bad\\x1b[2Jname.c", "control characters");
+    assert_student_refused(c, 1, true, "alice", SUBMISSION_BAD_ENTRY, 0, "bad\\x1b[2Jname.c", NULL);
 }
 END_TEST
 
@@ -602,18 +654,23 @@ START_TEST(test_refuse_zip_bomb)
     make_bomb(bomb, 300);
     sandbox_snapshot(&t);
 
-    /* The defaults: the 20 MiB per-file limit stops it first. */
-    ck_assert_int_eq(run(&t, bomb, NULL, NULL), -1);
-    assert_error(&t.err, "entry 'mallory/zeros.bin' refused", "20971520 bytes per file");
-    ck_assert(!has(t.unpack, "staging/mallory/zeros.bin"));
+    /* The defaults: the 20 MiB per-file limit stops it first; only mallory pays. */
+    ck_assert_int_eq(run(&t, bomb, NULL, NULL), 0);
+    ck_assert_uint_eq(t.set.n, 1);
+    ck_assert_int_eq(t.set.items[0].problem, SUBMISSION_FILE_TOO_LARGE);
+    ck_assert_int_eq(t.set.items[0].problem_limit, 20971520);
+    ck_assert_str_eq(t.set.items[0].problem_what, "mallory/zeros.bin");
+    ck_assert(warned(&t.set, "20971520 bytes per file"));
+    ck_assert(dir_empty(t.set.items[0].dir));
 
     /* With no per-file limit to speak of, the 200 MiB total stops it. */
     struct collect_limits lim;
     collect_limits_init(&lim);
     lim.max_file_bytes = 1LL << 40;
-    ck_assert_int_eq(run(&t, bomb, NULL, &lim), -1);
-    assert_error(&t.err, "entry 'mallory/zeros.bin' refused", "209715200 bytes in total");
-    ck_assert(!has(t.unpack, "staging/mallory/zeros.bin"));
+    ck_assert_int_eq(run(&t, bomb, NULL, &lim), 0);
+    ck_assert_int_eq(t.set.items[0].problem, SUBMISSION_TOO_LARGE);
+    ck_assert_int_eq(t.set.items[0].problem_limit, 209715200);
+    ck_assert(dir_empty(t.set.items[0].dir));
     free(bomb);
     sandbox_close(&t);
 }
@@ -623,28 +680,27 @@ START_TEST(test_refuse_too_many_files)
 {
     struct sandbox t;
     sandbox_open(&t);
-    char *zip = path_join(t.base, "many.zip");
     struct entry e[12];
     char names[12][32];
     for (int i = 0; i < 12; i++) {
         snprintf(names[i], sizeof(names[i]), "alice/f%02d.c", i);
         e[i] = (struct entry){names[i], "x\n", 'f', NULL, 0};
     }
-    make_archive(zip, true, e, 12);
+    struct collect_limits lim;
+    collect_limits_init(&lim);
+    lim.max_files = 10;
+    assert_student_refused(e, 12, true, "alice", SUBMISSION_TOO_MANY_FILES, 10,
+                           "more than 10 files", &lim);
     /* A student's own zip, nested, counts against that student too. */
     put(t.in, "bob/x.c", "x\n");
     char *carol = path_join(t.in, "carol"), *nested = path_join(t.in, "carol/work.zip");
     ck_assert_int_eq(mkdir_p(carol, NULL), 0);
     make_archive(nested, true, e, 12);
     sandbox_snapshot(&t);
-
-    struct collect_limits lim;
-    collect_limits_init(&lim);
-    lim.max_files = 10;
-    ck_assert_int_eq(run(&t, zip, NULL, &lim), -1);
-    assert_error(&t.err, "entry 'alice/f10.c' refused", "more than 10 files");
-    ck_assert_int_eq(run(&t, t.in, NULL, &lim), -1);
-    assert_error(&t.err, "carol/work.zip", "more than 10 files");
+    ck_assert_int_eq(run(&t, t.in, NULL, &lim), 0);
+    ck_assert_int_eq(find_sub(&t, "carol")->problem, SUBMISSION_TOO_MANY_FILES);
+    ck_assert_int_eq(find_sub(&t, "bob")->problem, SUBMISSION_OK);
+    ck_assert(warned(&t.set, "carol/work.zip"));
 
     /* Total bytes over several files, each under the per-file limit. */
     static char big[300 << 10];
@@ -653,26 +709,258 @@ START_TEST(test_refuse_too_many_files)
                         {"alice/2", big, 'f', NULL, sizeof(big)},
                         {"alice/3", big, 'f', NULL, sizeof(big)},
                         {"alice/4", big, 'f', NULL, sizeof(big)}};
-    char *bigzip = path_join(t.base, "big.zip");
-    make_archive(bigzip, true, b, 4);
-    sandbox_snapshot(&t);
     collect_limits_init(&lim);
     lim.max_total_bytes = 1 << 20;
-    ck_assert_int_eq(run(&t, bigzip, NULL, &lim), -1);
-    assert_error(&t.err, "entry 'alice/4' refused", "1048576 bytes in total");
+    assert_student_refused(b, 4, true, "alice", SUBMISSION_TOO_LARGE, 1 << 20,
+                           "1048576 bytes in total", &lim);
     /* The same bytes spread over students are fine: limits are per submission. */
     struct entry s[] = {{"alice/1", big, 'f', NULL, sizeof(big)},
                         {"bob/2", big, 'f', NULL, sizeof(big)},
                         {"carol/3", big, 'f', NULL, sizeof(big)},
                         {"dave/4", big, 'f', NULL, sizeof(big)}};
+    char *bigzip = path_join(t.base, "big.zip");
     make_archive(bigzip, true, s, 4);
     sandbox_snapshot(&t);
     ck_assert_int_eq(run(&t, bigzip, NULL, &lim), 0);
     ck_assert_uint_eq(t.set.n, 4);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_int_eq(t.set.items[i].problem, SUBMISSION_OK);
     free(bigzip);
     free(nested);
     free(carol);
+    sandbox_close(&t);
+}
+END_TEST
+
+/* ---- LMS layouts in full ---- */
+
+static int run_sources(struct sandbox *t, const char *src, const char *roster,
+                       const char *const *sources)
+{
+    struct collect_opts o = {roster, NULL, sources, false};
+    submission_set_release(&t->set);
+    submission_set_init(&t->set);
+    error_init(&t->err);
+    return collect_submissions_opts(src, t->unpack, &o, &t->set, &t->err);
+}
+
+START_TEST(test_canvas_names)
+{
+    struct sandbox t;
+    sandbox_open(&t);
+    char *zip = path_join(t.base, "canvas.zip");
+    /* As Canvas's ContentZipper names them: [name, LATE, user id] joined by '_' and
+     * stripped of non-word characters, then "_<file id>_<file name>". */
+    struct entry e[] = {
+        {"de_la_cruzjuan_12345_678901_matmul_cpu.c", "j\n", 'f', NULL, 0},
+        {"n\xC3\xBA\xC3\xB1"
+         "ezmar\xC3\xAD"
+         "a_late_23456_700001_matmul_cpu.c",
+         "m\n", 'f', NULL, 0},
+        {"stonebob_34567_text.html", "<p>my code is int main</p>", 'f', NULL, 0},
+        {"leeann_45678_link.html", "<a href=x>x</a>", 'f', NULL, 0},
+        {"56789_700005_matmul_cpu.c", "anon\n", 'f', NULL, 0},
+    };
+    make_archive(zip, true, e, 5);
+    sandbox_snapshot(&t);
+    ck_assert_int_eq(run(&t, zip, NULL, NULL), 0);
+    ck_assert_uint_eq(t.set.n, 5);
+    const struct submission *juan = find_sub(&t, "12345");
+    ck_assert_str_eq(juan->name, "de_la_cruzjuan");
+    ck_assert_str_eq(juan->ids.canvas_id, "12345");
+    ck_assert(has(juan->dir, "matmul_cpu.c"));
+    ck_assert(!juan->late_marked);
+    const struct submission *maria = find_sub(&t, "23456");
+    ck_assert(maria->late_marked);
+    ck_assert(has(maria->dir, "matmul_cpu.c"));
+    ck_assert_int_eq(find_sub(&t, "34567")->problem, SUBMISSION_ONLINE_TEXT);
+    ck_assert_int_eq(find_sub(&t, "45678")->problem, SUBMISSION_URL);
+    ck_assert(dir_empty(find_sub(&t, "45678")->dir));
+    ck_assert(has(find_sub(&t, "56789")->dir, "matmul_cpu.c"));
+    ck_assert_str_eq(find_sub(&t, "56789")->origin, "canvas");
     free(zip);
+    sandbox_close(&t);
+}
+END_TEST
+
+START_TEST(test_moodle_online_text_and_teams)
+{
+    struct sandbox t;
+    sandbox_open(&t);
+    char *zip = path_join(t.base, "moodle.zip"), *roster = path_join(t.base, "roster.csv");
+    struct entry e[] = {
+        {"Ana Ruiz_111_assignsubmission_onlinetext_/onlinetext.html", "<p>code</p>", 'f', NULL, 0},
+        {"Equipo 1-Bea Gil_222_assignsubmission_file_/matmul_cpu.c", "b\n", 'f', NULL, 0},
+        {"Equipo 1-Carlos Paz_333_assignsubmission_file_/matmul_cpu.c", "b\n", 'f', NULL, 0},
+    };
+    make_archive(zip, true, e, 3);
+    /* Moodle's participants list: ID number left empty by the institution. */
+    put(t.base, "roster.csv",
+        "First name,Surname,ID number,Email address,Group\r\n"
+        "Ana,Ruiz,,ana@uni.example,\r\n"
+        "Bea,Gil,,bea@uni.example,Equipo 1\r\n"
+        "Carlos,Paz,,carlos@uni.example,Equipo 1\r\n");
+    sandbox_snapshot(&t);
+    ck_assert_int_eq(run(&t, zip, roster, NULL), 0);
+    ck_assert_uint_eq(t.set.n, 3);
+    ck_assert(warned(&t.set, "column 'ID number' is empty in every row"));
+    const struct submission *ana = find_sub(&t, "ana@uni.example");
+    ck_assert_int_eq(ana->problem, SUBMISSION_ONLINE_TEXT);
+    ck_assert_str_eq(ana->ids.moodle_participant, "111");
+    ck_assert_str_eq(ana->ids.email, "ana@uni.example");
+    /* The team prefix is stripped to match the roster; the group brings its members. */
+    const struct submission *bea = find_sub(&t, "bea@uni.example");
+    ck_assert_str_eq(bea->name, "Bea Gil");
+    ck_assert_str_eq(bea->group, "Equipo 1");
+    ck_assert_uint_eq(bea->n_members, 2);
+    ck_assert_str_eq(bea->members[1].id, "carlos@uni.example");
+    ck_assert(has(bea->dir, "matmul_cpu.c"));
+    free(zip);
+    free(roster);
+    sandbox_close(&t);
+}
+END_TEST
+
+START_TEST(test_nested_archives_and_sources)
+{
+    struct sandbox t;
+    sandbox_open(&t);
+    char *code = path_join(t.in, "ana/code.zip");
+    struct entry z[] = {{"proj/src/matmul_cpu.c", "/* ana */\n", 'f', NULL, 0},
+                        {"proj/src/lab6.h", "#pragma once\n", 'f', NULL, 0}};
+    put(t.in, "ana/report.pdf", "%PDF-1.4\n");
+    make_archive(code, true, z, 2);
+    put(t.in, "bea/src/matmul_cpu.c", "/* bea */\n");
+    put(t.in, "cid/a/matmul_cpu.c", "/* 1 */\n");
+    put(t.in, "cid/b/matmul_cpu.c", "/* 2 */\n");
+    put(t.in, "dan/matmul_cpu.c", "/* top */\n");
+    put(t.in, "dan/old/matmul_cpu.c", "/* old */\n");
+    sandbox_snapshot(&t);
+    static const char *const sources[] = {"matmul_cpu.c", NULL};
+    ck_assert_int_eq(run_sources(&t, t.in, NULL, sources), 0);
+    /* A zip next to a PDF is unpacked; the sources found three folders down. */
+    const struct submission *ana = find_sub(&t, "ana");
+    char *s = slurp(ana->dir, "matmul_cpu.c");
+    ck_assert_str_eq(s, "/* ana */\n");
+    free(s);
+    ck_assert(has(ana->dir, "lab6.h"));
+    ck_assert(has(ana->dir, "report.pdf"));
+    ck_assert(has(find_sub(&t, "bea")->dir, "matmul_cpu.c"));
+    /* Two files of the name in two folders: the student says which, with both named. */
+    const struct submission *cid = find_sub(&t, "cid");
+    ck_assert_int_eq(cid->problem, SUBMISSION_AMBIGUOUS);
+    ck_assert_str_eq(cid->problem_what, "a/matmul_cpu.c, b/matmul_cpu.c");
+    /* One at the top wins over any below. */
+    s = slurp(find_sub(&t, "dan")->dir, "matmul_cpu.c");
+    ck_assert_str_eq(s, "/* top */\n");
+    free(s);
+    free(code);
+    sandbox_close(&t);
+}
+END_TEST
+
+START_TEST(test_github_classroom)
+{
+    struct sandbox t;
+    sandbox_open(&t);
+    char *clones = path_join(t.base, "hw1-submissions");
+    put(clones, "hw1-ana-lopez/.git/HEAD", "ref: refs/heads/main\n");
+    put(clones, "hw1-ana-lopez/src/matmul_cpu.c", "/* ana */\n");
+    put(clones, "hw1-bob/.git/HEAD", "ref: refs/heads/main\n");
+    put(clones, "hw1-bob/matmul_cpu.c", "/* bob */\n");
+    put(t.base, "classroom_roster.csv",
+        "\"identifier\",\"github_username\",\"github_id\",\"name\"\n"
+        "\"s001\",\"ana-lopez\",\"101\",\"Ana L\xC3\xB3pez\"\n"
+        "\"s002\",\"bob\",\"102\",\"Bob Stone\"\n");
+    char *roster = path_join(t.base, "classroom_roster.csv");
+    sandbox_snapshot(&t);
+    static const char *const sources[] = {"matmul_cpu.c", NULL};
+    ck_assert_int_eq(run_sources(&t, clones, NULL, sources), 0);
+    ck_assert_uint_eq(t.set.n, 2);
+    assert_sub(&t, 0, "ana-lopez", "ana-lopez");
+    ck_assert_str_eq(t.set.items[0].ids.github, "ana-lopez");
+    ck_assert(has(t.set.items[0].dir, "matmul_cpu.c"));
+    ck_assert(!has(t.set.items[0].dir, ".git"));
+    ck_assert_int_eq(run_sources(&t, clones, roster, sources), 0);
+    assert_sub(&t, 0, "s001", "Ana L\xC3\xB3pez");
+    assert_sub(&t, 1, "s002", "Bob Stone");
+    ck_assert_str_eq(t.set.items[1].ids.github, "bob");
+    /* Cloned without the "-submissions" folder: every folder a clone of one slug. */
+    ck_assert_int_eq(run(&t, clones, NULL, NULL), 0);
+    char *plain = path_join(t.base, "plain");
+    ck_assert_int_eq(rename(clones, plain), 0);
+    sandbox_snapshot(&t);
+    ck_assert_int_eq(run(&t, plain, NULL, NULL), 0);
+    assert_sub(&t, 0, "ana-lopez", "ana-lopez");
+    assert_sub(&t, 1, "bob", "bob");
+    free(plain);
+    free(roster);
+    free(clones);
+    sandbox_close(&t);
+}
+END_TEST
+
+/* The issue's hostile class: each of these cost only its owner, never the class. */
+START_TEST(test_hostile_folders_cost_only_their_owner)
+{
+    struct sandbox t;
+    sandbox_open(&t);
+    for (int i = 0; i < 30; i++) {
+        char *rel = xstrfmt("alice/f%02d.c", i);
+        put(t.in, rel, "x\n");
+        free(rel);
+    }
+    put(t.in, "bob/matmul_cpu.c", "x\n");
+    char *sparse = path_join(t.in, "bob/huge.bin");
+    int fd = open(sparse, O_WRONLY | O_CREAT, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, 1LL << 30), 0); /* 1 GiB, no blocks */
+    close(fd);
+    put(t.in, "carl/evil\nname.c", "x\n");
+    put(t.in, "dave/matmul_cpu.c", "/* fine */\n");
+    put(t.in, "eve\nmallory/x.c", "x\n");
+    sandbox_snapshot(&t);
+    struct collect_limits lim;
+    collect_limits_init(&lim);
+    lim.max_files = 20;
+    ck_assert_int_eq(run(&t, t.in, NULL, &lim), 0);
+    ck_assert_uint_eq(t.set.n, 5);
+    ck_assert_int_eq(find_sub(&t, "alice")->problem, SUBMISSION_TOO_MANY_FILES);
+    ck_assert_int_eq(find_sub(&t, "alice")->problem_limit, 20);
+    ck_assert_int_eq(find_sub(&t, "bob")->problem, SUBMISSION_FILE_TOO_LARGE);
+    ck_assert_int_eq(find_sub(&t, "carl")->problem, SUBMISSION_BAD_ENTRY);
+    ck_assert_int_eq(find_sub(&t, "dave")->problem, SUBMISSION_OK);
+    ck_assert(has(find_sub(&t, "dave")->dir, "matmul_cpu.c"));
+    /* A student folder whose own name hides a newline: refused, shown escaped. */
+    ck_assert_int_eq(find_sub(&t, "eve-x0amallory")->problem, SUBMISSION_BAD_ENTRY);
+    free(sparse);
+    sandbox_close(&t);
+}
+END_TEST
+
+START_TEST(test_roster_matching_nobody)
+{
+    struct sandbox t;
+    sandbox_open(&t);
+    put(t.in, "12345/x.c", "x\n");
+    put(t.in, "23456/x.c", "x\n");
+    put(t.base, "roster.csv", "ID number,Full name\r\ns01,Ana Ruiz\r\ns02,Bob Stone\r\n");
+    char *roster = path_join(t.base, "roster.csv");
+    sandbox_snapshot(&t);
+    ck_assert_int_eq(run(&t, t.in, roster, NULL), 0);
+    ck_assert(warned(&t.set, "the roster matched none of the 2 submissions"));
+    /* By username and email, ignoring case. */
+    put(t.base, "r2.csv", "Username,Email address,Full name\r\nana,ANA@X.ES,Ana Ruiz\r\n");
+    put(t.in, "ana@x.es/y.c", "y\n");
+    char *r2 = path_join(t.base, "r2.csv");
+    sandbox_snapshot(&t);
+    ck_assert_int_eq(run(&t, t.in, r2, NULL), 0);
+    /* The row's id is its first id column in the roster's order of preference: the email
+     * before the username. */
+    ck_assert_str_eq(find_sub(&t, "ANA@X.ES")->name, "Ana Ruiz");
+    ck_assert_str_eq(find_sub(&t, "ANA@X.ES")->ids.username, "ana");
+    free(r2);
+    free(roster);
     sandbox_close(&t);
 }
 END_TEST
@@ -694,6 +982,12 @@ int main(void)
     tcase_add_test(tc, test_refuse_links_and_devices);
     tcase_add_test(tc, test_refuse_zip_bomb);
     tcase_add_test(tc, test_refuse_too_many_files);
+    tcase_add_test(tc, test_canvas_names);
+    tcase_add_test(tc, test_moodle_online_text_and_teams);
+    tcase_add_test(tc, test_nested_archives_and_sources);
+    tcase_add_test(tc, test_github_classroom);
+    tcase_add_test(tc, test_hostile_folders_cost_only_their_owner);
+    tcase_add_test(tc, test_roster_matching_nobody);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,12 +1,21 @@
-/* export: gradebook CSV (plain and Canvas), Gradescope JSON and JUnit XML, byte for byte. */
-#include "report/export.h"
-#include "base/json.h"
-#include "grade/results.h"
-#include "base/strbuf.h"
+/*
+ * export: every LMS file checked against a replay of the receiving system's own rules
+ * (docs/exports.md cites each): Canvas's gradebook importer (header, Points Possible,
+ * how it finds a student from ID, SIS User ID, SIS Login ID, name), Moodle's CSV grade
+ * import (only mappable rows) and offline grading worksheet importer (column names,
+ * "Participant N"), Gradescope's results.json keys and display rule (a test without a
+ * status passes when score >= max_score), and junit-10.xsd (xmllint --schema).
+ */
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/json.h"
+#include "base/messages.h"
+#include "base/strbuf.h"
+#include "grade/results.h"
+#include "report/export.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,8 +96,78 @@ static void set_exercise(struct results *r, const char *id, double points, doubl
     e->perf_max_points = perf_max;
 }
 
-/* Three students, given out of order, with names a spreadsheet or CSV parser would trip on. */
-static void make_class(struct results *all[3])
+static char *tmp_dir(void)
+{
+    char *d = xstrdup("/tmp/lg-export-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    return d;
+}
+
+static void set_ids(struct lms_ids *ids, const char *canvas, const char *sis, const char *login,
+                    const char *participant, const char *idnumber, const char *email)
+{
+    ids->canvas_id = canvas ? xstrdup(canvas) : NULL;
+    ids->sis_user_id = sis ? xstrdup(sis) : NULL;
+    ids->sis_login_id = login ? xstrdup(login) : NULL;
+    ids->moodle_participant = participant ? xstrdup(participant) : NULL;
+    ids->idnumber = idnumber ? xstrdup(idnumber) : NULL;
+    ids->email = email ? xstrdup(email) : NULL;
+}
+
+/* ---- a small RFC 4180 reader, as the importers read the files ---- */
+
+#define MAXF 16
+struct csv_row {
+    char *f[MAXF];
+    int n;
+};
+
+static bool csv_next(const char **pp, struct csv_row *row)
+{
+    const char *p = *pp;
+    if (!*p)
+        return false;
+    row->n = 0;
+    for (;;) {
+        struct strbuf f = STRBUF_INIT;
+        strbuf_grow(&f, 0);
+        if (*p == '"') {
+            for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+                if (*p == '"')
+                    p++;
+                strbuf_addch(&f, *p);
+            }
+            if (*p == '"')
+                p++;
+        }
+        while (*p && *p != ',' && *p != '\r' && *p != '\n')
+            strbuf_addch(&f, *p++);
+        ck_assert_int_lt(row->n, MAXF);
+        row->f[row->n++] = strbuf_detach(&f);
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p == '\r')
+            p++;
+        if (*p == '\n')
+            p++;
+        break;
+    }
+    *pp = p;
+    return true;
+}
+
+static void csv_free(struct csv_row *row)
+{
+    for (int i = 0; i < row->n; i++)
+        free(row->f[i]);
+    row->n = 0;
+}
+
+/* Three students, given out of order, with names a spreadsheet or CSV parser would trip on;
+ * s003 handed in late; s004's submission was refused; g01 stands for a group of two. */
+static void make_class(struct results *all[5])
 {
     all[0] = new_results("s002", "N\xC3\xBA\xC3\xB1"
                                  "ez, Mar\xC3\xAD"
@@ -109,44 +188,64 @@ static void make_class(struct results *all[3])
     set_exercise(all[2], "matmul", 8, 8, 0, 0);
     all[2]->score = 8;
     all[2]->max_score = 16;
+    all[2]->lms.late.evaluated = all[2]->lms.late.late = all[2]->lms.late.days_known = true;
+    all[2]->lms.late.days = 2;
+    all[2]->lms.late.penalty_pct = 20;
+    all[2]->lms.late.penalty = 3.2;
+
+    all[3] = new_results("s004", "Online Text");
+    struct exercise_result *e = add_exercise(all[3], "matmul", "matmul");
+    add_case(add_variant(e, "cpu", "cpu"), "n", V_MISSING, 0, 8,
+             "handed in as online text, not as files: nothing to compile", NULL, 0);
+    results_tally(all[3]);
+    all[3]->max_score = 16;
+    all[3]->lms.problem = xstrdup("online_text");
+
+    all[4] = new_results("g01", "Team");
+    set_exercise(all[4], "matmul", 8, 8, 0, 0);
+    all[4]->score = 8;
+    all[4]->max_score = 16;
+    all[4]->lms.members = xcalloc(2, sizeof(struct lms_member));
+    all[4]->lms.n_members = 2;
+    all[4]->lms.members[0].id = xstrdup("s010");
+    all[4]->lms.members[0].name = xstrdup("Ann");
+    all[4]->lms.members[1].id = xstrdup("s011");
+    all[4]->lms.members[1].name = xstrdup("Ben");
 }
 
-static void free_class(struct results *all[3])
+static void free_class(struct results *all[5])
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         results_free(all[i]);
-}
-
-static char *tmp_dir(void)
-{
-    char *d = xstrdup("/tmp/lg-export-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(d));
-    return d;
 }
 
 START_TEST(test_gradebook_csv)
 {
-    struct results *all[3];
+    struct results *all[5];
     struct strbuf sb = STRBUF_INIT, file = STRBUF_INIT;
     make_class(all);
-    export_gradebook_csv_text((const struct results *const *)all, 3, &sb);
-    ck_assert_str_eq(sb.buf, "student_id,name,matmul,reduce,total,max,status\r\n"
-                             "s001,\"'=HYPERLINK(\"\"http://x\"\")\",4,3.5,7.5,16,grader-error\r\n"
-                             "s002,\"N\xC3\xBA\xC3\xB1"
-                             "ez, Mar\xC3\xAD"
-                             "a \"\"Mia\"\"\",6,6.75,12.75,16,ok\r\n"
-                             "s003,\"Line\nBreak \xC3\x98\",8,,8,16,incomplete\r\n");
-
+    export_gradebook_csv_text((const struct results *const *)all, 5, &sb);
+    ck_assert_str_eq(
+        sb.buf, "student_id,name,matmul,reduce,total,max,status,late_days,late_penalty,note\r\n"
+                "s001,\"'=HYPERLINK(\"\"http://x\"\")\",4,3.5,7.5,16,grader-error,,,\r\n"
+                "s002,\"N\xC3\xBA\xC3\xB1"
+                "ez, Mar\xC3\xAD"
+                "a \"\"Mia\"\"\",6,6.75,12.75,16,ok,,,\r\n"
+                "s003,\"Line\nBreak \xC3\x98\",8,,4.8,16,incomplete,2,3.2,\r\n"
+                "s004,Online Text,0,,0,16,not-graded,,,\"handed in as online text, not as files: "
+                "nothing to compile\"\r\n"
+                "s010,Ann,8,,8,16,incomplete,,,\r\n"
+                "s011,Ben,8,,8,16,incomplete,,,\r\n");
     char *dir = tmp_dir();
     char *path = path_join(dir, "gradebook.csv");
-    ck_assert_int_eq(export_gradebook_csv((const struct results *const *)all, 3, path, NULL), 0);
+    ck_assert_int_eq(export_gradebook_csv((const struct results *const *)all, 5, path, NULL), 0);
     ck_assert_int_eq(read_file(path, &file, NULL), 0);
     ck_assert_str_eq(file.buf, sb.buf);
-    /* No BOM by default: Moodle would read it as part of the first header. */
+    /* No BOM: Moodle would read it as part of the first header. */
     ck_assert_int_ne((unsigned char)file.buf[0], 0xEF);
     struct error err;
     ck_assert_int_eq(
-        export_gradebook_csv((const struct results *const *)all, 3, "/nonexistent/x.csv", &err),
+        export_gradebook_csv((const struct results *const *)all, 5, "/nonexistent/x.csv", &err),
         -1);
     ck_assert_int_eq(remove_tree(dir, NULL), 0);
     free(path);
@@ -168,62 +267,219 @@ START_TEST(test_gradebook_formula_prefixes_and_numbers)
         r->score = 1.0 / 3;
         r->max_score = 0.999;
         export_gradebook_csv_text(one, 1, &sb);
-        char *want = xstrfmt("student_id,name,total,max,status\r\na,%s,0.33,1,ok\r\n", expect[i]);
+        char *want = xstrfmt("student_id,name,total,max,status,late_days,late_penalty,note\r\n"
+                             "a,%s,0.33,1,ok,,,\r\n",
+                             expect[i]);
         ck_assert_str_eq(sb.buf, want);
         free(want);
         strbuf_release(&sb);
         results_free(r);
     }
-    /* Invalid UTF-8 becomes U+FFFD; an empty class is just the header. */
     struct results *r = new_results("b", "x\xFFy");
     const struct results *one[] = {r};
     struct strbuf sb = STRBUF_INIT;
     export_gradebook_csv_text(one, 1, &sb);
-    ck_assert_str_eq(sb.buf, "student_id,name,total,max,status\r\nb,x\xEF\xBF\xBDy,0,0,ok\r\n");
-    strbuf_reset(&sb);
-    export_gradebook_csv_text(one, 0, &sb);
-    ck_assert_str_eq(sb.buf, "student_id,name,total,max,status\r\n");
+    ck_assert_str_eq(sb.buf, "student_id,name,total,max,status,late_days,late_penalty,note\r\n"
+                             "b,x\xEF\xBF\xBDy,0,0,ok,,,\r\n");
     strbuf_release(&sb);
     results_free(r);
 }
 END_TEST
 
-START_TEST(test_canvas_csv)
-{
-    struct results *all[3];
-    struct strbuf sb = STRBUF_INIT;
-    make_class(all);
-    export_gradebook_canvas_csv_text((const struct results *const *)all, 3,
-                                     "Lab 6, matrices (123456)", &sb);
-    ck_assert_str_eq(sb.buf,
-                     "Student,ID,SIS User ID,SIS Login ID,Section,\"Lab 6, matrices (123456)\"\r\n"
-                     "\"'=HYPERLINK(\"\"http://x\"\")\",s001,,,,7.5\r\n"
-                     "\"N\xC3\xBA\xC3\xB1"
-                     "ez, Mar\xC3\xAD"
-                     "a \"\"Mia\"\"\",s002,,,,12.75\r\n"
-                     "\"Line\nBreak \xC3\x98\",s003,,,,8\r\n");
-    strbuf_reset(&sb);
-    export_gradebook_canvas_csv_text((const struct results *const *)all, 1, NULL, &sb);
-    ck_assert_str_eq(sb.buf, "Student,ID,SIS User ID,SIS Login ID,Section,Lab 6: Matrices\r\n"
-                             "\"N\xC3\xBA\xC3\xB1"
-                             "ez, Mar\xC3\xAD"
-                             "a \"\"Mia\"\"\",s002,,,,12.75\r\n");
+/* ---- Canvas: app/models/gradebook_importer.rb, replayed ---- */
 
-    char *dir = tmp_dir();
-    char *path = path_join(dir, "canvas.csv");
-    struct strbuf file = STRBUF_INIT;
-    ck_assert_int_eq(
-        export_gradebook_canvas_csv((const struct results *const *)all, 1, NULL, path, NULL), 0);
-    ck_assert_int_eq(read_file(path, &file, NULL), 0);
-    ck_assert_str_eq(file.buf, sb.buf);
-    ck_assert_int_eq(remove_tree(dir, NULL), 0);
-    free(path);
-    free(dir);
-    strbuf_release(&file);
+struct canvas_user {
+    long id;
+    const char *name, *sis_user, *login;
+};
+
+/* The course the file is imported into. Canvas user 9999 is someone else entirely: a Moodle
+ * participant number 9999 in ID would grade them. */
+static const struct canvas_user course[] = {
+    {12345,
+     "Mar\xC3\xAD"
+     "a N\xC3\xBA\xC3\xB1"
+     "ez",
+     "S-100", "maria@uni.example"},
+    {23456, "Bob Stone", "S-200", "bob@uni.example"},
+    {9999, "Other Person", "S-999", "other@uni.example"},
+    {34567, "Ann", "s010", "ann@uni.example"},
+    {45678, "Ben", "s011", "ben@uni.example"},
+};
+
+/* Who Canvas grades for a row: row[1].to_i as its own user id, else the SIS User ID, else
+ * the SIS Login ID, else a student of exactly that name; -1: nobody (a new user). */
+static long canvas_lookup(const struct csv_row *row, int sis_col, int login_col)
+{
+    long id = strtol(row->f[1], NULL, 10); /* Ruby's to_i: leading digits, else 0 */
+    for (size_t i = 0; id && i < sizeof(course) / sizeof(*course); i++)
+        if (course[i].id == id)
+            return course[i].id;
+    for (size_t i = 0; sis_col >= 0 && i < sizeof(course) / sizeof(*course); i++)
+        if (*row->f[sis_col] && !strcmp(course[i].sis_user, row->f[sis_col]))
+            return course[i].id;
+    for (size_t i = 0; login_col >= 0 && i < sizeof(course) / sizeof(*course); i++)
+        if (*row->f[login_col] && !strcmp(course[i].login, row->f[login_col]))
+            return course[i].id;
+    for (size_t i = 0; i < sizeof(course) / sizeof(*course); i++)
+        if (!strcmp(course[i].name, row->f[0]))
+            return course[i].id;
+    return -1;
+}
+
+/* Imports text as Canvas would: the header's rules, the Points Possible row, then each
+ * student; grades[k] receives (user id, score). Returns the points possible. */
+static double canvas_import(const char *text, long *ids, double *grades, int *n)
+{
+    struct csv_row h, row;
+    const char *p = text;
+    double points = -1;
+    ck_assert(csv_next(&p, &h));
+    /* row_has_student_headers? and the last student column is Section */
+    ck_assert(h.n > 3 && strstr(h.f[0], "Student") && strstr(h.f[1], "ID"));
+    int sis_col = -1, login_col = -1, student_cols = 3;
+    if (!strcmp(h.f[2], "SIS User ID") && !strcmp(h.f[3], "SIS Login ID")) {
+        sis_col = 2;
+        login_col = 3;
+        student_cols += 2;
+    }
+    ck_assert_str_eq(h.f[student_cols - 1], "Section");
+    ck_assert_int_eq(h.n, student_cols + 1);
+    *n = 0;
+    while (csv_next(&p, &row)) {
+        if (strstr(row.f[0], "Points Possible")) {
+            points = atof(row.f[student_cols]);
+        } else {
+            ids[*n] = canvas_lookup(&row, sis_col, login_col);
+            grades[(*n)++] = atof(row.f[student_cols]);
+        }
+        csv_free(&row);
+    }
+    csv_free(&h);
+    return points;
+}
+
+START_TEST(test_canvas_import)
+{
+    struct results *r[4];
+    r[0] = new_results("12345", "Mar\xC3\xAD"
+                                "a N\xC3\xBA\xC3\xB1"
+                                "ez");
+    set_ids(&r[0]->lms.ids, "12345", NULL, NULL, NULL, NULL, NULL); /* from Canvas's zip */
+    r[1] = new_results("9999", "Bob Stone"); /* a Moodle participant number */
+    set_ids(&r[1]->lms.ids, NULL, NULL, NULL, "9999", NULL, "bob@uni.example");
+    r[2] = new_results("S-999x", "Nobody Known"); /* an id from elsewhere */
+    r[3] = new_results("g01", "Team");
+    r[3]->lms.members = xcalloc(2, sizeof(struct lms_member));
+    r[3]->lms.n_members = 2;
+    r[3]->lms.members[0].id = xstrdup("s010");
+    r[3]->lms.members[0].name = xstrdup("Ann");
+    set_ids(&r[3]->lms.members[0].ids, NULL, "s010", NULL, NULL, NULL, NULL);
+    r[3]->lms.members[1].id = xstrdup("s011");
+    r[3]->lms.members[1].name = xstrdup("Ben");
+    set_ids(&r[3]->lms.members[1].ids, NULL, "s011", NULL, NULL, NULL, NULL);
+    for (int i = 0; i < 4; i++) {
+        r[i]->score = 6 + i;
+        r[i]->max_score = 12;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    struct gradebook_opts o = {"Lab 6 (123456)", 0, NULL, 0};
+    export_gradebook_canvas_csv_text((const struct results *const *)r, 4, &o, &sb);
+    long ids[8];
+    double grades[8];
+    int n;
+    /* Without a Points Possible row a new assignment has 0 points: everything extra credit. */
+    ck_assert(canvas_import(sb.buf, ids, grades, &n) == 12);
+    ck_assert_int_eq(n, 5);
+    /* Sorted by id: 12345, 9999, S-999x, s010, s011. */
+    ck_assert_int_eq(ids[0], 12345);
+    ck_assert_int_eq(ids[1], 23456); /* by its email as SIS Login ID, never as user 9999 */
+    ck_assert_int_eq(ids[2], -1);    /* unknown: Canvas shows it as new, grades nobody */
+    ck_assert_int_eq(ids[3], 34567); /* the group's members, each by SIS User ID */
+    ck_assert_int_eq(ids[4], 45678);
+    ck_assert(grades[3] == 9 && grades[4] == 9);
+    ck_assert_ptr_null(strstr(sb.buf, ",9999,"));
+
+    /* Scaled to the assignment's points possible. */
+    strbuf_reset(&sb);
+    o.points = 100;
+    export_gradebook_canvas_csv_text((const struct results *const *)r, 1, &o, &sb);
+    ck_assert(canvas_import(sb.buf, ids, grades, &n) == 100);
+    ck_assert(fabs(grades[0] - 50) < 1e-9);
     strbuf_release(&sb);
-    free_class(all);
+    for (int i = 0; i < 4; i++)
+        results_free(r[i]);
 }
 END_TEST
+
+/* ---- Moodle: grade/import/csv and mod/assign/feedback/offline, replayed ---- */
+
+START_TEST(test_moodle_imports)
+{
+    struct results *r[3];
+    r[0] = new_results("2001", "Ana Ruiz");
+    set_ids(&r[0]->lms.ids, NULL, NULL, NULL, "2001", "s01", "ana@uni.example");
+    r[1] = new_results("2002", "Bob Stone");
+    set_ids(&r[1]->lms.ids, NULL, NULL, NULL, "2002", NULL, NULL); /* no roster */
+    r[2] = new_results("s03", "Carl");
+    set_ids(&r[2]->lms.ids, NULL, NULL, NULL, NULL, "s03", NULL);
+    for (int i = 0; i < 3; i++) {
+        r[i]->score = 5 + i;
+        r[i]->max_score = 10;
+        r[i]->n_pass = 1;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    struct gradebook_opts o = {"Lab 6", 0, NULL, 1772495940}; /* 2026-03-02T23:59:00Z */
+    size_t left = 0;
+    export_gradebook_moodle_csv_text((const struct results *const *)r, 3, &o, &sb, &left);
+    /* Moodle stops the whole import at a row it cannot map: only mappable rows. */
+    ck_assert_uint_eq(left, 1);
+    struct csv_row row;
+    const char *p = sb.buf;
+    ck_assert(csv_next(&p, &row));
+    ck_assert_str_eq(row.f[0], "ID number");
+    ck_assert_str_eq(row.f[1], "Email address");
+    ck_assert_str_eq(row.f[2], "Username");
+    csv_free(&row);
+    int rows = 0;
+    while (csv_next(&p, &row)) {
+        ck_assert(*row.f[0] || *row.f[1] || *row.f[2]);
+        rows++;
+        csv_free(&row);
+    }
+    ck_assert_int_eq(rows, 2);
+
+    /* The worksheet: the importer finds its columns by these exact names, and the user
+     * from "Participant N" (the text after get_string('hiddenuser') = "Participant "). */
+    strbuf_reset(&sb);
+    export_moodle_worksheet_text((const struct results *const *)r, 3, &o, &sb);
+    p = sb.buf;
+    ck_assert(csv_next(&p, &row));
+    int id = -1, grade = -1, modified = -1;
+    for (int i = 0; i < row.n; i++) {
+        id = !strcmp(row.f[i], "Identifier") ? i : id;
+        grade = !strcmp(row.f[i], "Grade") ? i : grade;
+        modified = !strcmp(row.f[i], "Last modified (grade)") ? i : modified;
+    }
+    ck_assert(id >= 0 && grade >= 0 && modified >= 0);
+    csv_free(&row);
+    ck_assert(csv_next(&p, &row));
+    ck_assert_str_eq(row.f[id], "Participant 2001");
+    ck_assert_str_eq(row.f[grade], "5");
+    ck_assert_str_eq(row.f[modified], "2026-03-02T23:59:00Z");
+    csv_free(&row);
+    ck_assert(csv_next(&p, &row));
+    ck_assert_str_eq(row.f[id], "Participant 2002");
+    csv_free(&row);
+    ck_assert(!csv_next(&p, &row)); /* s03 came from no Moodle download */
+    ck_assert(gradebook_has_moodle_participants((const struct results *const *)r, 3));
+    strbuf_release(&sb);
+    for (int i = 0; i < 3; i++)
+        results_free(r[i]);
+}
+END_TEST
+
+/* ---- Gradescope ---- */
 
 /* One student with a pass, a failure with detail, a hidden failure, a skipped GPU case,
  * a grader error and speed points. */
@@ -255,316 +511,227 @@ static struct results *make_student(void)
     return r;
 }
 
-static const char *gradescope_student =
-    "{\n"
-    "  \"score\": 3.5,\n"
-    "  \"execution_time\": 1,\n"
-    "  \"output\": \"Lab 6: Matrices: 3.5 / 11 points. 1 passed, 2 failed, 1 skipped, 1 grader "
-    "errors. The grader itself failed on the cases marked XX: they do not count against you and "
-    "will be run again.\",\n"
-    "  \"visibility\": \"visible\",\n"
-    "  \"stdout_visibility\": \"hidden\",\n"
-    "  \"tests\": [\n"
-    "    {\n"
-    "      \"name\": \"matmul / cpu / small\",\n"
-    "      \"number\": \"1.1.1\",\n"
-    "      \"score\": 2,\n"
-    "      \"max_score\": 2,\n"
-    "      \"status\": \"passed\",\n"
-    "      \"output\": \"agrees\",\n"
-    "      \"tags\": [\"matmul\", \"cpu\", \"OK\"],\n"
-    "      \"visibility\": \"visible\"\n"
-    "    },\n"
-    "    {\n"
-    "      \"name\": \"matmul / cpu / big\",\n"
-    "      \"number\": \"1.1.2\",\n"
-    "      \"score\": 0,\n"
-    "      \"max_score\": 2,\n"
-    "      \"status\": \"failed\",\n"
-    "      \"output\": \"3 of 16 values differ\\n\\nC: 3 of 16 differ\\nfirst at [0, 1]: 1.5 vs 2 "
-    "\\\"quoted\\\" \\u0001 ]]> \xEF\xBF\xBD\",\n"
-    "      \"tags\": [\"matmul\", \"cpu\", \"WA\"],\n"
-    "      \"visibility\": \"visible\"\n"
-    "    },\n"
-    "    {\n"
-    "      \"name\": \"matmul / gpu / small\",\n"
-    "      \"number\": \"1.2.1\",\n"
-    "      \"score\": 0,\n"
-    "      \"max_score\": 2,\n"
-    "      \"output\": \"skipped: no GPU on this machine\",\n"
-    "      \"tags\": [\"matmul\", \"gpu\", \"SK\"],\n"
-    "      \"visibility\": \"visible\"\n"
-    "    },\n"
-    "    {\n"
-    "      \"name\": \"matmul / gpu / large\",\n"
-    "      \"number\": \"1.2.2\",\n"
-    "      \"score\": 0,\n"
-    "      \"max_score\": 2,\n"
-    "      \"status\": \"failed\",\n"
-    "      \"output\": \"the reference crashed\\n\\nSIGBUS in reference\",\n"
-    "      \"tags\": [\"matmul\", \"gpu\", \"XX\"],\n"
-    "      \"visibility\": \"visible\"\n"
-    "    },\n"
-    "    {\n"
-    "      \"name\": \"matmul / hidden cases\",\n"
-    "      \"number\": \"1.3\",\n"
-    "      \"score\": 0,\n"
-    "      \"max_score\": 1,\n"
-    "      \"status\": \"failed\",\n"
-    "      \"output\": \"0 of 1 hidden case passed. 1 failed.\",\n"
-    "      \"tags\": [\"matmul\", \"hidden\"],\n"
-    "      \"visibility\": \"visible\"\n"
-    "    },\n"
-    "    {\n"
-    "      \"name\": \"matmul / performance\",\n"
-    "      \"number\": \"1.4\",\n"
-    "      \"score\": 1.5,\n"
-    "      \"max_score\": 2,\n"
-    "      \"status\": \"failed\",\n"
-    "      \"output\": \"Speed points: 1.5 of 2.\\ncpu / small: performance: 0.90x the "
-    "reference's time (best quartiles) earns 100% of the speed points\",\n"
-    "      \"tags\": [\"matmul\", \"performance\"],\n"
-    "      \"visibility\": \"visible\"\n"
-    "    }\n"
-    "  ]\n"
-    "}\n";
-
-START_TEST(test_gradescope_student_view)
+/* Gradescope's display rule: a test's status when given, else passed when score >= max. */
+static bool shown_passed(const struct json_value *t)
 {
-    struct results *r = make_student();
-    struct strbuf sb = STRBUF_INIT;
-    export_gradescope_text(r, true, &sb);
-    ck_assert_str_eq(sb.buf, gradescope_student);
+    const char *status = json_get_string(t, "status");
+    if (status)
+        return !strcmp(status, "passed");
+    return json_get_number(t, "score", 0) >= json_get_number(t, "max_score", 0);
+}
 
-    /* And it reads back as the JSON Gradescope expects. */
-    struct json_value *doc = NULL;
-    ck_assert_int_eq(json_parse(sb.buf, sb.len, &doc, NULL), 0);
-    ck_assert(json_get_number(doc, "score", -1) == 3.5);
+static const struct json_value *test_named(const struct json_value *doc, const char *name)
+{
     const struct json_value *tests = json_get(doc, "tests");
-    ck_assert_ptr_nonnull(tests);
-    ck_assert_uint_eq(tests->n, 6);
-    ck_assert_ptr_null(json_get(json_at(tests, 2), "status"));
-    ck_assert(json_get_number(json_at(tests, 2), "score", -1) == 0);
-    ck_assert_str_eq(json_get_string(json_at(tests, 4), "name"), "matmul / hidden cases");
-    ck_assert_str_eq(json_get_string(json_at(tests, 5), "name"), "matmul / performance");
-    json_value_free(doc);
-    /* Nothing of the hidden case but its count: no name, message or detail. */
-    ck_assert_ptr_null(strstr(sb.buf, "secret"));
-    ck_assert_ptr_null(strstr(sb.buf, "1 of 16"));
-    ck_assert_ptr_null(strstr(sb.buf, "9 vs 7"));
-
-    /* The instructor's view shows the hidden case by name, with its detail. */
-    strbuf_reset(&sb);
-    export_gradescope_text(r, false, &sb);
-    ck_assert_ptr_nonnull(strstr(sb.buf, "\"name\": \"matmul / cpu / secret\""));
-    ck_assert_ptr_nonnull(
-        strstr(sb.buf, "\"output\": \"1 of 16 values differ\\n\\nat [2, 2]: 9 vs 7\""));
-    ck_assert_ptr_null(strstr(sb.buf, "hidden cases"));
-    ck_assert_ptr_nonnull(strstr(sb.buf, "\"number\": \"1.3\""));
-
-    /* A lab with show_hidden: students see hidden cases in full, as the instructor does. */
-    struct strbuf full = STRBUF_INIT;
-    r->show_hidden = true;
-    strbuf_reset(&sb);
-    export_gradescope_text(r, true, &sb);
-    export_gradescope_text(r, false, &full);
-    ck_assert_str_eq(sb.buf, full.buf);
-    r->show_hidden = false;
-    strbuf_release(&full);
-
-    char *dir = tmp_dir();
-    char *path = path_join(dir, "results.json");
-    struct strbuf file = STRBUF_INIT;
-    ck_assert_int_eq(export_gradescope(r, true, path, NULL), 0);
-    ck_assert_int_eq(read_file(path, &file, NULL), 0);
-    ck_assert_str_eq(file.buf, gradescope_student);
-    ck_assert_int_eq(remove_tree(dir, NULL), 0);
-    free(path);
-    free(dir);
-    strbuf_release(&file);
-    strbuf_release(&sb);
-    results_free(r);
-}
-END_TEST
-
-/* The speed-points sentence is found by the grader's mark, in whatever language it is. */
-START_TEST(test_gradescope_performance_in_any_language)
-{
-    struct results *r = make_student();
-    struct case_result *c = &r->exercises[0].variants[0].cases[0];
-    free(c->findings[0]);
-    c->findings[0] = xstrdup("performance: an unmarked sentence");
-    add_finding(c, "rendimiento: 0.90x el tiempo de la referencia (mejores cuartiles) da el "
-                   "100% de los puntos de velocidad");
-    c->perf_finding = 2;
-    struct strbuf sb = STRBUF_INIT;
-    export_gradescope_text(r, true, &sb);
-    ck_assert_msg(strstr(sb.buf, "Speed points: 1.5 of 2.\\ncpu / small: rendimiento: 0.90x"), "%s",
-                  sb.buf);
-    /* With the mark, no other sentence is taken for it, however it begins. */
-    ck_assert_ptr_null(strstr(sb.buf, "cpu / small: performance: an unmarked"));
-    /* Results from before the mark: only the English sentence's prefix to go by. */
-    c->perf_finding = 0;
-    free(c->findings[0]);
-    c->findings[0] = xstrdup("performance: legacy results without the mark");
-    strbuf_reset(&sb);
-    export_gradescope_text(r, true, &sb);
-    ck_assert_ptr_nonnull(strstr(sb.buf, "cpu / small: performance: legacy"));
-    ck_assert_ptr_null(strstr(sb.buf, "cpu / small: rendimiento"));
-    strbuf_release(&sb);
-    results_free(r);
-}
-END_TEST
-
-START_TEST(test_gradescope_empty)
-{
-    struct results *r = new_results("x", "X");
-    struct strbuf sb = STRBUF_INIT;
-    export_gradescope_text(r, true, &sb);
-    ck_assert_str_eq(sb.buf, "{\n"
-                             "  \"score\": 0,\n"
-                             "  \"execution_time\": 0,\n"
-                             "  \"output\": \"Lab 6: Matrices: 0 / 0 points. 0 passed, 0 failed, "
-                             "0 skipped, 0 grader errors.\",\n"
-                             "  \"visibility\": \"visible\",\n"
-                             "  \"stdout_visibility\": \"hidden\",\n"
-                             "  \"tests\": []\n"
-                             "}\n");
-    strbuf_release(&sb);
-    results_free(r);
-}
-END_TEST
-
-static const char *junit_student =
-    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    "<testsuites name=\"labgrader\" tests=\"5\" failures=\"2\" errors=\"1\" skipped=\"1\" "
-    "time=\"1.000\">\n"
-    "  <testsuite name=\"lab6.matmul\" tests=\"5\" failures=\"2\" errors=\"1\" skipped=\"1\" "
-    "time=\"1.000\">\n"
-    "    <testcase classname=\"lab6.matmul.cpu\" name=\"small\" time=\"0.500\">\n"
-    "      <system-out>sizes: n=16\n"
-    "time: median 1.2500 ms over 9 samples\n"
-    "performance: 0.90x the reference&apos;s time (best quartiles) earns 100% of the speed "
-    "points\n"
-    "</system-out>\n"
-    "    </testcase>\n"
-    "    <testcase classname=\"lab6.matmul.cpu\" name=\"big\" time=\"0.250\">\n"
-    "      <failure type=\"WA\" message=\"3 of 16 values differ\">C: 3 of 16 differ\n"
-    "first at [0, 1]: 1.5 vs 2 &quot;quoted&quot;  ]]&gt; \xEF\xBF\xBD</failure>\n"
-    "      <system-out>sizes: n=16\n"
-    "</system-out>\n"
-    "    </testcase>\n"
-    "    <testcase classname=\"lab6.matmul.cpu\" name=\"secret\" time=\"0.125\">\n"
-    "      <failure type=\"WA\" message=\"1 of 16 values differ\">at [2, 2]: 9 vs 7</failure>\n"
-    "      <system-out>sizes: n=16\n"
-    "</system-out>\n"
-    "    </testcase>\n"
-    "    <testcase classname=\"lab6.matmul.gpu\" name=\"small\" time=\"0.000\">\n"
-    "      <skipped message=\"no GPU on this machine\"/>\n"
-    "      <system-out>sizes: n=16\n"
-    "</system-out>\n"
-    "    </testcase>\n"
-    "    <testcase classname=\"lab6.matmul.gpu\" name=\"large\" time=\"0.125\">\n"
-    "      <error type=\"XX\" message=\"the reference crashed\">SIGBUS in reference</error>\n"
-    "      <system-out>sizes: n=16\n"
-    "</system-out>\n"
-    "    </testcase>\n"
-    "  </testsuite>\n"
-    "</testsuites>\n";
-
-/* The student view: the hidden case "secret" is one count-only testcase. */
-static const char *junit_veiled_suite =
-    "  <testsuite name=\"lab6.matmul\" tests=\"5\" failures=\"2\" errors=\"1\" skipped=\"1\" "
-    "time=\"1.000\">\n";
-static const char *junit_veiled_case =
-    "    <testcase classname=\"lab6.matmul\" name=\"hidden cases\" time=\"0.125\">\n"
-    "      <failure type=\"hidden\" message=\"0 of 1 hidden case passed. 1 failed.\"/>\n"
-    "    </testcase>\n"
-    "  </testsuite>\n";
-
-START_TEST(test_junit)
-{
-    struct results *r = make_student();
-    struct strbuf sb = STRBUF_INIT;
-    export_junit_text(r, false, &sb);
-    ck_assert_str_eq(sb.buf, junit_student);
-
-    strbuf_reset(&sb);
-    export_junit_text(r, true, &sb);
-    ck_assert_msg(strstr(sb.buf, junit_veiled_suite) && strstr(sb.buf, junit_veiled_case),
-                  "student view:\n%s", sb.buf);
-    ck_assert_ptr_null(strstr(sb.buf, "secret"));
-    ck_assert_ptr_null(strstr(sb.buf, "9 vs 7"));
-    r->show_hidden = true;
-    strbuf_reset(&sb);
-    export_junit_text(r, true, &sb);
-    ck_assert_str_eq(sb.buf, junit_student);
-    r->show_hidden = false;
-
-    char *dir = tmp_dir();
-    char *path = path_join(dir, "junit.xml");
-    struct strbuf file = STRBUF_INIT;
-    ck_assert_int_eq(export_junit(r, false, path, NULL), 0);
-    ck_assert_int_eq(read_file(path, &file, NULL), 0);
-    ck_assert_str_eq(file.buf, junit_student);
-    char *xmllint = find_program("xmllint");
-    if (xmllint) {
-        char *cmd = xstrfmt("'%s' --noout '%s'", xmllint, path);
-        ck_assert_int_eq(system(cmd), 0);
-        free(cmd);
-    } else {
-        fprintf(stderr, "test_junit: xmllint not installed, validity not checked\n");
+    for (size_t i = 0; tests && i < tests->n; i++) {
+        const char *nm = json_get_string(json_at(tests, i), "name");
+        if (nm && !strcmp(nm, name))
+            return json_at(tests, i);
     }
-    free(xmllint);
-    ck_assert_int_eq(remove_tree(dir, NULL), 0);
-    free(path);
-    free(dir);
-    strbuf_release(&file);
+    ck_abort_msg("no test '%s'", name);
+    return NULL;
+}
+
+static struct json_value *gradescope_doc(const struct results *r, const struct gradescope_opts *o,
+                                         struct strbuf *sb)
+{
+    struct json_value *doc = NULL;
+    struct error err;
+    strbuf_reset(sb);
+    export_gradescope_text(r, o, sb);
+    error_init(&err);
+    ck_assert_msg(json_parse(sb->buf, sb->len, &doc, &err) == 0, "%s\n%s", err.msg, sb->buf);
+    return doc;
+}
+
+START_TEST(test_gradescope_keys_and_display)
+{
+    struct results *r = make_student();
+    struct strbuf sb = STRBUF_INIT;
+    struct gradescope_opts o = {false, NULL, NULL, 0};
+    struct json_value *doc = gradescope_doc(r, &o, &sb);
+    ck_assert(json_get_number(doc, "score", -1) == 3.5);
+    ck_assert_str_eq(json_get_string(doc, "output_format"), "md");
+    ck_assert_str_eq(json_get_string(doc, "stdout_visibility"), "hidden");
+    const struct json_value *tests = json_get(doc, "tests");
+    /* Every test has a status, an output format and a visibility Gradescope knows. */
+    for (size_t i = 0; i < tests->n; i++) {
+        const struct json_value *t = json_at(tests, i);
+        ck_assert_ptr_nonnull(json_get_string(t, "status"));
+        ck_assert_str_eq(json_get_string(t, "output_format"), "md");
+        const char *vis = json_get_string(t, "visibility");
+        ck_assert(!strcmp(vis, "visible") || !strcmp(vis, "after_due_date") ||
+                  !strcmp(vis, "after_published") || !strcmp(vis, "hidden"));
+    }
+    ck_assert(shown_passed(test_named(doc, "matmul / cpu / small")));
+    ck_assert(!shown_passed(test_named(doc, "matmul / cpu / big")));
+    /* Not run here: not shown as failed, and not counted (0 of 0). */
+    const struct json_value *sk = test_named(doc, "matmul / gpu / small");
+    ck_assert(shown_passed(sk));
+    ck_assert(json_get_number(sk, "max_score", -1) == 0);
+    ck_assert(strstr(json_get_string(sk, "output"), "does not count"));
+    ck_assert(!shown_passed(test_named(doc, "matmul / gpu / large")));
+    /* The detail goes in a code block: nothing in it is rendered. */
+    ck_assert(strstr(json_get_string(test_named(doc, "matmul / cpu / big"), "output"),
+                     "```\nC: 3 of 16 differ"));
+    ck_assert(strstr(json_get_string(doc, "output"), "not counted against you"));
+    ck_assert(strstr(json_get_string(doc, "output"), "Not graded here (no GPU on this machine)"));
+    json_value_free(doc);
     strbuf_release(&sb);
     results_free(r);
 }
 END_TEST
 
-START_TEST(test_junit_escaping)
+START_TEST(test_gradescope_hidden_escaping_and_language)
 {
-    struct results *r = new_results("x", "X");
+    struct results *r = make_student();
+    struct strbuf sb = STRBUF_INIT;
+    struct lab lab;
+    lab_init(&lab);
+    lab.gradescope.hidden_visibility = xstrdup("after_published");
+    lab.gradescope.leaderboard = true;
+    free(r->lab_title);
+    r->lab_title = xstrdup("<script>alert(1)</script> *lab*");
+    r->exercises[0].variants[0].cases[0].speedup_ref = 2.0;
+    r->exercises[0].variants[0].cases[1].speedup_ref = 8.0; /* failed: not on the board */
+    struct gradescope_opts o = {true, NULL, &lab, 0};
+    struct json_value *doc = gradescope_doc(r, &o, &sb);
+    const struct json_value *h = test_named(doc, "matmul / hidden cases");
+    ck_assert_str_eq(json_get_string(h, "visibility"), "after_published");
+    ck_assert_str_eq(json_get_string(h, "output"), "0 of 1 hidden case passed. 1 failed.");
+    ck_assert_ptr_null(strstr(sb.buf, "secret"));
+    ck_assert_ptr_null(strstr(sb.buf, "9 vs 7"));
+    /* The title goes into rendered Markdown: escaped. */
+    const char *out = json_get_string(doc, "output");
+    ck_assert_ptr_null(strstr(out, "<script>"));
+    ck_assert(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt; \\*lab\\*"));
+    const struct json_value *board = json_get(doc, "leaderboard");
+    ck_assert(board && board->n == 1);
+    ck_assert_str_eq(json_get_string(json_at(board, 0), "name"), "matmul speedup");
+    ck_assert(json_get_number(json_at(board, 0), "value", 0) == 2);
+    json_value_free(doc);
+
+    /* Every sentence in the report's language. */
+    char *dir = tmp_dir();
+    char *es = path_join(dir, "messages.po");
+    const char *po = "msgid \"%d of %d hidden case passed.\"\nmsgstr \"%d de %d caso oculto "
+                     "superado.\"\n\nmsgid \" %d failed.\"\nmsgstr \" %d fallido.\"\n\n"
+                     "msgid \"Not run here: \"\nmsgstr \"No ejecutado aqu\xC3\xAD: \"\n";
+    ck_assert_int_eq(write_file_atomic(es, po, strlen(po), NULL), 0);
+    struct messages m;
+    messages_init(&m);
+    ck_assert_int_eq(messages_load(&m, es, NULL), 0);
+    o.messages = &m;
+    doc = gradescope_doc(r, &o, &sb);
+    ck_assert_str_eq(json_get_string(test_named(doc, "matmul / hidden cases"), "output"),
+                     "0 de 1 caso oculto superado. 1 fallido.");
+    ck_assert(strstr(json_get_string(test_named(doc, "matmul / gpu / small"), "output"),
+                     "No ejecutado aqu\xC3\xAD"));
+    json_value_free(doc);
+    messages_release(&m);
+    ck_assert_int_eq(remove_tree(dir, NULL), 0);
+    free(es);
+    free(dir);
+    lab_release(&lab);
+    strbuf_release(&sb);
+    results_free(r);
+}
+END_TEST
+
+START_TEST(test_gradescope_compile_error_late_and_scale)
+{
+    struct results *r = new_results("s9", "S");
+    struct exercise_result *e = add_exercise(r, "matmul", "matmul");
+    struct variant_result *v = add_variant(e, "cpu", "cpu");
+    v->built = false;
+    v->build_log = xstrdup("matmul_cpu.c: In function 'f':\nmatmul_cpu.c:3:5: error: "
+                           "expected ';' before '}' token\n    3 | }\n      | ^\nnote: x\n");
+    add_case(v, "n", V_COMPILE, 0, 4, "matmul_cpu.c does not compile", NULL, 0);
+    results_tally(r);
+    r->lms.late.evaluated = r->lms.late.late = r->lms.late.marked = true;
+    r->lms.late.days = 1;
+    r->lms.late.penalty_pct = 10;
+    struct strbuf sb = STRBUF_INIT;
+    struct gradescope_opts o = {true, NULL, NULL, 12};
+    struct json_value *doc = gradescope_doc(r, &o, &sb);
+    const char *out = json_get_string(test_named(doc, "matmul / cpu / n"), "output");
+    ck_assert(strstr(out, "matmul_cpu.c:3:5: error: expected ';' before '}' token"));
+    ck_assert(strstr(json_get_string(doc, "output"), "Marked late"));
+    json_value_free(doc);
+    /* Scaled: 3 of 4 points count as 9 of 12. */
+    e->variants[0].cases[0].verdict = V_PASS;
+    e->variants[0].cases[0].points = 3;
+    results_tally(r);
+    late_record_release(&r->lms.late);
+    doc = gradescope_doc(r, &o, &sb);
+    ck_assert(json_get_number(doc, "score", -1) == 9);
+    ck_assert(strstr(json_get_string(doc, "output"), "scaled to the assignment's 12"));
+    json_value_free(doc);
+    strbuf_release(&sb);
+    results_free(r);
+}
+END_TEST
+
+/* ---- JUnit against junit-10.xsd ---- */
+
+static void assert_valid_junit(const char *xml)
+{
+    char *xmllint = find_program("xmllint");
+    ck_assert_msg(xmllint != NULL, "xmllint is needed (grader/deps.sh test installs "
+                                   "libxml2-utils)");
+    char *dir = tmp_dir();
+    char *path = path_join(dir, "junit.xml"), *log = path_join(dir, "log");
+    ck_assert_int_eq(write_file_atomic(path, xml, strlen(xml), NULL), 0);
+    /* Unit suites run from the repository's root. */
+    char *cmd = xstrfmt("'%s' --noout --schema tests/fixtures/junit/junit-10.xsd '%s' >'%s' 2>&1",
+                        xmllint, path, log);
+    struct strbuf why = STRBUF_INIT;
+    int rc = system(cmd);
+    read_file(log, &why, NULL);
+    ck_assert_msg(rc == 0, "junit-10.xsd rejects:\n%s\n%s", strbuf_str(&why), xml);
+    strbuf_release(&why);
+    ck_assert_int_eq(remove_tree(dir, NULL), 0);
+    free(cmd);
+    free(log);
+    free(path);
+    free(dir);
+    free(xmllint);
+}
+
+START_TEST(test_junit_schema_and_bodies)
+{
+    struct results *r = make_student();
+    struct strbuf sb = STRBUF_INIT;
+    struct junit_opts o = {false, NULL};
+    export_junit_text(r, &o, &sb);
+    assert_valid_junit(sb.buf);
+    ck_assert_ptr_null(strstr(sb.buf, "<testsuites name=\"labgrader\" tests=\"5\" failures=\"2\" "
+                                      "errors=\"1\" skipped"));
+    /* GitLab shows a failure's text only: the message is in it. */
+    ck_assert(strstr(sb.buf, "message=\"3 of 16 values differ\">3 of 16 values differ\n\nC: 3"));
+    strbuf_reset(&sb);
+    o.student_view = true;
+    export_junit_text(r, &o, &sb);
+    assert_valid_junit(sb.buf);
+    ck_assert(strstr(sb.buf, "<failure type=\"hidden\" message=\"0 of 1 hidden case passed. 1 "
+                             "failed.\">0 of 1 hidden case passed. 1 failed.</failure>"));
+    ck_assert_ptr_null(strstr(sb.buf, "secret"));
+    results_free(r);
+
+    /* A compile error carries the compiler's first errors; odd text stays valid XML. */
+    r = new_results("x", "X");
     free(r->lab_id);
     r->lab_id = xstrdup("lab&<6>");
     struct exercise_result *e = add_exercise(r, "e\"1'", "t");
     struct variant_result *v = add_variant(e, "v\t1", "cpu");
-    struct case_result *c = add_case(v, "c\r\n\x1b[31mred", V_CRASH, 0, 1,
-                                     "killed by \"SIGSEGV\"\n<core>\x7f\xEF\xBF\xBE", NULL, -1);
-    free(c->sizes);
-    c->sizes = NULL;
-    struct strbuf sb = STRBUF_INIT;
-    export_junit_text(r, false, &sb);
-    ck_assert_str_eq(sb.buf,
-                     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                     "<testsuites name=\"labgrader\" tests=\"1\" failures=\"1\" errors=\"0\" "
-                     "skipped=\"0\" time=\"0.000\">\n"
-                     "  <testsuite name=\"lab&amp;&lt;6&gt;.e&quot;1&apos;\" tests=\"1\" "
-                     "failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n"
-                     "    <testcase classname=\"lab&amp;&lt;6&gt;.e&quot;1&apos;.v&#9;1\" "
-                     "name=\"c&#13;&#10;[31mred\" time=\"0.000\">\n"
-                     "      <failure type=\"SG\" message=\"killed by &quot;SIGSEGV&quot;&#10;"
-                     "&lt;core&gt;\x7f\">killed by &quot;SIGSEGV&quot;\n&lt;core&gt;\x7f"
-                     "</failure>\n"
-                     "    </testcase>\n"
-                     "  </testsuite>\n"
-                     "</testsuites>\n");
-    char *dir = tmp_dir();
-    char *path = path_join(dir, "junit.xml");
-    ck_assert_int_eq(write_file_atomic(path, sb.buf, sb.len, NULL), 0);
-    char *xmllint = find_program("xmllint");
-    if (xmllint) {
-        char *cmd = xstrfmt("'%s' --noout '%s'", xmllint, path);
-        ck_assert_int_eq(system(cmd), 0);
-        free(cmd);
-    }
-    free(xmllint);
-    ck_assert_int_eq(remove_tree(dir, NULL), 0);
-    free(path);
-    free(dir);
+    v->build_log = xstrdup("a.c:1:1: error: unknown type name 'x'\n");
+    add_case(v, "c\r\n\x1b[31mred", V_COMPILE, 0, 1,
+             "a.c does not compile \"<x>\"\n\x7f\xEF\xBF\xBE]]>", NULL, -1);
+    strbuf_reset(&sb);
+    o.student_view = false;
+    export_junit_text(r, &o, &sb);
+    assert_valid_junit(sb.buf);
+    ck_assert(strstr(sb.buf, "a.c:1:1: error: unknown type name &apos;x&apos;"));
     strbuf_release(&sb);
     results_free(r);
 }
@@ -576,12 +743,12 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_gradebook_csv);
     tcase_add_test(tc, test_gradebook_formula_prefixes_and_numbers);
-    tcase_add_test(tc, test_canvas_csv);
-    tcase_add_test(tc, test_gradescope_student_view);
-    tcase_add_test(tc, test_gradescope_performance_in_any_language);
-    tcase_add_test(tc, test_gradescope_empty);
-    tcase_add_test(tc, test_junit);
-    tcase_add_test(tc, test_junit_escaping);
+    tcase_add_test(tc, test_canvas_import);
+    tcase_add_test(tc, test_moodle_imports);
+    tcase_add_test(tc, test_gradescope_keys_and_display);
+    tcase_add_test(tc, test_gradescope_hidden_escaping_and_language);
+    tcase_add_test(tc, test_gradescope_compile_error_late_and_scale);
+    tcase_add_test(tc, test_junit_schema_and_bodies);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -209,7 +209,7 @@ START_TEST(test_exit_code)
     ck_assert_ptr_nonnull(strstr(r.output, "oops\n"));
     ck_assert_uint_eq(r.output_len, strlen(r.output));
     ck_assert(!r.output_truncated);
-    ck_assert(r.wall_s >= 0 && r.wall_s < 30);
+    ck_assert(r.wall_s >= 0);
     ck_assert(r.cpu_s >= 0);
     ck_assert_int_gt(r.peak_rss_kb, 0);
     char text[200];
@@ -282,11 +282,12 @@ START_TEST(test_wall_timeout)
     sandbox_result_init(&r);
     ck_assert_int_eq(sandbox_run(&o, &r, &err), 0);
     ck_assert_int_eq(r.status, SB_TIMEOUT);
+    /* Never sooner than the limit; how much later depends on the machine's load. */
     ck_assert(r.wall_s >= 1.0);
-    ck_assert_msg(r.wall_s < 5, "wall %.2f s", r.wall_s); /* sanity, not speed */
     char text[200];
     sandbox_describe(&r, text, sizeof(text));
-    ck_assert_msg(strncmp(text, "timed out after 1.", 18) == 0, "%s", text);
+    double said = 0;
+    ck_assert_msg(sscanf(text, "timed out after %lf s", &said) == 1 && said >= 1.0, "%s", text);
     ck_assert_ptr_nonnull(strstr(text, "(wall clock); the whole process group was killed"));
     sandbox_result_release(&r);
     ck_assert_int_eq(count_own_children(), 0);
@@ -313,7 +314,6 @@ START_TEST(test_timeout_kills_escaped_grandchildren)
     ck_assert_int_eq(run_sh(iso, script, &o, &r), 0);
     ck_assert_int_eq(r.status, SB_TIMEOUT);
     ck_assert_ptr_nonnull(strstr(r.output, "started"));
-    ck_assert_msg(r.wall_s < 5, "wall %.2f s", r.wall_s);
     ck_assert_int_eq(count_processes("sleep", dur), 0);
     ck_assert_int_eq(count_own_children(), 0);
     sandbox_result_release(&r);
@@ -328,14 +328,14 @@ START_TEST(test_exit_kills_background_processes)
         setenv("LABGRADER_CGROUP", "off", 1);
     char dur[64], script[512];
     unique_duration(dur, sizeof(dur));
-    /* The escapee keeps the output pipe open: the run must still end at the exit. */
+    /* The escapee keeps the output pipe open: the run must still end at the exit (were it to
+     * wait for the pipe, the sleeps would outlast the 30 s limit: SB_TIMEOUT). */
     snprintf(script, sizeof(script), "setsid sleep %s & sleep %s & echo done", dur, dur);
     struct sandbox_result r;
     ck_assert_int_eq(run_sh(iso, script, NULL, &r), 0);
     ck_assert_int_eq(r.status, SB_EXITED);
     ck_assert_int_eq(r.exit_code, 0);
     ck_assert_str_eq(r.output, "done\n");
-    ck_assert_msg(r.wall_s < 5, "wall %.2f s", r.wall_s);
     ck_assert_int_eq(count_processes("sleep", dur), 0);
     ck_assert_int_eq(count_own_children(), 0);
     sandbox_result_release(&r);
@@ -358,7 +358,6 @@ START_TEST(test_output_cap)
     ck_assert(r.output_truncated);
     for (size_t k = 0; k < r.output_len; k++)
         ck_assert_int_eq(r.output[k], k % 2 ? '\n' : 'y');
-    ck_assert_msg(r.wall_s < 10, "wall %.2f s", r.wall_s);
     sandbox_result_release(&r);
 }
 END_TEST
@@ -427,8 +426,8 @@ START_TEST(test_output_excerpt_marks_truncation)
 }
 END_TEST
 
-/* Without a cgroup the limits asked for are not enforced, and the result says so (results.json
- * records it: grader/grade/grade.c). */
+/* Without a cgroup the process limit is not enforced, and the result says so (results.json
+ * records it: grader/grade/grade.c); the memory limit is, by the supervisor's watcher. */
 START_TEST(test_limits_recorded_without_cgroup)
 {
     enum isolation iso = level(_i);
@@ -441,7 +440,61 @@ START_TEST(test_limits_recorded_without_cgroup)
     struct sandbox_result r;
     ck_assert_int_eq(run_sh(iso, "true", &o, &r), 0);
     ck_assert_int_eq(r.status, SB_EXITED);
-    ck_assert(!r.cgroup_used && !r.memory_limit_enforced && !r.pids_limit_enforced);
+    ck_assert(!r.cgroup_used && !r.pids_limit_enforced);
+    ck_assert(r.memory_limit_enforced);
+    ck_assert_int_eq(r.memory_guard, MEMORY_GUARD_WATCHER);
+    ck_assert(r.memory_limit_bytes == 64LL << 20);
+    sandbox_result_release(&r);
+    /* No limit asked for: nothing to enforce. */
+    o.memory_limit_bytes = 0;
+    ck_assert_int_eq(run_sh(iso, "true", &o, &r), 0);
+    ck_assert(!r.memory_limit_enforced && r.memory_guard == MEMORY_GUARD_NONE);
+    ck_assert(r.memory_limit_bytes == 0 && r.memory_peak_bytes == 0);
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/*
+ * The memory watcher, where no cgroup holds the limit (LABGRADER_CGROUP=off): dd's buffer
+ * (bs) is allocated and filled, then held while dd blocks writing into a pipe nobody reads
+ * (sleep); the run ends when sleep does. Loop index: bit 0 the level, bit 1 the hog escaped
+ * (setsid, its parent gone: re-parented to the grader, or to bwrap's init).
+ */
+START_TEST(test_memory_watcher)
+{
+    enum isolation iso = level(_i);
+    SKIP_IF_NO_BWRAP(iso);
+    setenv("LABGRADER_CGROUP", "off", 1);
+    struct sandbox_opts o;
+    opts_for(&o, iso, NULL);
+    o.memory_limit_bytes = 64LL << 20;
+    const char *hog = _i >= 2 ? "(setsid sh -c 'dd if=/dev/zero bs=160M count=1 2>/dev/null | "
+                                "sleep 20' &); sleep 20"
+                              : "dd if=/dev/zero bs=160M count=1 2>/dev/null | sleep 20";
+    struct sandbox_result r;
+    ck_assert_int_eq(run_sh(iso, hog, &o, &r), 0);
+    ck_assert_msg(r.status == SB_MEMORY_LIMIT, "status %d, exit %d: %s", r.status, r.exit_code,
+                  r.output);
+    ck_assert_int_eq(r.memory_guard, MEMORY_GUARD_WATCHER);
+    ck_assert(r.memory_limit_enforced && !r.cgroup_used);
+    ck_assert_msg(r.memory_peak_bytes > 64LL << 20, "peak %lld", r.memory_peak_bytes);
+    ck_assert_int_ge(r.peak_rss_kb, 64 * 1024);
+    char text[200];
+    sandbox_describe(&r, text, sizeof(text));
+    ck_assert_msg(strstr(text, "memory limit exceeded (") && strstr(text, "limit 64 MiB)"), "%s",
+                  text);
+    sandbox_result_release(&r);
+    ck_assert_int_eq(count_own_children(), 0);
+
+    /* Below the limit: 20 MiB held for a second (about 40 samples), then a normal exit. */
+    const char *fits = _i >= 2 ? "(setsid sh -c 'dd if=/dev/zero bs=20M count=1 2>/dev/null | "
+                                 "sleep 1' &); sleep 1.5; echo done"
+                               : "dd if=/dev/zero bs=20M count=1 2>/dev/null | sleep 1; echo done";
+    ck_assert_int_eq(run_sh(iso, fits, &o, &r), 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "status %d: %s", r.status, r.output);
+    ck_assert_str_eq(r.output, "done\n");
+    ck_assert_msg(r.memory_peak_bytes >= 20LL << 20 && r.memory_peak_bytes < 64LL << 20,
+                  "peak %lld", r.memory_peak_bytes);
     sandbox_result_release(&r);
 }
 END_TEST
@@ -519,7 +572,6 @@ START_TEST(test_cpu_limit)
     ck_assert_int_eq(run_sh(iso, "while :; do :; done", &o, &r), 0);
     ck_assert_msg(r.status == SB_CPU_LIMIT, "status %d", r.status);
     ck_assert_msg(r.cpu_s >= 0.5, "cpu %.2f s", r.cpu_s);
-    ck_assert_msg(r.wall_s < 20, "wall %.2f s", r.wall_s);
     char text[200];
     sandbox_describe(&r, text, sizeof(text));
     ck_assert_msg(strncmp(text, "CPU time limit exceeded", 23) == 0, "%s", text);
@@ -884,11 +936,12 @@ START_TEST(test_limits_and_privileges)
 }
 END_TEST
 
-/* Polls (up to 5 s) until the count of matching processes is `want`; returns the count. */
+/* Polls until the count of matching processes is `want` (a watchdog of 60 s: a loaded
+ * machine starts and ends processes late); returns the count. */
 static int wait_for_count(const char *argv0, const char *arg1, int want)
 {
     int n = count_processes(argv0, arg1);
-    for (int k = 0; k < 500 && n != want; k++) {
+    for (int k = 0; k < 6000 && n != want; k++) {
         usleep(10000);
         n = count_processes(argv0, arg1);
     }
@@ -1000,13 +1053,16 @@ START_TEST(test_kill_running_from_signal_handler)
     char dur[64], script[256];
     unique_duration(dur, sizeof(dur));
     snprintf(script, sizeof(script), "setsid sleep %s & exec sleep %s", dur, dur);
-    struct itimerval it = {{0, 0}, {0, 500000}};
+    /* Every half second: a first signal that comes before the run is registered (a loaded
+     * machine) kills nothing, the next one does. */
+    struct itimerval it = {{0, 500000}, {0, 500000}}, off = {{0, 0}, {0, 0}};
     ck_assert_int_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
     struct sandbox_result r;
-    ck_assert_int_eq(run_sh(iso, script, NULL, &r), 0);
+    int rc = run_sh(iso, script, NULL, &r);
+    ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+    ck_assert_int_eq(rc, 0);
     ck_assert_msg(r.status == SB_SIGNALED && r.term_signal == SIGKILL, "status %d signal %d",
                   r.status, r.term_signal);
-    ck_assert_msg(r.wall_s < 10, "wall %.2f s", r.wall_s);
     ck_assert_int_eq(count_processes("sleep", dur), 0);
     ck_assert_int_eq(count_own_children(), 0);
     sandbox_result_release(&r);
@@ -1091,9 +1147,10 @@ START_TEST(test_memory_limit)
     ck_assert_int_eq(run_sh(iso, "head -c 300000000 /dev/zero | tail -n 1 | wc -c", &o, &r), 0);
     ck_assert_msg(r.status == SB_MEMORY_LIMIT, "status %d: %s", r.status, r.output);
     ck_assert(r.cgroup_used && r.memory_limit_enforced);
+    ck_assert_int_eq(r.memory_guard, MEMORY_GUARD_CGROUP);
     char text[200];
     sandbox_describe(&r, text, sizeof(text));
-    ck_assert_str_eq(text, "memory limit exceeded");
+    ck_assert_msg(!strncmp(text, "memory limit exceeded", 21), "%s", text);
     ck_assert_int_gt(r.peak_rss_kb, 32 * 1024);
     sandbox_result_release(&r);
 }
@@ -1187,6 +1244,10 @@ START_TEST(test_describe_and_names)
     r.status = SB_MEMORY_LIMIT;
     sandbox_describe(&r, text, sizeof(text));
     ck_assert_str_eq(text, "memory limit exceeded");
+    r.memory_limit_bytes = 1LL << 30;
+    r.memory_peak_bytes = 1280LL << 20;
+    sandbox_describe(&r, text, sizeof(text));
+    ck_assert_str_eq(text, "memory limit exceeded (1280 MiB in use, limit 1024 MiB)");
 
     r.status = SB_SETUP_FAILED;
     snprintf(r.setup_error, sizeof(r.setup_error), "fork: Resource temporarily unavailable");
@@ -1236,7 +1297,7 @@ static Suite *sandbox_suite(void)
     Suite *s = suite_create("sandbox");
     TCase *tc = tcase_create("run");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
+    tcase_set_timeout(tc, 180); /* a watchdog: each test takes seconds */
     tcase_add_loop_test(tc, test_exit_code, 0, 2);
     tcase_add_loop_test(tc, test_success_is_exit_zero, 0, 2);
     tcase_add_loop_test(tc, test_signal, 0, 2);
@@ -1264,6 +1325,7 @@ static Suite *sandbox_suite(void)
     tcase_add_loop_test(tc, test_kill_running_from_signal_handler, 0, 4);
     tcase_add_loop_test(tc, test_fork_bomb_limited_by_pids, 0, 2);
     tcase_add_loop_test(tc, test_memory_limit, 0, 2);
+    tcase_add_loop_test(tc, test_memory_watcher, 0, 4);
     tcase_add_test(tc, test_available_and_auto);
     tcase_add_test(tc, test_bwrap_missing);
     tcase_add_test(tc, test_describe_and_names);

@@ -534,7 +534,13 @@ static const struct bad_spec bad_specs[] = {
     {"bad_syntax.yaml",
      ":13:9: did not find expected ',' or '}' (while parsing a flow mapping at line 12, column 9)"},
     {"bad_top_key.yaml", ":4:1: unknown key 'author' at top level (expected one of: lab, title, "
-                         "course, lang, show_hidden, build, seed, sanitizer, exercises)"},
+                         "course, lang, show_hidden, build, seed, sanitizer, exercises, late, "
+                         "gradescope)"},
+    {"bad_late_deadline.yaml", ":4:18: 'late.deadline' must be a date and time like "
+                               "2026-03-02T23:59:00+01:00, got 'next friday'"},
+    {"bad_late_percent.yaml", ":4:7: 'late.per_day' and 'late.cap' are percentages: at most 100"},
+    {"bad_gradescope_visibility.yaml", ":4:33: hidden_visibility 'later' is not one of "
+                                       "after_due_date, after_published, hidden, visible"},
     {"bad_top_sequence.yaml", ":1:1: expected a mapping for the lab file, got a sequence"},
     {"bad_two_docs.yaml", ":5:1: a second YAML document: expected a single document"},
     {"bad_unbound_param.yaml", ":21:28: case 'small' does not bind parameter 'm'"},

@@ -3,7 +3,7 @@
  * grader reads it as "no usable GPU here" and skips the case (SK, "0 failed", exit 0) instead
  * of WA. The harness writes such a line only before its first call into student code, and
  * never for a CPU variant.
- * Expected: grade2/cpu CH (an error line written after the student's code ran); never SK,
+ * Expected: grade2/cpu CH (a line after the harness's last); never SK,
  * never XX.
  */
 #include "lab6.h"

@@ -1,6 +1,7 @@
 /* Hostile submission "memory_hog": grade2_cpu allocates and touches memory in 256 MiB steps,
  * up to 64 GiB, naively (no check of malloc's result).
- * Expected: grade2/cpu ML, where the grader enforces a memory limit (cgroup memory.max).
+ * Expected: grade2/cpu ML (graded with --memory-limit 1G): the cgroup's memory.max where one
+ * is delegated, else the supervisor's memory watcher, ends the run.
  *
  * Safety net for machines where no limit is enforced: before each step the program reads
  * MemAvailable and, below 2 GiB, stops allocating and sleeps forever instead (the verdict is

@@ -1,0 +1,509 @@
+/*
+ * autograde: `grader autograde`, the grading half of the Gradescope autograder
+ * (gradescope.h): one submission from a Gradescope-shaped root folder to
+ * results/results.json.
+ */
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/isotime.h"
+#include "base/json.h"
+#include "base/messages.h"
+#include "base/strbuf.h"
+#include "class/archive.h"
+#include "class/collect.h"
+#include "class/gradescope.h"
+#include "class/late.h"
+#include "class/lmsinfo.h"
+#include "grade/grade.h"
+#include "report/gradescope.h"
+#include "report/table.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { AG_OK = 0, AG_NO_GPU = 1, AG_USAGE = 2, AG_GRADER = 3 };
+
+enum ag_policy { AG_INFORMATIONAL, AG_REMOTE, AG_FAIL };
+
+struct ag_cli {
+    const char *lab_arg, *root, *lang;
+    bool setup, stdin_tar, no_slow, no_timing;
+    enum ag_policy policy;
+};
+
+/* Everything one run holds, released together. */
+struct ag_run {
+    struct ag_cli cli;
+    struct lab lab;
+    bool lab_loaded;
+    struct grade_env env;
+    struct messages msgs;
+    struct submission_set set;
+    struct results r;
+    struct json_value *meta;
+    char *root, *out, *tmp;
+    FILE *log; /* the console: stdout, or stderr when stdout carries results.json */
+};
+
+static int parse_policy(const char *s, enum ag_policy *p)
+{
+    if (!strcmp(s, "informational"))
+        *p = AG_INFORMATIONAL;
+    else if (!strcmp(s, "remote"))
+        *p = AG_REMOTE;
+    else if (!strcmp(s, "fail"))
+        *p = AG_FAIL;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_cli(int argc, char **argv, struct ag_cli *c)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = !strcmp(a, "--root") || !strcmp(a, "--gpu-policy") || !strcmp(a, "--lang");
+        if (takes && !next) {
+            fprintf(stderr, "grader autograde: %s needs a value\n", a);
+            return -1;
+        }
+        if (takes)
+            i++;
+        if (!strcmp(a, "--root"))
+            c->root = next;
+        else if (!strcmp(a, "--lang"))
+            c->lang = next;
+        else if (!strcmp(a, "--gpu-policy")) {
+            if (parse_policy(next, &c->policy) != 0) {
+                fprintf(stderr,
+                        "grader autograde: --gpu-policy is informational, remote or "
+                        "fail, not '%s'\n",
+                        next);
+                return -1;
+            }
+        } else if (!strcmp(a, "--setup"))
+            c->setup = true;
+        else if (!strcmp(a, "--stdin-tar"))
+            c->stdin_tar = true;
+        else if (!strcmp(a, "--no-slow"))
+            c->no_slow = true;
+        else if (!strcmp(a, "--no-timing"))
+            c->no_timing = true;
+        else if (a[0] != '-' && !c->lab_arg)
+            c->lab_arg = a;
+        else {
+            fprintf(stderr, "grader autograde: unexpected argument '%s'\n", a);
+            return -1;
+        }
+    }
+    if (!c->lab_arg) {
+        fprintf(stderr, "usage: grader autograde LAB [--root DIR] [--setup] [--stdin-tar] "
+                        "[--gpu-policy informational|remote|fail] [--no-slow] [--no-timing]\n");
+        return -1;
+    }
+    return 0;
+}
+
+static void run_release(struct ag_run *run)
+{
+    if (run->lab_loaded)
+        lab_release(&run->lab);
+    grade_env_release(&run->env);
+    messages_release(&run->msgs);
+    submission_set_release(&run->set);
+    results_release(&run->r);
+    json_value_free(run->meta);
+    if (run->tmp)
+        remove_tree(run->tmp, NULL);
+    free(run->root);
+    free(run->out);
+    free(run->tmp);
+}
+
+static bool lab_has_gpu(const struct lab *lab)
+{
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        if (exercise_has_gpu(&lab->exercises[e]))
+            return true;
+    return false;
+}
+
+/* The lab's points when everything runs: what Gradescope's assignment is out of. */
+static double lab_points(const struct lab *lab)
+{
+    double total = 0;
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        total += lab->exercises[e].points +
+                 (lab->exercises[e].has_perf ? lab->exercises[e].perf.points : 0);
+    return total;
+}
+
+/* ---- the submission arriving on stdin (the remote policy's GPU machine) ---- */
+
+/* stdin into path, at most max bytes (what arrives is compressed: the unpacking counts
+ * again). */
+static int copy_stdin(const char *path, long long max, struct error *err)
+{
+    int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    char buf[65536];
+    long long total = 0;
+    int rc = out < 0 ? error_set_at(err, path, 0, 0, "cannot create: %s", strerror(errno)) : 0;
+    while (rc == 0) {
+        ssize_t n = read(0, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = n < 0
+                     ? error_set(err, "cannot read the submission from stdin: %s", strerror(errno))
+                     : 0;
+            break;
+        }
+        if ((total += n) > max)
+            rc = error_set(err, "the submission on stdin is over %lld bytes", max);
+        else if (write(out, buf, (size_t)n) != n)
+            rc = error_set_at(err, path, 0, 0, "cannot write: %s", strerror(errno));
+    }
+    if (out >= 0 && close(out) != 0 && rc == 0)
+        rc = error_set_at(err, path, 0, 0, "cannot write: %s", strerror(errno));
+    return rc;
+}
+
+/* stdin's tar.gz (submission/ and submission_metadata.json) unpacked into a new root,
+ * with the limits of one submission: what arrives is as untrusted as the submission. */
+static int root_from_stdin(struct ag_run *run, struct error *err)
+{
+    char tmpl[] = "/tmp/lg-autograde-XXXXXX";
+    struct collect_limits lim;
+    struct budget b;
+    struct quota q;
+    if (!mkdtemp(tmpl))
+        return error_set(err, "cannot create a temporary folder: %s", strerror(errno));
+    run->tmp = xstrdup(tmpl);
+    char *tar = path_join(run->tmp, "in.tar.gz"), *root = path_join(run->tmp, "root");
+    collect_limits_init(&lim);
+    int rc = copy_stdin(tar, lim.max_total_bytes, err) != 0 || mkdir_p(root, err) != 0;
+    int fd = rc ? -1 : open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    memset(&b, 0, sizeof(b));
+    memset(&q, 0, sizeof(q));
+    q.label = "the submission sent to this machine";
+    q.lim = &lim;
+    q.single = &b;
+    if (!rc && (fd < 0 || extract_archive(tar, fd, &q, err) != 0))
+        rc = 1;
+    if (fd >= 0)
+        close(fd);
+    free(tar);
+    run->root = root;
+    return rc ? -1 : 0;
+}
+
+/* ---- Gradescope's metadata ---- */
+
+static int read_metadata(struct ag_run *run, struct error *err)
+{
+    char *path = path_join(run->root, "submission_metadata.json");
+    struct strbuf text = STRBUF_INIT;
+    int rc = 0;
+    if (file_exists(path) && (read_file(path, &text, err) != 0 ||
+                              json_parse(text.buf, text.len, &run->meta, err) != 0)) {
+        if (err)
+            snprintf(err->file, sizeof(err->file), "%s", path);
+        rc = -1;
+    }
+    strbuf_release(&text);
+    free(path);
+    return rc;
+}
+
+static const struct json_value *meta_user(const struct ag_run *run, size_t i)
+{
+    const struct json_value *users = run->meta ? json_get(run->meta, "users") : NULL;
+    return users && users->type == JSON_ARRAY && i < users->n ? json_at(users, i) : NULL;
+}
+
+/* A user's id as Gradescope gives it: a number, or text. */
+static char *user_field(const struct json_value *u, const char *key)
+{
+    const struct json_value *v = u ? json_get(u, key) : NULL;
+    if (v && v->type == JSON_STRING && *v->string)
+        return xstrdup(v->string);
+    if (v && v->type == JSON_NUMBER)
+        return xstrfmt("%.0f", v->number);
+    return NULL;
+}
+
+/* The student (and a group's members) as Gradescope says, into the results. */
+static void apply_metadata(struct ag_run *run, struct results *r)
+{
+    const struct json_value *u = meta_user(run, 0);
+    char *email = user_field(u, "email"), *name = user_field(u, "name");
+    if (email) {
+        free(r->student_id);
+        r->student_id = xstrdup(email);
+        free(r->lms.ids.email);
+        r->lms.ids.email = email;
+    }
+    if (name) {
+        free(r->student_name);
+        r->student_name = name;
+    }
+    for (size_t i = 1; meta_user(run, i); i++) {
+        if (i == 1) {
+            r->lms.members = xcalloc(1, sizeof(*r->lms.members));
+            r->lms.members[0].id = xstrdup(r->student_id ? r->student_id : "student");
+            r->lms.members[0].name = r->student_name ? xstrdup(r->student_name) : NULL;
+            lms_ids_copy(&r->lms.members[0].ids, &r->lms.ids);
+            r->lms.n_members = 1;
+        }
+        const struct json_value *m = meta_user(run, i);
+        r->lms.members = xrealloc(r->lms.members, (r->lms.n_members + 1) * sizeof(*r->lms.members));
+        struct lms_member *dst = &r->lms.members[r->lms.n_members++];
+        memset(dst, 0, sizeof(*dst));
+        dst->ids.email = user_field(m, "email");
+        dst->id = dst->ids.email ? xstrdup(dst->ids.email) : xstrfmt("user-%zu", i + 1);
+        dst->name = user_field(m, "name");
+    }
+    const char *created = run->meta ? json_get_string(run->meta, "created_at") : NULL;
+    if (created) {
+        long long t;
+        char buf[40];
+        if (iso_time_parse(created, &t)) {
+            iso_time_format(t, buf, sizeof(buf));
+            free(r->lms.late.submitted_at);
+            free(r->lms.late.source);
+            r->lms.late.submitted_at = xstrdup(buf);
+            r->lms.late.source = xstrdup("gradescope");
+        }
+    }
+}
+
+/* ---- grading ---- */
+
+/* Cases not run here count nothing (Gradescope shows them with max_score 0 and why), nor
+ * does a speed score whose variant never ran: a GPU-less runner never lowers a score. */
+static void uncount_not_run(struct results *r, const struct lab *lab)
+{
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        struct exercise_result *ex = &r->exercises[e];
+        const struct exercise_spec *spec =
+            lab_exercise(lab, ex->exercise_id ? ex->exercise_id : "");
+        bool perf_ran = false;
+        for (size_t v = 0; v < ex->n_variants; v++) {
+            struct variant_result *vr = &ex->variants[v];
+            bool perf_variant = !spec || !spec->has_perf || !spec->perf.variant ||
+                                (vr->variant_id && !strcmp(vr->variant_id, spec->perf.variant));
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                if (vr->cases[c].verdict == V_SKIPPED)
+                    vr->cases[c].max_points = 0;
+                else if (perf_variant)
+                    perf_ran = true;
+            }
+        }
+        if (!perf_ran)
+            ex->perf_points = ex->perf_max_points = 0;
+    }
+    results_tally(r);
+}
+
+/* The lab's late policy, with Gradescope's due date when the metadata has one. */
+static void apply_late(struct ag_run *run, struct results *r)
+{
+    struct late_policy p;
+    struct late_options o;
+    memset(&o, 0, sizeof(o));
+    const struct json_value *a = run->meta ? json_get(run->meta, "assignment") : NULL;
+    const char *due = a ? json_get_string(a, "due_date") : NULL;
+    if (run->lab.late.set && due)
+        o.deadline = due;
+    if (late_policy_make(&run->lab, &o, &p, NULL) == 0) {
+        late_apply(&p, r->student_id, r);
+        late_policy_release(&p);
+    }
+}
+
+static int collect_one(struct ag_run *run, struct error *err)
+{
+    char *sub = path_join(run->root, "submission");
+    char *unpack = path_join(run->out, ".autograde-unpack");
+    char **sources = lab_source_names(&run->lab);
+    struct collect_opts co = {NULL, NULL, (const char *const *)sources, true};
+    int rc = collect_submissions_opts(sub, unpack, &co, &run->set, err);
+    for (size_t i = 0; i < run->set.n_warnings; i++)
+        fprintf(run->log, "warning: %s\n", run->set.warnings[i]);
+    lab_source_names_free(sources);
+    free(unpack);
+    free(sub);
+    return rc;
+}
+
+static int grade_it(struct ag_run *run, struct error *err)
+{
+    struct grade_opts o;
+    const struct submission *sub = &run->set.items[0];
+    char *work = path_join(run->out, ".work");
+    grade_opts_init(&o);
+    o.submission = sub->dir;
+    o.student_id = sub->id;
+    o.student_name = sub->name;
+    o.work_dir = work;
+    o.full = !run->cli.no_slow;
+    o.hidden = true;
+    o.no_timing = run->cli.no_timing;
+    o.messages = &run->msgs;
+    o.progress = run->log;
+    /* GPU cases this runner cannot run are worth nothing here, never XX (grade.h). */
+    o.gpu_policy = GPU_POLICY_INFORMATIONAL;
+    int rc = grade_submission(&run->env, &run->lab, &o, &run->r, err);
+    free(work);
+    if (rc != 0)
+        return -1;
+    lmsinfo_record(sub, &run->r);
+    if (sub->problem != SUBMISSION_OK)
+        lmsinfo_mark_refused(sub, &run->msgs, &run->r);
+    apply_metadata(run, &run->r);
+    uncount_not_run(&run->r, &run->lab);
+    apply_late(run, &run->r);
+    return 0;
+}
+
+/* results.json where Gradescope reads it (or stdout, for the remote policy's caller). */
+static int write_results(struct ag_run *run, struct error *err)
+{
+    struct gradescope_opts go = {true, &run->msgs, &run->lab, lab_points(&run->lab)};
+    struct strbuf sb = STRBUF_INIT;
+    int rc = 0;
+    export_gradescope_text(&run->r, &go, &sb);
+    if (run->cli.stdin_tar) {
+        rc = fwrite(sb.buf, 1, sb.len, stdout) == sb.len && fflush(stdout) == 0
+                 ? 0
+                 : error_set(err, "cannot write the results to stdout");
+    } else {
+        char *dir = path_join(run->root, "results");
+        char *path = path_join(dir, "results.json");
+        rc = mkdir_p(dir, err) != 0 || write_file_atomic(path, sb.buf, sb.len, err) != 0 ? -1 : 0;
+        if (rc == 0)
+            fprintf(run->log, "results: %s\n", path);
+        free(dir);
+        free(path);
+    }
+    strbuf_release(&sb);
+    return rc;
+}
+
+static int setup_env(struct ag_run *run, const struct grader_paths *p, struct error *err)
+{
+    char *cache = path_join(run->out, ".cache");
+    int rc = grade_env_setup(&run->env, p->harness_dir, p->include_dir, cache, ISOLATION_AUTO, err);
+    free(cache);
+    if (rc != 0)
+        return -1;
+    /* Measured once at setup and cached: later runs read it. */
+    grade_calibrate(&run->env, stderr);
+    if (messages_load_lang(&run->msgs, p->templates_dir,
+                           run->cli.lang ? run->cli.lang : run->lab.lang, err) != 0) {
+        char msg[2600];
+        error_format(err, msg, sizeof(msg));
+        fprintf(stderr, "grader autograde: warning: %s; messages stay in English\n", msg);
+        error_init(err);
+    }
+    return 0;
+}
+
+/* The image is built once: references and every expected output, so a run only builds
+ * and runs the student. */
+static int setup_image(struct ag_run *run, struct error *err)
+{
+    struct grade_opts o;
+    char *work = path_join(run->out, ".work");
+    grade_opts_init(&o);
+    o.full = !run->cli.no_slow;
+    o.hidden = true;
+    o.no_timing = run->cli.no_timing;
+    o.work_dir = work;
+    o.messages = &run->msgs;
+    int rc = grade_prepare(&run->env, &run->lab, &o, err);
+    free(work);
+    if (rc == 0)
+        fprintf(run->log,
+                "autograder ready: references built and expected outputs computed for "
+                "%s\n",
+                run->lab.id);
+    return rc;
+}
+
+static int load(struct ag_run *run, const struct grader_paths *p, struct error *err)
+{
+    char *yaml = dir_exists(run->cli.lab_arg) ? path_join(run->cli.lab_arg, "lab.yaml")
+                                              : xstrdup(run->cli.lab_arg);
+    int rc = spec_load(&run->lab, yaml, NULL, err);
+    free(yaml);
+    if (rc != 0)
+        return AG_USAGE;
+    run->lab_loaded = true;
+    run->out = path_join(p->repo_root, "reports");
+    if (!run->root) {
+        const char *env = getenv("LABGRADER_AUTOGRADER_ROOT");
+        run->root = xstrdup(run->cli.root ? run->cli.root : env && *env ? env : "/autograder");
+    }
+    return 0;
+}
+
+static int grade_submission_run(struct ag_run *run, struct error *err)
+{
+    if (!run->env.gpu.available && lab_has_gpu(&run->lab) && run->cli.policy == AG_FAIL) {
+        /* The instructor asked for an autograder failure rather than GPU cases unmarked. */
+        fprintf(run->log,
+                "No usable GPU on this runner (%s) and --gpu-policy fail: no results. Re-run "
+                "this submission on a runner with a GPU.\n",
+                run->env.gpu.reason ? run->env.gpu.reason : "no GPU");
+        return AG_NO_GPU;
+    }
+    if (read_metadata(run, err) != 0 || collect_one(run, err) != 0 || run->set.n != 1 ||
+        grade_it(run, err) != 0 || write_results(run, err) != 0)
+        return AG_GRADER;
+    table_print(run->log, &run->r, false);
+    table_print_summary(run->log, &run->r, false);
+    return AG_OK;
+}
+
+int autograde_main(int argc, char **argv, const struct grader_paths *p)
+{
+    struct ag_run run;
+    struct error err;
+    int status;
+    memset(&run, 0, sizeof(run));
+    lab_init(&run.lab);
+    grade_env_init(&run.env);
+    messages_init(&run.msgs);
+    submission_set_init(&run.set);
+    results_init(&run.r);
+    error_init(&err);
+    if (parse_cli(argc, argv, &run.cli) != 0) {
+        run_release(&run);
+        return AG_USAGE;
+    }
+    run.log = run.cli.stdin_tar ? stderr : stdout;
+    if (run.cli.stdin_tar && root_from_stdin(&run, &err) != 0)
+        status = AG_GRADER;
+    else if ((status = load(&run, p, &err)) != 0)
+        ;
+    else if (setup_env(&run, p, &err) != 0)
+        status = AG_GRADER;
+    else if (run.cli.setup)
+        status = setup_image(&run, &err) == 0 ? AG_OK : AG_GRADER;
+    else
+        status = grade_submission_run(&run, &err);
+    if (status == AG_GRADER || status == AG_USAGE) {
+        fprintf(stderr, "grader autograde: ");
+        error_print(&err, stderr);
+        if (status == AG_GRADER)
+            fprintf(stderr, "grader autograde: the grader failed (not the submission): no "
+                            "results, so that Gradescope shows an autograder failure to re-run\n");
+    }
+    run_release(&run);
+    return status;
+}

@@ -1,0 +1,20 @@
+/*
+ * fill: host buffers of inputs from the counter-based draw (draw.h), split across the CPUs
+ * this process may use. Each element is a function of (seed, index) alone, so the values do
+ * not depend on the split, match what the GPU draws (lg_gpu_draw), and a 49M-element input
+ * costs milliseconds rather than seconds. Used for the checked calls' inputs (the oracle draws
+ * the same) and the timed pairs' fresh ones, always between timed calls, never during one.
+ */
+#ifndef LG_HARNESS_FILL_H
+#define LG_HARNESS_FILL_H
+
+#include "base/dtype.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* count elements of type t at p; dist as job.h's enum lg_dist with its p1, p2. */
+void lg_host_fill(enum lg_dtype t, void *p, size_t count, int dist, double p1, double p2,
+                  uint64_t seed);
+
+#endif

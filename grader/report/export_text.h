@@ -1,0 +1,60 @@
+/*
+ * export_text: what every export (gradebook.h, gradescope.h, junit.h) writes
+ * alike: text made valid UTF-8, numbers without trailing zeros, RFC 4180 CSV
+ * fields, the count-only summary of an exercise's hidden cases, and the first
+ * errors of a compiler's output. Sentences come in the report's language from
+ * messages_get (NULL messages: English).
+ */
+#ifndef LG_EXPORT_TEXT_H
+#define LG_EXPORT_TEXT_H
+
+#include "base/messages.h"
+#include "base/strbuf.h"
+#include "grade/results.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPLACEMENT_CHAR "\xEF\xBF\xBD" /* U+FFFD */
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629), 0 when none; *cp its code
+ * point. */
+size_t utf8_seq(const unsigned char *s, size_t left, uint32_t *cp);
+/* s as valid UTF-8 (every byte that starts no sequence becomes U+FFFD), appended. */
+void add_utf8_clean(struct strbuf *out, const char *s);
+/* "%.*f" without trailing zeros ("6", "5.5"); never "-0"; "" when not finite. */
+void format_number(char *buf, size_t size, double v, int decimals);
+const char *or_empty(const char *s);
+
+/* One RFC 4180 field; a text a spreadsheet would run as a formula (= + - @ TAB CR first)
+ * gets a leading ' (OWASP). */
+void csv_field(struct strbuf *out, const char *value);
+void csv_points(struct strbuf *out, double v); /* at most two decimals, '.' */
+void csv_end_row(struct strbuf *out);          /* CRLF */
+
+/* The case's one-line message, or its verdict's name. */
+const char *case_message(const struct case_result *c);
+
+/* A student view that hides hidden cases: the lab did not set show_hidden. */
+bool veils_hidden(const struct results *r, bool student_view);
+
+/* What a student may know of an exercise's hidden cases: how many passed. */
+struct hidden_tally {
+    int total, passed, failed, errors, skipped;
+    double points, max_points, seconds;
+    double skipped_max; /* the max_points of those not run (not counted) */
+};
+void hidden_tally_of(const struct exercise_result *e, struct hidden_tally *h);
+/* "2 of 3 hidden cases passed. 1 failed." in the language of m; no names, no details. */
+void hidden_summary(const struct hidden_tally *h, const struct messages *m, struct strbuf *text);
+
+/* The compiler's output trimmed for a student to read: the lines that say "error" first
+ * (and the next two of each), at most max_lines lines; the log as is when none does. */
+void compiler_excerpt(const char *log, size_t max_lines, struct strbuf *out);
+
+/* The points an LMS gets: the final score (late penalty off), scaled to `to` points when
+ * to > 0 and the maximum is known. */
+double export_score(const struct results *r, double to);
+
+#endif

@@ -1,0 +1,478 @@
+#include "report/gradescope.h"
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "report/export_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IND "      " /* a test's keys */
+
+/* ---- JSON ---- */
+
+/* Never null: Gradescope wants a string wherever we write one. */
+static void json_string(struct strbuf *out, const char *s)
+{
+    json_write_string(out, or_empty(s));
+}
+
+/* Fixed-point and trimmed ("2", "1.5"), and 0 rather than null for NaN: Gradescope
+ * rejects a results.json whose score is not a number. */
+static void json_number(struct strbuf *out, double v)
+{
+    char buf[64];
+    format_number(buf, sizeof(buf), v, 6);
+    strbuf_addstr(out, buf[0] ? buf : "0");
+}
+
+static void json_key(struct strbuf *out, const char *indent, const char *key, bool first)
+{
+    if (!first)
+        strbuf_addch(out, ',');
+    strbuf_addf(out, "\n%s", indent);
+    json_string(out, key);
+    strbuf_addstr(out, ": ");
+}
+
+/* ---- Markdown ---- */
+
+void md_escape(struct strbuf *out, const char *s)
+{
+    struct strbuf clean = STRBUF_INIT;
+    add_utf8_clean(&clean, or_empty(s));
+    for (const char *p = strbuf_str(&clean); *p; p++) {
+        if (*p == '<')
+            strbuf_addstr(out, "&lt;");
+        else if (*p == '>')
+            strbuf_addstr(out, "&gt;");
+        else if (*p == '&')
+            strbuf_addstr(out, "&amp;");
+        else {
+            if (strchr("\\`*_[]#|~", *p))
+                strbuf_addch(out, '\\');
+            strbuf_addch(out, *p);
+        }
+    }
+    strbuf_release(&clean);
+}
+
+/* text as a fenced code block: the fence longer than any run of backticks inside. */
+static void md_code(struct strbuf *out, const char *text)
+{
+    size_t longest = 0, run = 0;
+    for (const char *p = text; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    size_t fence = longest < 3 ? 3 : longest + 1;
+    strbuf_addstr(out, "\n\n");
+    for (size_t i = 0; i < fence; i++)
+        strbuf_addch(out, '`');
+    strbuf_addch(out, '\n');
+    add_utf8_clean(out, text);
+    if (out->len && out->buf[out->len - 1] != '\n')
+        strbuf_addch(out, '\n');
+    for (size_t i = 0; i < fence; i++)
+        strbuf_addch(out, '`');
+}
+
+/* ---- tests ---- */
+
+struct gs {
+    struct strbuf *out;
+    const struct results *r;
+    const struct gradescope_opts *o;
+    const struct messages *m;
+    bool veil;
+    bool first;
+};
+
+/* One test; score_max NULL: no score (never used), status "passed" or "failed". */
+static void gs_test(struct gs *g, const char *name, const char *number, double score, double max,
+                    const char *status, const char *output, const char *const *tags, size_t n_tags,
+                    const char *visibility)
+{
+    struct strbuf *out = g->out;
+    strbuf_addstr(out, g->first ? "\n    {" : ",\n    {");
+    g->first = false;
+    json_key(out, IND, "name", true);
+    json_string(out, name);
+    json_key(out, IND, "number", false);
+    json_string(out, number);
+    json_key(out, IND, "score", false);
+    json_number(out, score);
+    json_key(out, IND, "max_score", false);
+    json_number(out, max);
+    json_key(out, IND, "status", false);
+    json_string(out, status);
+    json_key(out, IND, "output", false);
+    json_string(out, output);
+    json_key(out, IND, "output_format", false);
+    json_string(out, "md");
+    json_key(out, IND, "tags", false);
+    strbuf_addch(out, '[');
+    for (size_t i = 0; i < n_tags; i++) {
+        if (i)
+            strbuf_addstr(out, ", ");
+        json_string(out, tags[i]);
+    }
+    strbuf_addch(out, ']');
+    json_key(out, IND, "visibility", false);
+    json_string(out, visibility);
+    strbuf_addstr(out, "\n    }");
+}
+
+static const char *hidden_visibility(const struct gs *g)
+{
+    const struct lab *lab = g->o ? g->o->lab : NULL;
+    return lab && lab->gradescope.hidden_visibility ? lab->gradescope.hidden_visibility
+                                                    : "after_due_date";
+}
+
+static void case_output(const struct gs *g, const struct variant_result *v,
+                        const struct case_result *c, struct strbuf *text)
+{
+    if (c->verdict == V_SKIPPED) {
+        strbuf_addstr(text, messages_get(g->m, "Not run here: "));
+        md_escape(text, case_message(c));
+        strbuf_addstr(text, messages_get(g->m, ". This case does not count toward your score."));
+        return;
+    }
+    md_escape(text, case_message(c));
+    if (c->verdict == V_GRADER)
+        strbuf_addstr(text, messages_get(g->m, " (the grader failed, not your code: not counted "
+                                               "against you)"));
+    if (c->detail && *c->detail)
+        md_code(text, c->detail);
+    if (c->verdict == V_COMPILE && v->build_log && *v->build_log) {
+        struct strbuf log = STRBUF_INIT;
+        compiler_excerpt(v->build_log, 30, &log);
+        md_code(text, strbuf_str(&log));
+        strbuf_release(&log);
+    }
+}
+
+static void gs_case(struct gs *g, size_t ei, size_t vi, size_t ci)
+{
+    const struct exercise_result *e = &g->r->exercises[ei];
+    const struct variant_result *v = &e->variants[vi];
+    const struct case_result *c = &v->cases[ci];
+    char *name = xstrfmt("%s / %s / %s", or_empty(e->exercise_id), or_empty(v->variant_id),
+                         or_empty(c->case_id));
+    char *number = xstrfmt("%zu.%zu.%zu", ei + 1, vi + 1, ci + 1);
+    struct strbuf text = STRBUF_INIT;
+    bool skipped = c->verdict == V_SKIPPED;
+    case_output(g, v, c, &text);
+    const char *tags[] = {or_empty(e->exercise_id), or_empty(v->target), verdict_code(c->verdict)};
+    gs_test(g, name, number, skipped ? 0 : c->points, skipped ? 0 : c->max_points,
+            skipped || c->verdict == V_PASS ? "passed" : "failed", strbuf_str(&text), tags, 3,
+            c->hidden && g->o && g->o->student_view ? hidden_visibility(g) : "visible");
+    strbuf_release(&text);
+    free(name);
+    free(number);
+}
+
+/* The student view's one test standing for an exercise's hidden cases. */
+static void gs_hidden(struct gs *g, size_t ei, const struct hidden_tally *h)
+{
+    const struct exercise_result *e = &g->r->exercises[ei];
+    char *name = xstrfmt("%s / hidden cases", or_empty(e->exercise_id));
+    char *number = xstrfmt("%zu.%zu", ei + 1, e->n_variants + 1);
+    struct strbuf text = STRBUF_INIT;
+    hidden_summary(h, g->m, &text);
+    const char *tags[] = {or_empty(e->exercise_id), "hidden"};
+    gs_test(g, name, number, h->points, h->max_points - h->skipped_max,
+            h->passed + h->skipped == h->total ? "passed" : "failed", strbuf_str(&text), tags, 2,
+            hidden_visibility(g));
+    strbuf_release(&text);
+    free(name);
+    free(number);
+}
+
+/* The finding that states a case's speed points: marked by the grader (in any language);
+ * results from before the mark have only the English sentence to go by. */
+static bool is_perf_finding(const struct case_result *c, size_t f)
+{
+    if (c->perf_finding)
+        return f + 1 == c->perf_finding;
+    return !strncmp(c->findings[f], "performance:", 12);
+}
+
+static void gs_performance(struct gs *g, size_t ei, size_t number_after)
+{
+    const struct exercise_result *e = &g->r->exercises[ei];
+    char *name = xstrfmt("%s / performance", or_empty(e->exercise_id));
+    /* After the variants, so that it sorts last within its exercise. */
+    char *number = xstrfmt("%zu.%zu", ei + 1, number_after + 1);
+    struct strbuf text = STRBUF_INIT;
+    char got[64], max[64];
+    format_number(got, sizeof(got), e->perf_points, 2);
+    format_number(max, sizeof(max), e->perf_max_points, 2);
+    strbuf_addf(&text, messages_get(g->m, "Speed points: %s of %s."), got[0] ? got : "0",
+                max[0] ? max : "0");
+    for (size_t vi = 0; vi < e->n_variants; vi++) {
+        const struct variant_result *v = &e->variants[vi];
+        for (size_t ci = 0; ci < v->n_cases; ci++) {
+            const struct case_result *c = &v->cases[ci];
+            if (c->hidden && g->veil)
+                continue;
+            for (size_t f = 0; f < c->n_findings; f++)
+                if (c->findings[f] && is_perf_finding(c, f)) {
+                    strbuf_addstr(&text, "\n\n");
+                    char *line = xstrfmt("%s / %s: %s", or_empty(v->variant_id),
+                                         or_empty(c->case_id), c->findings[f]);
+                    md_escape(&text, line);
+                    free(line);
+                }
+        }
+    }
+    const char *tags[] = {or_empty(e->exercise_id), "performance"};
+    gs_test(g, name, number, e->perf_points, e->perf_max_points,
+            e->perf_points >= e->perf_max_points - 1e-9 ? "passed" : "failed", strbuf_str(&text),
+            tags, 2, "visible");
+    strbuf_release(&text);
+    free(name);
+    free(number);
+}
+
+static void gs_tests(struct gs *g)
+{
+    for (size_t ei = 0; ei < g->r->n_exercises; ei++) {
+        const struct exercise_result *e = &g->r->exercises[ei];
+        struct hidden_tally h;
+        size_t last = e->n_variants;
+        for (size_t vi = 0; vi < e->n_variants; vi++)
+            for (size_t ci = 0; ci < e->variants[vi].n_cases; ci++)
+                if (!(g->veil && e->variants[vi].cases[ci].hidden))
+                    gs_case(g, ei, vi, ci);
+        hidden_tally_of(e, &h);
+        if (g->veil && h.total > 0) {
+            gs_hidden(g, ei, &h);
+            last++;
+        }
+        if (e->perf_max_points > 0)
+            gs_performance(g, ei, last);
+    }
+}
+
+/* ---- the summary ---- */
+
+/* "- Not run here (reason): a / b / c, d / e / f; 2 hidden cases." grouped by reason. */
+static void not_graded(const struct gs *g, struct strbuf *text)
+{
+    const struct results *r = g->r;
+    struct strbuf done = STRBUF_INIT; /* reasons already listed, each on a line of its own */
+    strbuf_addch(&done, '\n');
+    for (size_t ei = 0; ei < r->n_exercises; ei++)
+        for (size_t vi = 0; vi < r->exercises[ei].n_variants; vi++)
+            for (size_t ci = 0; ci < r->exercises[ei].variants[vi].n_cases; ci++) {
+                const struct case_result *c = &r->exercises[ei].variants[vi].cases[ci];
+                char *key = xstrfmt("\n%s\n", case_message(c));
+                if (c->verdict != V_SKIPPED || strstr(strbuf_str(&done), key)) {
+                    free(key);
+                    continue;
+                }
+                strbuf_addstr(&done, key + 1);
+                free(key);
+                int hidden = 0, listed = 0;
+                strbuf_addstr(text, "\n- ");
+                strbuf_addstr(text, messages_get(g->m, "Not graded here"));
+                strbuf_addstr(text, " (");
+                md_escape(text, case_message(c));
+                strbuf_addstr(text, "): ");
+                for (size_t e2 = 0; e2 < r->n_exercises; e2++)
+                    for (size_t v2 = 0; v2 < r->exercises[e2].n_variants; v2++) {
+                        const struct variant_result *v = &r->exercises[e2].variants[v2];
+                        for (size_t c2 = 0; c2 < v->n_cases; c2++) {
+                            const struct case_result *d = &v->cases[c2];
+                            if (d->verdict != V_SKIPPED || strcmp(case_message(d), case_message(c)))
+                                continue;
+                            if (d->hidden && g->veil) {
+                                hidden++;
+                                continue;
+                            }
+                            char *nm = xstrfmt("%s%s / %s / %s", listed++ ? ", " : "",
+                                               or_empty(r->exercises[e2].exercise_id),
+                                               or_empty(v->variant_id), or_empty(d->case_id));
+                            md_escape(text, nm);
+                            free(nm);
+                        }
+                    }
+                if (hidden)
+                    strbuf_addf(text, messages_get(g->m, "%s%d hidden case(s)"), listed ? "; " : "",
+                                hidden);
+                strbuf_addch(text, '.');
+            }
+    strbuf_release(&done);
+}
+
+static void late_summary(const struct gs *g, struct strbuf *text)
+{
+    const struct late_record *l = &g->r->lms.late;
+    char pct[64], pts[64];
+    if (!l->late)
+        return;
+    format_number(pct, sizeof(pct), l->penalty_pct, 2);
+    format_number(pts, sizeof(pts), l->penalty, 2);
+    strbuf_addstr(text, "\n\n");
+    if (l->zeroed)
+        strbuf_addf(text,
+                    messages_get(g->m, "Handed in %g days late, later than the lab accepts: "
+                                       "the score counts 0."),
+                    l->days);
+    else if (!l->days_known)
+        strbuf_addf(text,
+                    messages_get(g->m, "Marked late, with no time to tell by how much: one "
+                                       "day charged, %s%% (%s points) off."),
+                    pct[0] ? pct : "0", pts[0] ? pts : "0");
+    else
+        strbuf_addf(text, messages_get(g->m, "Handed in %g day(s) late: %s%% (%s points) off."),
+                    l->days, pct[0] ? pct : "0", pts[0] ? pts : "0");
+}
+
+static void summary(const struct gs *g, struct strbuf *text)
+{
+    const struct results *r = g->r;
+    char score[64], max[64], full[64];
+    const char *title = r->lab_title && *r->lab_title ? r->lab_title : or_empty(r->lab_id);
+    double scale = g->o ? g->o->scale_to : 0;
+    format_number(score, sizeof(score), export_score(r, scale), 2);
+    format_number(max, sizeof(max), scale > 0 ? scale : r->max_score, 2);
+    strbuf_addstr(text, "**");
+    md_escape(text, title);
+    strbuf_addstr(text, "**: ");
+    strbuf_addf(text,
+                messages_get(g->m, "%s / %s points. %d passed, %d failed, %d not run, %d "
+                                   "grader errors."),
+                score[0] ? score : "0", max[0] ? max : "0", r->n_pass, r->n_fail, r->n_skipped,
+                r->n_grader_errors);
+    if (scale > 0 && fabs(scale - r->max_score) > 1e-9) {
+        format_number(score, sizeof(score), results_final_score(r), 2);
+        format_number(full, sizeof(full), r->max_score, 2);
+        strbuf_addstr(text, "\n\n");
+        strbuf_addf(text,
+                    messages_get(g->m, "Only the cases that could run here count: %s of "
+                                       "their %s points, scaled to the assignment's %s."),
+                    score[0] ? score : "0", full[0] ? full : "0", max);
+    }
+    not_graded(g, text);
+    if (r->lms.problem && r->n_exercises && r->exercises[0].n_variants &&
+        r->exercises[0].variants[0].n_cases) {
+        strbuf_addstr(text, "\n\n");
+        md_escape(text, case_message(&r->exercises[0].variants[0].cases[0]));
+    }
+    if (r->n_grader_errors > 0) {
+        strbuf_addstr(text, "\n\n");
+        strbuf_addstr(text, messages_get(g->m, "The grader itself failed on the cases marked XX: "
+                                               "they are not counted against you, and your "
+                                               "instructor must grade them again before this "
+                                               "score is final."));
+    }
+    late_summary(g, text);
+}
+
+/* ---- leaderboard ---- */
+
+static bool perf_variant(const struct gs *g, const struct exercise_result *e,
+                         const struct variant_result *v)
+{
+    const struct lab *lab = g->o ? g->o->lab : NULL;
+    const struct exercise_spec *ex = lab ? lab_exercise(lab, or_empty(e->exercise_id)) : NULL;
+    if (!ex || !ex->has_perf || !ex->perf.variant)
+        return true; /* each variant counts evenly */
+    return v->variant_id && !strcmp(v->variant_id, ex->perf.variant);
+}
+
+static void leaderboard(const struct gs *g, struct strbuf *out)
+{
+    const struct lab *lab = g->o ? g->o->lab : NULL;
+    bool any = false;
+    if (lab && !lab->gradescope.leaderboard)
+        return;
+    for (size_t ei = 0; ei < g->r->n_exercises; ei++) {
+        const struct exercise_result *e = &g->r->exercises[ei];
+        double logsum = 0;
+        int n = 0;
+        if (e->perf_max_points <= 0)
+            continue;
+        for (size_t vi = 0; vi < e->n_variants; vi++)
+            for (size_t ci = 0;
+                 perf_variant(g, e, &e->variants[vi]) && ci < e->variants[vi].n_cases; ci++) {
+                const struct case_result *c = &e->variants[vi].cases[ci];
+                if (c->verdict == V_PASS && !c->hidden && c->speedup_ref > 0 &&
+                    isfinite(c->speedup_ref)) {
+                    logsum += log(c->speedup_ref);
+                    n++;
+                }
+            }
+        if (n == 0)
+            continue;
+        char *name = xstrfmt("%s speedup", or_empty(e->exercise_id));
+        strbuf_addstr(out, any ? ",\n    {\"name\": " : ",\n  \"leaderboard\": [\n    {\"name\": ");
+        json_string(out, name);
+        strbuf_addstr(out, ", \"value\": ");
+        json_number(out, round(exp(logsum / n) * 1000) / 1000);
+        strbuf_addstr(out, ", \"order\": \"desc\"}");
+        free(name);
+        any = true;
+    }
+    if (any)
+        strbuf_addstr(out, "\n  ]");
+}
+
+static double wall_seconds(const struct results *r)
+{
+    double seconds = 0;
+    for (size_t ei = 0; ei < r->n_exercises; ei++)
+        for (size_t vi = 0; vi < r->exercises[ei].n_variants; vi++) {
+            const struct variant_result *v = &r->exercises[ei].variants[vi];
+            for (size_t ci = 0; ci < v->n_cases; ci++)
+                if (isfinite(v->cases[ci].wall_s) && v->cases[ci].wall_s > 0)
+                    seconds += v->cases[ci].wall_s;
+        }
+    return round(seconds * 1000) / 1000;
+}
+
+void export_gradescope_text(const struct results *r, const struct gradescope_opts *o,
+                            struct strbuf *out)
+{
+    const char *ind = "  ";
+    struct strbuf text = STRBUF_INIT;
+    struct gs g = {out, r, o, o ? o->messages : NULL, veils_hidden(r, o && o->student_view), true};
+    summary(&g, &text);
+    strbuf_addch(out, '{');
+    json_key(out, ind, "score", true);
+    json_number(out, export_score(r, o ? o->scale_to : 0));
+    json_key(out, ind, "execution_time", false);
+    json_number(out, wall_seconds(r));
+    json_key(out, ind, "output", false);
+    json_string(out, strbuf_str(&text));
+    json_key(out, ind, "output_format", false);
+    json_string(out, "md");
+    json_key(out, ind, "visibility", false);
+    json_string(out, "visible");
+    json_key(out, ind, "stdout_visibility", false);
+    json_string(out, "hidden");
+    json_key(out, ind, "tests", false);
+    strbuf_addch(out, '[');
+    gs_tests(&g);
+    strbuf_addstr(out, g.first ? "]" : "\n  ]");
+    leaderboard(&g, out);
+    strbuf_addstr(out, "\n}\n");
+    strbuf_release(&text);
+}
+
+int export_gradescope(const struct results *r, const struct gradescope_opts *o, const char *path,
+                      struct error *err)
+{
+    struct strbuf sb = STRBUF_INIT;
+    export_gradescope_text(r, o, &sb);
+    int rc = write_file_atomic(path, strbuf_str(&sb), sb.len, err);
+    strbuf_release(&sb);
+    return rc;
+}

@@ -1,0 +1,426 @@
+/*
+ * The Gradescope autograder end to end: `grader gradescope` makes the zip, the zip is
+ * unpacked into a folder laid out as Gradescope lays out /autograder (source/ holds the
+ * zip, run_autograder beside it, submission/ and submission_metadata.json per run,
+ * results/results.json read back), setup.sh builds the image for real (references and
+ * expected outputs included) and run_autograder grades submissions shaped as students
+ * upload them. The root is overridden with LABGRADER_AUTOGRADER_ROOT.
+ *
+ * On this project's machines there is no GPU, as on Gradescope's runners: the lab's GPU
+ * cases are not run. The informational policy must still give a correct solution every
+ * point and say what was not graded and why; the fail policy must leave no results; the
+ * remote policy must send the submission over "ssh" (a stand-in that runs the command
+ * here) and bring results.json back.
+ */
+#include "e2e.h"
+
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/strbuf.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+
+static char *tmp_root; /* everything of this suite */
+static char *ag_root;  /* the simulated /autograder */
+static bool gpu_here;  /* this machine has a usable GPU: GPU cases run */
+static const char *lab_dir = "tests/fixtures/labgs";
+
+static void sh(const char *script, const char *log)
+{
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    int rc = e2e_run(argv, log);
+    ck_assert_msg(rc == 0, "'%s' failed with %d (see %s)", script, rc, log ? log : "-");
+}
+
+/* The zip unpacked into dir, modes kept, as Gradescope unpacks it into /autograder/source. */
+static void unzip(const char *zip, const char *dir)
+{
+    struct archive *a = archive_read_new();
+    struct archive *w = archive_write_disk_new();
+    struct archive_entry *e;
+    archive_read_support_format_zip(a);
+    archive_write_disk_set_options(w, ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_NODOTDOT);
+    ck_assert_int_eq(archive_read_open_filename(a, zip, 65536), ARCHIVE_OK);
+    while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+        char *path = path_join(dir, archive_entry_pathname(e));
+        archive_entry_set_pathname(e, path);
+        ck_assert_int_eq(archive_write_header(w, e), ARCHIVE_OK);
+        const void *buf;
+        size_t size;
+        la_int64_t off;
+        while (archive_read_data_block(a, &buf, &size, &off) == ARCHIVE_OK)
+            ck_assert_int_ge(archive_write_data_block(w, buf, size, off), 0);
+        archive_write_finish_entry(w);
+        free(path);
+    }
+    archive_read_free(a);
+    archive_write_free(w);
+}
+
+static char *make_zip(const char *name, const char *const *extra)
+{
+    char *zip = path_join(tmp_root, name), *log = xstrfmt("%s.log", zip);
+    const char *argv[32] = {e2e_bin(), "gradescope", lab_dir, "--out", zip, "--no-timing"};
+    size_t n = 6;
+    for (size_t i = 0; extra && extra[i]; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    ck_assert_msg(e2e_run(argv, log) == 0, "grader gradescope failed (see %s)", log);
+    free(log);
+    return zip;
+}
+
+static void build_image(void)
+{
+    tmp_root = e2e_tmpdir("gradescope");
+    ck_assert_ptr_nonnull(tmp_root);
+    ag_root = path_join(tmp_root, "autograder");
+    char *source = path_join(ag_root, "source");
+    ck_assert_int_eq(mkdir_p(source, NULL), 0);
+    char *zip = make_zip("autograder.zip", NULL);
+    unzip(zip, source);
+    /* At the zip's root, executable, as Gradescope requires; no solution inside. */
+    char *setup = path_join(source, "setup.sh"), *run = path_join(source, "run_autograder");
+    struct stat st;
+    ck_assert_int_eq(stat(setup, &st), 0);
+    ck_assert(st.st_mode & 0100);
+    ck_assert_int_eq(stat(run, &st), 0);
+    ck_assert(st.st_mode & 0100);
+    char *sol = path_join(source, "labgrader/labs/labgs/solution");
+    ck_assert(!dir_exists(sol));
+    /* Gradescope copies run_autograder to /autograder when it builds the image. */
+    char *cp = xstrfmt("cp '%s' '%s/run_autograder'", run, ag_root);
+    sh(cp, NULL);
+    setenv("LABGRADER_AUTOGRADER_ROOT", ag_root, 1);
+    setenv("LG_NO_INSTALL", "1", 1);
+    char *log = path_join(tmp_root, "setup.log"), *cmd = xstrfmt("bash '%s'", setup);
+    sh(cmd, log);
+    /* A GPU here runs the GPU cases: the machine says whether there is one. */
+    char *mlog = path_join(tmp_root, "machine.log");
+    const char *margv[] = {e2e_bin(), "machine", NULL};
+    e2e_run(margv, mlog);
+    struct strbuf m = STRBUF_INIT;
+    read_file(mlog, &m, NULL);
+    gpu_here = strstr(strbuf_str(&m), "gpu:        none") == NULL;
+    strbuf_release(&m);
+    free(mlog);
+    free(cmd);
+    free(log);
+    free(cp);
+    free(sol);
+    free(setup);
+    free(run);
+    free(zip);
+    free(source);
+}
+
+static void drop_image(void)
+{
+    if (tmp_root && !getenv("LG_KEEP"))
+        remove_tree(tmp_root, NULL);
+}
+
+/* A fresh submission/ (files copied from `from`, below `below`) and its metadata. */
+static void new_submission(const char *from, const char *below)
+{
+    char *sub = path_join(ag_root, "submission"), *results = path_join(ag_root, "results");
+    remove_tree(sub, NULL);
+    remove_tree(results, NULL);
+    char *dest = below ? path_join(sub, below) : xstrdup(sub);
+    ck_assert_int_eq(mkdir_p(dest, NULL), 0);
+    ck_assert_int_eq(mkdir_p(results, NULL), 0);
+    if (from) {
+        char *cmd = xstrfmt("cp -R '%s'/. '%s'", from, dest);
+        sh(cmd, NULL);
+        free(cmd);
+    }
+    char *meta = path_join(ag_root, "submission_metadata.json");
+    const char *json =
+        "{\"id\": 123456, \"created_at\": \"2026-03-01T14:22:32.365935+01:00\",\n"
+        " \"assignment\": {\"due_date\": \"2026-03-02T23:59:00.000000+01:00\", \"title\": "
+        "\"Lab 98\", \"total_points\": \"8.0\", \"group_submission\": false},\n"
+        " \"submission_method\": \"upload\",\n"
+        " \"users\": [{\"email\": \"ana@uni.example\", \"id\": 1234, \"name\": \"Ana Ruiz\"}],\n"
+        " \"previous_submissions\": []}\n";
+    ck_assert_int_eq(write_file_atomic(meta, json, strlen(json), NULL), 0);
+    free(meta);
+    free(dest);
+    free(results);
+    free(sub);
+}
+
+/* run_autograder as Gradescope runs it: from /autograder. Its exit status. */
+static int run_autograder(const char *script, const char *log)
+{
+    char *cmd = xstrfmt("cd '%s' && sh '%s'", ag_root, script);
+    const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+    int rc = e2e_run(argv, log);
+    free(cmd);
+    return rc;
+}
+
+static struct json_value *results_json(const char *log)
+{
+    char *path = xstrfmt("%s/results/results.json", ag_root);
+    struct strbuf sb = STRBUF_INIT;
+    struct json_value *doc = NULL;
+    struct error err;
+    ck_assert_msg(read_file(path, &sb, &err) == 0, "no results.json: %s (see %s)", err.msg, log);
+    ck_assert_msg(json_parse(sb.buf, sb.len, &doc, &err) == 0, "results.json: %s", err.msg);
+    strbuf_release(&sb);
+    free(path);
+    return doc;
+}
+
+/* A zip of the solution's files, named as given: what a student uploads. */
+static void zip_files(const char *zip, const char *const (*files)[2], size_t n)
+{
+    struct archive *a = archive_write_new();
+    archive_write_set_format_zip(a);
+    ck_assert_int_eq(archive_write_open_filename(a, zip), ARCHIVE_OK);
+    for (size_t i = 0; i < n; i++) {
+        char *disk = xstrfmt("%s/solution/%s", lab_dir, files[i][0]);
+        struct strbuf sb = STRBUF_INIT;
+        ck_assert_int_eq(read_file(disk, &sb, NULL), 0);
+        struct archive_entry *e = archive_entry_new();
+        archive_entry_set_pathname(e, files[i][1]);
+        archive_entry_set_filetype(e, AE_IFREG);
+        archive_entry_set_perm(e, 0644);
+        archive_entry_set_size(e, (la_int64_t)sb.len);
+        ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+        ck_assert_int_eq(archive_write_data(a, sb.buf, sb.len), (la_ssize_t)sb.len);
+        archive_entry_free(e);
+        strbuf_release(&sb);
+        free(disk);
+    }
+    archive_write_close(a);
+    archive_write_free(a);
+}
+
+static const char *or_empty_str(const char *s)
+{
+    return s ? s : "";
+}
+
+static const struct json_value *test_named(const struct json_value *doc, const char *name)
+{
+    const struct json_value *tests = json_get(doc, "tests");
+    for (size_t i = 0; tests && i < tests->n; i++)
+        if (!strcmp(or_empty_str(json_get_string(json_at(tests, i), "name")), name))
+            return json_at(tests, i);
+    ck_abort_msg("no test named '%s'", name);
+    return NULL;
+}
+
+/* The correct solution, uploaded in a folder and a zip next to a PDF, as students do: every
+ * point under the informational policy, and what was not graded said, with why. */
+START_TEST(test_correct_solution_full_marks)
+{
+    char *log = path_join(tmp_root, "correct.log");
+    char *stage = path_join(tmp_root, "correct-upload"), *zip = path_join(stage, "code.zip");
+    ck_assert_int_eq(mkdir_p(stage, NULL), 0);
+    static const char *const files[][2] = {{"scale_cpu.c", "proj/src/scale_cpu.c"},
+                                           {"scale_gpu.cu", "proj/src/scale_gpu.cu"}};
+    zip_files(zip, files, 2);
+    char *pdf = path_join(stage, "report.pdf");
+    ck_assert_int_eq(write_file_atomic(pdf, "%PDF-1.4\n", 9, NULL), 0);
+    free(pdf);
+    new_submission(stage, NULL);
+    ck_assert_int_eq(run_autograder("run_autograder", log), 0);
+    struct json_value *doc = results_json(log);
+    /* 6 correctness points and 2 speed points (GPU): 8 in all, whatever ran. */
+    ck_assert_msg(json_get_number(doc, "score", -1) == 8, "score %g (see %s)",
+                  json_get_number(doc, "score", -1), log);
+    const char *out = json_get_string(doc, "output");
+    ck_assert_str_eq(json_get_string(doc, "output_format"), "md");
+    /* The lab's title is HTML in disguise: escaped for Gradescope's renderer. */
+    ck_assert(strstr(out, "&lt;b&gt;x&lt;/b&gt;") && !strstr(out, "<b>"));
+    const struct json_value *gpu = test_named(doc, "scale / gpu / n1000");
+    ck_assert_str_eq(json_get_string(gpu, "status"), "passed");
+    if (!gpu_here) {
+        ck_assert(json_get_number(gpu, "max_score", -1) == 0);
+        ck_assert(strstr(json_get_string(gpu, "output"), "does not count"));
+        ck_assert_msg(strstr(out, "Not graded here (") && strstr(out, "scale / gpu / n1000"), "%s",
+                      out);
+        ck_assert(strstr(out, "scaled to the assignment's 8"));
+    }
+    /* The hidden case as a count, shown after the due date; its size nowhere. */
+    const struct json_value *hidden = test_named(doc, "scale / hidden cases");
+    ck_assert_str_eq(json_get_string(hidden, "visibility"), "after_due_date");
+    char *text = xstrfmt("%s/results/results.json", ag_root);
+    struct strbuf sb = STRBUF_INIT;
+    read_file(text, &sb, NULL);
+    ck_assert_ptr_null(strstr(sb.buf, "777"));
+    ck_assert_ptr_null(strstr(sb.buf, "/ nh"));
+    strbuf_release(&sb);
+    free(text);
+    json_value_free(doc);
+    free(zip);
+    free(stage);
+    free(log);
+}
+END_TEST
+
+/* A compile error: the test says so with the compiler's own first error. */
+START_TEST(test_compile_error_shows_the_compiler)
+{
+    char *log = path_join(tmp_root, "ce.log");
+    char *stage = path_join(tmp_root, "ce-upload");
+    ck_assert_int_eq(mkdir_p(stage, NULL), 0);
+    char *c = path_join(stage, "scale_cpu.c");
+    const char *bad =
+        "#include <stdint.h>\nvoid scale_cpu(const float *x, float *out, int32_t "
+        "n)\n{\n    for (int32_t i = 0; i < n; i++)\n        out[i] = 2.0f * x[i]\n}\n";
+    ck_assert_int_eq(write_file_atomic(c, bad, strlen(bad), NULL), 0);
+    new_submission(stage, NULL);
+    ck_assert_int_eq(run_autograder("run_autograder", log), 0);
+    struct json_value *doc = results_json(log);
+    const struct json_value *t = test_named(doc, "scale / cpu / n1000");
+    ck_assert_str_eq(json_get_string(t, "status"), "failed");
+    ck_assert_msg(strstr(json_get_string(t, "output"), "error: expected"), "%s",
+                  json_get_string(t, "output"));
+    ck_assert(json_get_number(doc, "score", -1) == 0);
+    json_value_free(doc);
+    free(c);
+    free(stage);
+    free(log);
+}
+END_TEST
+
+/* A hostile upload (far too many files) costs its owner the grade, with the limit named;
+ * the autograder still answers and exits 0. */
+START_TEST(test_hostile_upload_gets_a_verdict)
+{
+    char *log = path_join(tmp_root, "hostile.log");
+    char *stage = path_join(tmp_root, "hostile-upload");
+    char *cmd = xstrfmt("mkdir -p '%s/junk' && cd '%s/junk' && i=0; while [ $i -lt 2100 ]; do "
+                        ": > f$i; i=$((i+1)); done",
+                        stage, stage);
+    sh(cmd, NULL);
+    new_submission(stage, NULL);
+    ck_assert_int_eq(run_autograder("run_autograder", log), 0);
+    struct json_value *doc = results_json(log);
+    ck_assert(json_get_number(doc, "score", -1) == 0);
+    const char *out = json_get_string(test_named(doc, "scale / cpu / n1000"), "output");
+    ck_assert_msg(strstr(out, "submission too large") && strstr(out, "2000"), "%s", out);
+    json_value_free(doc);
+    free(cmd);
+    free(stage);
+    free(log);
+}
+END_TEST
+
+/* --gpu-policy fail: without a GPU, no results at all (an autograder failure to re-run). */
+START_TEST(test_fail_policy_leaves_no_results)
+{
+    if (gpu_here) {
+        printf("skipped: this machine has a GPU: the fail policy grades normally here\n");
+        return;
+    }
+    static const char *const extra[] = {"--gpu-policy", "fail", NULL};
+    char *zip = make_zip("fail.zip", extra), *dir = path_join(tmp_root, "fail-zip");
+    char *log = path_join(tmp_root, "fail.log");
+    unzip(zip, dir);
+    char *script = path_join(dir, "run_autograder");
+    new_submission(NULL, NULL);
+    char *src = xstrfmt("%s/solution", lab_dir), *abs = path_abs(src, NULL);
+    new_submission(abs, NULL);
+    ck_assert_int_ne(run_autograder(script, log), 0);
+    char *results = xstrfmt("%s/results/results.json", ag_root);
+    ck_assert_msg(!file_exists(results), "the fail policy wrote results (see %s)", log);
+    struct strbuf sb = STRBUF_INIT;
+    read_file(log, &sb, NULL);
+    ck_assert(strstr(sb.buf, "--gpu-policy fail"));
+    strbuf_release(&sb);
+    free(results);
+    free(abs);
+    free(src);
+    free(script);
+    free(log);
+    free(dir);
+    free(zip);
+}
+END_TEST
+
+/* --gpu-policy remote: the submission goes over ssh (here a stand-in that runs the command
+ * on this machine, as the GPU machine's labgrader would) and results.json comes back. */
+START_TEST(test_remote_policy_round_trip)
+{
+    char *key = path_join(tmp_root, "key"), *hosts = path_join(tmp_root, "known_hosts");
+    ck_assert_int_eq(write_file_atomic(key, "not a key\n", 10, NULL), 0);
+    ck_assert_int_eq(write_file_atomic(hosts, "gpu.example ssh-ed25519 AAAA\n", 29, NULL), 0);
+    char *remote_dir = xstrfmt("%s/source/labgrader", ag_root);
+    const char *extra[] = {"--gpu-policy",
+                           "remote",
+                           "--remote-host",
+                           "grader@gpu.example",
+                           "--remote-dir",
+                           remote_dir,
+                           "--remote-key",
+                           key,
+                           "--known-hosts",
+                           hosts,
+                           NULL};
+    char *zip = make_zip("remote.zip", extra), *dir = path_join(tmp_root, "remote-zip");
+    unzip(zip, dir);
+    /* The stand-in runs the last argument; the GPU machine would have a GPU, so here the
+     * informational policy stands in for it. */
+    char *fake = path_join(tmp_root, "fake-ssh");
+    const char *body =
+        "#!/bin/sh\nfor last; do :; done\n"
+        "exec sh -c \"$(printf '%s' \"$last\" | sed 's/--gpu-policy fail/--gpu-policy "
+        "informational/')\"\n";
+    ck_assert_int_eq(write_file_atomic(fake, body, strlen(body), NULL), 0);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    setenv("LABGRADER_SSH", fake, 1);
+    char *src = xstrfmt("%s/solution", lab_dir), *abs = path_abs(src, NULL);
+    new_submission(abs, NULL);
+    char *script = path_join(dir, "run_autograder"), *log = path_join(tmp_root, "remote.log");
+    int rc = run_autograder(script, log);
+    unsetenv("LABGRADER_SSH");
+    ck_assert_msg(rc == 0, "run_autograder (remote) exited %d (see %s)", rc, log);
+    struct json_value *doc = results_json(log);
+    ck_assert(json_get_number(doc, "score", -1) == 8);
+    json_value_free(doc);
+    /* No answer from the machine: no results, an autograder failure to re-run. */
+    setenv("LABGRADER_SSH", "/bin/false", 1);
+    new_submission(abs, NULL);
+    ck_assert_int_ne(run_autograder(script, log), 0);
+    unsetenv("LABGRADER_SSH");
+    char *results = xstrfmt("%s/results/results.json", ag_root);
+    ck_assert(!file_exists(results));
+    free(results);
+    free(log);
+    free(script);
+    free(abs);
+    free(src);
+    free(fake);
+    free(dir);
+    free(zip);
+    free(remote_dir);
+    free(hosts);
+    free(key);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gradescope");
+    TCase *tc = tcase_create("autograder");
+    /* A generous bound on a hang, never on speed: setup.sh builds the whole grader. */
+    tcase_set_timeout(tc, 1800);
+    tcase_add_unchecked_fixture(tc, build_image, drop_image);
+    tcase_add_test(tc, test_correct_solution_full_marks);
+    tcase_add_test(tc, test_compile_error_shows_the_compiler);
+    tcase_add_test(tc, test_hostile_upload_gets_a_verdict);
+    tcase_add_test(tc, test_fail_policy_leaves_no_results);
+    tcase_add_test(tc, test_remote_policy_round_trip);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
