@@ -81,6 +81,17 @@ deps-analyze:
 # libclang (grader similarity, grader mutate) is loaded at run time (grader/analyze/tokens.c):
 # nothing of it is needed to build, and the rest of the grader runs without it.
 
+# The grader's sources include libyaml's and libarchive's headers, and calibrate OpenBLAS's:
+# on a fresh machine `make` (all) first gets the build's Debian packages as `make deps` does
+# (installed when it can, else the one apt-get command to run), rather than stopping at
+# "archive.h: No such file or directory". Checked once per build folder (the stamp), and
+# again when deps.sh changes.
+DEPS_STAMP := $(BUILD)/.deps-build
+$(DEPS_STAMP): grader/deps.sh
+	@grader/deps.sh build || { echo "make: the packages above are needed to build labgrader (make deps installs them, as root)" >&2; exit 1; }
+	@mkdir -p $(@D) && touch $@
+$(GRADER_OBJ) $(MAIN_OBJ) $(BUILD)/harness/calibrate.o: | $(DEPS_STAMP)
+
 $(BUILD)/obj/%.o: grader/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
