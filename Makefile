@@ -10,6 +10,8 @@
 #   make gradescope LAB=6  Gradescope autograder zip (ARGS="--gpu-policy remote ..."; docs/exports.md)
 #   make install         bin/labgrader, its data, and the manual page (man labgrader)
 #   make bench           grading throughput and timing-accuracy table
+#   make similarity LAB=6 SUBMISSIONS=dir   pairs of similar submissions (instructors)
+#   make mutate LAB=6    does the lab's grading catch wrong code? (mutation testing)
 #   make fuzz            libFuzzer harnesses (clang), FUZZ_SECONDS each (tests/fuzz/README.md)
 
 CC        ?= gcc
@@ -25,7 +27,7 @@ override CFLAGS += -Werror
 endif
 DEPFLAGS   = -MMD -MP
 PKGS      := yaml-0.1
-LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml) -larchive -lm
+LDLIBS    += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml) -larchive -lm -ldl
 CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
 LAB       ?= 6
 LABDIR     = labs/lab$(LAB)
@@ -33,7 +35,7 @@ SUBMISSION ?= $(if $(wildcard $(LABDIR)/solution),$(LABDIR)/solution,$(LABDIR)/s
 ARGS      ?=
 
 # One folder per pipeline stage (docs/architecture.md); the harness is built apart.
-STAGES     := base spec run grade report class cli
+STAGES     := base spec run grade report class analyze cli
 GRADER_SRC := $(filter-out grader/cli/main.c,$(foreach s,$(STAGES),$(wildcard grader/$(s)/*.c)))
 GRADER_OBJ := $(GRADER_SRC:grader/%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ   := $(BUILD)/obj/cli/main.o
@@ -63,7 +65,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test check test test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
+.PHONY: all deps deps-test deps-analyze similarity mutate check test test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
         fuzz fuzz-build deps-fuzz
 
@@ -75,17 +77,24 @@ deps-test:
 deps:
 	@grader/deps.sh build
 
-# Whatever builds anything first makes sure the Debian packages are there (installing them
-# when it can, else printing the one command to run), as `make check` does: a bare `make` on
-# a fresh machine says what is missing instead of failing on a missing header. Once per build
-# folder, and again when deps.sh changes.
-DEPS_STAMP := $(BUILD)/.deps-ok
-$(DEPS_STAMP): grader/deps.sh
-	@mkdir -p $(@D)
-	@grader/deps.sh build
-	@touch $@
+deps-analyze:
+	@grader/deps.sh analyze
 
-$(BUILD)/obj/%.o: grader/%.c | $(DEPS_STAMP)
+# libclang (grader similarity, grader mutate) is loaded at run time (grader/analyze/tokens.c):
+# nothing of it is needed to build, and the rest of the grader runs without it.
+
+# The grader's sources include libyaml's and libarchive's headers, and calibrate OpenBLAS's:
+# on a fresh machine `make` (all) first gets the build's Debian packages as `make deps` does
+# (installed when it can, else the one apt-get command to run), rather than stopping at
+# "archive.h: No such file or directory". Checked once per build folder (the stamp), and
+# again when deps.sh changes.
+DEPS_STAMP := $(BUILD)/.deps-build
+$(DEPS_STAMP): grader/deps.sh
+	@grader/deps.sh build || { echo "make: the packages above are needed to build labgrader (make deps installs them, as root)" >&2; exit 1; }
+	@mkdir -p $(@D) && touch $@
+$(GRADER_OBJ) $(MAIN_OBJ) $(BUILD)/harness/calibrate.o: | $(DEPS_STAMP)
+
+$(BUILD)/obj/%.o: grader/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
 
@@ -164,6 +173,15 @@ kit: all
 
 gradescope: all
 	$(BIN) gradescope $(LABDIR) $(ARGS)
+
+# Instructors only. deps-analyze may install libclang-dev, so the build runs afterwards.
+similarity: deps deps-analyze
+	@$(MAKE) --no-print-directory all
+	$(BIN) similarity $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
+
+mutate: deps deps-analyze
+	@$(MAKE) --no-print-directory all
+	$(BIN) mutate $(LABDIR) $(ARGS)
 
 bench: deps all
 	tests/bench/run.sh

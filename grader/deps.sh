@@ -2,7 +2,8 @@
 # Make sure the Debian packages labgrader needs are present.
 #   grader/deps.sh build    what building and grading need (missing: install, or fail)
 #   grader/deps.sh test     the above plus what the test suite needs
-#   grader/deps.sh fuzz     the above plus clang and libFuzzer (make fuzz)
+#   grader/deps.sh analyze  build's, plus libclang for `grader similarity` and `grader mutate`
+#   grader/deps.sh fuzz     build's, plus clang and libFuzzer (make fuzz)
 # Checks what the compiler and PATH can actually see (so a machine that has the
 # libraries without dpkg knowing, e.g. unpacked elsewhere, passes), installs the
 # missing packages with apt-get when it can (root, or sudo without a password), and
@@ -46,6 +47,16 @@ has_libfuzzer() {
 if [ "$mode" = fuzz ]; then
     has_cmd clang || missing+=(clang)
     has_libfuzzer || missing+=(libclang-rt-dev)
+fi
+# libclang: clang's own C/C++/CUDA lexer for the similarity check and mutation testing
+# (docs/similarity.md says why). Loaded at run time: the library itself is what counts
+# (libclang1-N, which libclang-dev pulls in).
+has_libclang() {
+    compgen -G '/usr/lib/*/libclang-*.so.1' >/dev/null || compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null ||
+        { has_cmd ldconfig && ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so'; }
+}
+if [ "$mode" = analyze ] || [ "$mode" = test ]; then
+    has_libclang || missing+=(libclang-dev)
 fi
 if [ "$mode" = test ]; then
     has_header check.h || missing+=(check)

@@ -51,14 +51,14 @@ void ref_bf16_to_f32_cpu(const uint16_t *x, float *y, int32_t n)
 }
 
 /*
- * The oracle of f16_roundtrip returns x unchanged on purpose: the exercise compares a round
- * trip through FP16 with the original values, and its tolerance (2^-11 relative, 2^-25
- * absolute) is exactly what one correctly rounded FP16 conversion may lose. See lab.yaml.
+ * The round trip through FP16, rounded to nearest even both ways (the second way is exact).
+ * It was once x itself, compared with a tolerance of half an FP16 ulp; mutation testing
+ * (grader mutate) showed that a function returning x unchanged then passed. See lab.yaml.
  */
 void ref_f16_roundtrip_cpu(const float *x, float *y, int32_t n)
 {
-    if (n > 0)
-        memcpy(y, x, (size_t)n * sizeof(float));
+    for (int32_t i = 0; i < n; i++)
+        y[i] = (float)(_Float16)x[i];
 }
 
 /*

@@ -35,21 +35,10 @@ run_one() {
     echo "$rc $((SECONDS - t0))" > "$tmp/$i.rc"
 }
 
-i=0
-for bin in "$@"; do
-    i=$((i + 1))
-    if [ ! -x "$bin" ]; then
-        echo "$label: missing $bin" > "$tmp/$i.out"; echo "127 0" > "$tmp/$i.rc"; continue
-    fi
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    run_one "$i" "$bin" &
-done
-wait
-
 passed=0; failed=0; skips=0; bad=()
-i=0
-for bin in "$@"; do
-    i=$((i + 1))
+# A finished suite's summary (and its failures' output).
+report() {
+    local i=$1 bin=$2 out rc took line n checks f e
     out=$(cat "$tmp/$i.out"); read -r rc took < "$tmp/$i.rc"
     line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n1)
     n=$(printf '%s' "$line" | sed -nE 's/.*Checks: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2 \3/p')
@@ -67,7 +56,33 @@ for bin in "$@"; do
     # A check that could not run here passes, so say why, rather than let it look like a run.
     printf '%s\n' "$out" | grep -iE '(^|[: ])skipped: ' | sort -u | sed 's/^/           /'
     skips=$((skips + $(printf '%s\n' "$out" | grep -ciE '(^|[: ])skipped: ')))
+}
+
+i=0
+for bin in "$@"; do
+    i=$((i + 1))
+    if [ ! -x "$bin" ]; then
+        echo "$label: missing $bin" > "$tmp/$i.out"; echo "127 0" > "$tmp/$i.rc"
+        [ "$jobs" -eq 1 ] && report "$i" "$bin"
+        continue
+    fi
+    if [ "$jobs" -eq 1 ]; then
+        # One at a time: each summary as soon as its suite ends (a run cut short keeps them).
+        run_one "$i" "$bin"
+        report "$i" "$bin"
+        continue
+    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    run_one "$i" "$bin" &
 done
+wait
+if [ "$jobs" -ne 1 ]; then
+    i=0
+    for bin in "$@"; do
+        i=$((i + 1))
+        report "$i" "$bin"
+    done
+fi
 note=""
 [ "$skips" -gt 0 ] && note=" ($skips of the passes only skipped, reasons above)"
 echo "$label: $passed passed, $failed failed$note, in $SECONDS s"

@@ -1,6 +1,7 @@
 #include "base/sha256.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +61,20 @@ static void sha256_block_portable(uint32_t *hs, const unsigned char *p)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHA_NI 1
+
+/* CPUID itself rather than __builtin_cpu_supports("sha"), which clang before 16 refuses (the
+ * grader's library is built with clang for make fuzz): SHA is leaf 7's EBX bit 29, SSE4.1
+ * leaf 1's ECX bit 19. */
+static bool cpu_has_sha_ni(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 19)))
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+}
 
 /* The SHA extensions (Intel since Ice Lake and Goldmont, AMD since Zen): about ten times the
  * portable code, which matters for the tens of MB of expected outputs a check verifies. The
@@ -109,8 +122,7 @@ static void sha256_blocks(uint32_t *hs, const unsigned char *p, size_t n)
     if (ni < 0) {
         /* LABGRADER_SHA256_PORTABLE=1: the portable code everywhere (its tests use it). */
         const char *off = getenv("LABGRADER_SHA256_PORTABLE");
-        ni = !(off && *off == '1') && __builtin_cpu_supports("sha") &&
-             __builtin_cpu_supports("sse4.1");
+        ni = !(off && *off == '1') && cpu_has_sha_ni();
     }
     if (ni) {
         sha256_blocks_ni(hs, p, n);

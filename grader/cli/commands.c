@@ -6,6 +6,8 @@
 #include "cli/cli.h"
 
 #include "cli/options.h"
+#include "analyze/cli.h"
+#include "base/error.h"
 
 #include <string.h>
 
@@ -92,6 +94,7 @@ static int top_level(int argc, char **argv)
         cli_print_overview(&c, stderr);
     } else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         cli_print_overview(&c, stdout);
+        analyze_usage(stdout);
         status = EXIT_PASS;
     } else if (!strcmp(argv[1], "--version")) {
         status = cmd_version(&c);
@@ -102,12 +105,25 @@ static int top_level(int argc, char **argv)
     return status;
 }
 
-int cli_main(int argc, char **argv)
+/* grader similarity, grader mutate, and grade's --similarity step: the analyze stage parses
+ * its own options (grader/analyze/cli.h). grade_status: grade's, for the last. */
+static int run_analyze(const char *name, int argc, char **argv, int grade_status)
 {
-    const struct cli_command *cmd = argc >= 2 ? cli_command_find(argv[1]) : NULL;
+    struct home home;
+    struct error err;
+    error_init(&err);
+    if (home_find(&home, &err) != 0) {
+        error_print(&err, stderr);
+        return EXIT_GRADER;
+    }
+    int status = analyze_main(name, argc, argv, home.templates_dir, grade_status);
+    home_release(&home);
+    return status;
+}
+
+static int run_command(const struct cli_command *cmd, int argc, char **argv)
+{
     struct cli c;
-    if (!cmd)
-        return top_level(argc, argv);
     cli_init(&c, cmd);
     /* Before parsing: the parser's own complaints follow --lang too. */
     if (cli_takes_option(cmd->id, "--lang"))
@@ -120,4 +136,16 @@ int cli_main(int argc, char **argv)
     }
     cli_release(&c);
     return status;
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "similarity") || !strcmp(argv[1], "mutate")))
+        return run_analyze(argv[1], argc - 1, argv + 1, EXIT_PASS);
+    const struct cli_command *cmd = argc >= 2 ? cli_command_find(argv[1]) : NULL;
+    if (cmd && cmd->id == CMD_GRADE && analyze_take_flag(&argc, argv, "--similarity"))
+        return run_analyze("grade", argc - 1, argv + 1, run_command(cmd, argc, argv));
+    if (!cmd)
+        return top_level(argc, argv);
+    return run_command(cmd, argc, argv);
 }

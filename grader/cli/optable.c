@@ -191,7 +191,8 @@ const struct cli_option cli_option_table[] = {
      .offset = AT(gpus),
      .value = 1,
      .max = 1024,
-     .help = "GPU workers (default: every visible GPU)"},
+     .help = "GPU workers (default: one per visible GPU; more than the GPUs share them, taking "
+             "turns to time)"},
     {.name = "--shard",
      .kind = OPT_SHARD,
      .metavar = "K/N",

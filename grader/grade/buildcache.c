@@ -101,6 +101,31 @@ int student_build(struct grading *g, const struct exercise_spec *ex, const struc
     return rc;
 }
 
+/*
+ * Wait until one of the n build children in pids[] has ended and take it out. The grader is a
+ * child subreaper (run/sweep.c): processes that a build child's compilers left behind are
+ * re-parented to it, so wait() may return one of those. Counting such a stranger as a build
+ * child let grading start while a child was still linking into the same folder (its runner
+ * half written: exec refused). Strangers that ended are reaped here and not counted.
+ */
+static void reap_build_child(pid_t *pids, long *n)
+{
+    for (;;) {
+        pid_t got = waitpid(-1, NULL, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            *n = 0; /* no child left at all */
+            return;
+        }
+        for (long i = 0; i < *n; i++)
+            if (pids[i] == got) {
+                pids[i] = pids[--*n];
+                return;
+            }
+    }
+}
+
 /* One child process per variant not in the cache yet, as many at a time as there are cores:
  * each builds into its own folder and stores its build in the cache, where grading then finds
  * it. A child that fails leaves nothing: its variant is built again, in order, by the caller. */
@@ -109,6 +134,7 @@ void student_build_all(struct grading *g, const bool *exercise_selected)
     long jobs = sysconf(_SC_NPROCESSORS_ONLN), running = 0;
     if (jobs < 1)
         jobs = 1;
+    pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
     fflush(NULL);
     for (size_t e = 0; e < g->lab->n_exercises; e++) {
         const struct exercise_spec *ex = &g->lab->exercises[e];
@@ -123,24 +149,19 @@ void student_build_all(struct grading *g, const bool *exercise_selected)
             free(dir);
             if (cached)
                 continue;
-            if (running >= jobs) {
-                while (wait(NULL) < 0 && errno == EINTR)
-                    ;
-                running--;
-            }
+            if (running >= jobs)
+                reap_build_child(pids, &running);
             pid_t pid = fork();
             if (pid == 0) {
                 build_result_init(&r);
                 int rc = student_build(g, ex, &ex->variants[vi], &r, &err);
                 _exit(rc == 0 ? 0 : 1);
             }
-            running += pid > 0;
+            if (pid > 0)
+                pids[running++] = pid;
         }
     }
-    while (running > 0) {
-        if (wait(NULL) > 0)
-            running--;
-        else if (errno != EINTR)
-            break;
-    }
+    while (running > 0)
+        reap_build_child(pids, &running);
+    free(pids);
 }

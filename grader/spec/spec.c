@@ -21,29 +21,34 @@ bool sanitizer_tool_known(const char *name)
     return false;
 }
 
-static const char *enum_name(const char *const *names, size_t n, int v)
+/* The lists are NULL-terminated and counted here, so that a name added to one (as "integers"
+ * was to spec_dist_names) cannot be left out of its lookup by a stale count. */
+static const char *enum_name(const char *const *names, int v)
 {
-    return v >= 0 && (size_t)v < n ? names[v] : "invalid";
+    for (int i = 0; v >= 0 && names[i]; i++)
+        if (i == v)
+            return names[i];
+    return "invalid";
 }
 
 const char *arg_kind_name(enum arg_kind k)
 {
-    return enum_name(spec_kind_names, 4, (int)k);
+    return enum_name(spec_kind_names, (int)k);
 }
 
 const char *mem_space_name(enum mem_space m)
 {
-    return enum_name(spec_mem_names, 3, (int)m);
+    return enum_name(spec_mem_names, (int)m);
 }
 
 const char *target_name(enum target t)
 {
-    return enum_name(spec_target_names, 2, (int)t);
+    return enum_name(spec_target_names, (int)t);
 }
 
 const char *dist_name(enum dist d)
 {
-    return enum_name(spec_dist_names, 4, (int)d);
+    return enum_name(spec_dist_names, (int)d);
 }
 
 /* ---- lifetime ---- */

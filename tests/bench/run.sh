@@ -10,6 +10,8 @@
 #                  checks cost
 #   accuracy       (GPU) the grader's reference times vs a plain CUDA-event loop (eventloop.cu)
 #   limits         calibrated machine limits
+#   similarity     `grader similarity` over BENCH_SIM (500) generated lab 6 submissions on one
+#                  core (tests/bench/similarity_class.py; 0 skips it), and the planted copies found
 # BENCH_REGRADES (5), BENCH_CLASS (7, 0 skips the class), BENCH_SPEED=0 skips the speed rows;
 # BENCH_ACCURACY (both): plain, blocking, both or none.
 set -euo pipefail
@@ -50,6 +52,32 @@ lab6_copy() {
 if [ "${BENCH_SPEED:-1}" != 0 ]; then
     while IFS='|' read -r m v t r; do row "$m" "$v" "$t" "$r"; done \
         < <(tests/bench/speed.sh "$BIN" "$work")
+fi
+
+# --- similarity ---------------------------------------------------------------------------
+SIM=${BENCH_SIM:-500}
+if [ "$SIM" -gt 0 ]; then
+    note "similarity: $SIM generated submissions of lab 6"
+    python3 tests/bench/similarity_class.py "$work/sim" "$SIM"
+    one_core=""
+    command -v taskset >/dev/null && one_core="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')"
+    t0=$(date +%s.%N)
+    if $one_core "$BIN" similarity labs/lab6 --submissions "$work/sim/class" --out "$work/sim/out" \
+        --quiet > "$work/sim.log" 2>&1; then
+        t1=$(date +%s.%N)
+        found=0; planted=0
+        while read -r a b; do
+            planted=$((planted + 1))
+            awk -F, -v a="$a" -v b="$b" '(($1 == a && $2 == b) || ($1 == b && $2 == a)) && $3 >= 0.5 \
+                { f = 1 } END { exit !f }' "$work/sim/out/lab6/similarity.csv" && found=$((found + 1))
+        done < "$work/sim/planted.txt"
+        row "similarity ($SIM submissions, one core, s)" "$(calc "$t1 - $t0")" "limit: 60" \
+            "$(calc "($t1 - $t0) / 60")"
+        row "  planted copies found" "$found of $planted" \
+            "$(grep -oE '[0-9]+ pairs at or above' "$work/sim.log")" ""
+    else
+        row "similarity" "skipped" "$(tail -n 1 "$work/sim.log" | cut -c1-60)" ""
+    fi
 fi
 
 note "accuracy and limits"

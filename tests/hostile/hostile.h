@@ -425,7 +425,8 @@ static inline void hostile_grade_start(const struct hostile_suite *s, const char
                             "--submission",
                             submission,
                             "--case",
-                            "n256,n1000",
+                            /* A case of each exercise graded (--case names only existing ones). */
+                            only && !strcmp(only, "grade2") ? "n1000" : "n256,n1000",
                             "--timeout",
                             timeout,
                             "--no-pdf",

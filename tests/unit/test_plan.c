@@ -95,6 +95,12 @@ START_TEST(test_per_case_inputs_scalars_and_returns)
     /* Case "exact" draws whole numbers in [-8, 8]; the others the argument's uniform [0, 1). */
     ck_assert_int_eq(ex->cases[2].args[x].init.dist, DIST_INTEGERS);
     ck_assert(ex->cases[2].args[x].init.low == -8 && ex->cases[2].args[x].init.high == 8);
+    /* ...and says so to the harness: job.txt and the cache key name the distribution. */
+    ck_assert_str_eq(dist_name(DIST_INTEGERS), "integers");
+    struct strbuf key = STRBUF_INIT;
+    plan_key_text(ex, &ex->variants[0], &ex->cases[2], "ref_sum_cpu", 2, &key);
+    ck_assert_msg(strstr(key.buf, "arg x in f32 4096 host integers -8 8\n") != NULL, "%s", key.buf);
+    strbuf_release(&key);
     ck_assert_int_eq(ex->cases[0].args[x].init.dist, DIST_UNIFORM);
     /* shape []: one element, no dimension. */
     ck_assert_int_eq(ex->cases[1].args[s].count, 1);

@@ -52,8 +52,8 @@ void bf16_to_f32_cpu(const bf16_t *x, float *y, int32_t n)
 
 void f16_roundtrip_cpu(const float *x, float *y, int32_t n)
 {
-    // TODO: ida y vuelta, y[i] = (float)(f16_t)x[i]. Se compara con x[i]: la diferencia es lo
-    //       que se pierde al guardar en FP16 (como mucho medio ulp: 2^-11 relativo).
+    // TODO: ida y vuelta, y[i] = (float)(f16_t)x[i]. Se compara exactamente con la ida y vuelta
+    //       bien redondeada; lo que se pierde frente a x[i] es como mucho medio ulp (2^-11).
     (void)x;
     (void)y;
     (void)n;
