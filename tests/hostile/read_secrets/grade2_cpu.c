@@ -4,7 +4,11 @@
  * reports under the grader's output folder, the expected-output cache, the test's canary,
  * /etc/shadow and /etc/passwd. If ANY of them can be opened, it computes
  * deliberately wrong values, so a leak shows as WA. (Folders on the way to the working
- * directory exist, empty, in the sandbox: only folders off that path are tried.)
+ * directory exist, empty, in the sandbox: only folders off that path are tried. So do the
+ * folders on the way to what the run is given read-only: its runner, which an unchanged
+ * submission runs from the build cache (.cache/builds/...), and the reference's shared
+ * object for the timed pairs (.cache/build/<digest>/...). Those folders list only that path;
+ * the expected outputs beside them are tried.)
  * Expected under bubblewrap: grade2/cpu OK. (The supervisor alone hides nothing: the test
  * skips there.)
  */
@@ -63,7 +67,6 @@ static int leaked(void)
     };
     static const char *const dirs[] = {
         LG_HOSTILE_OUT "/.cache/expected",
-        LG_HOSTILE_OUT "/.cache",
         LG_HOSTILE_OUT "/lab6",
         LG_HOSTILE_REPO "/labs",
         LG_HOSTILE_REPO "/tests/fixtures/lab6",
