@@ -159,8 +159,11 @@ void match_pair(const struct norm_stream *a, const struct fp_set *fa, const stru
     match_result_release(out);
     find_seeds(fa, fb, p, &s);
     grow(a, b, &s);
-    qsort(s.v, s.n, sizeof(*s.v), by_length);
+    /* qsort must not be given NULL, even for no elements (C11 7.22.5). */
+    if (s.n)
+        qsort(s.v, s.n, sizeof(*s.v), by_length);
     tile(&s, a->n, b->n, p->min_match, out);
-    qsort(out->frags, out->n, sizeof(*out->frags), by_length);
+    if (out->n)
+        qsort(out->frags, out->n, sizeof(*out->frags), by_length);
     free(s.v);
 }
