@@ -30,8 +30,17 @@
 /* Below this the arithmetic of a case is too short to say anything about the machine. */
 #define MEANINGFUL_S 50e-6
 
+/* A time no faster than the reference's own, paired call by call in the same process, is
+ * possible by definition: the reference reached that rate here, so the calibration (measured
+ * on a busier moment of the machine) is what is low. Then the limit is a finding, not CH. */
+#define SLACK_REFERENCE 1.25
+
 static void impossible(struct case_result *cr, char *message)
 {
+    if (cr->speedup_ref > 0 && cr->speedup_ref <= SLACK_REFERENCE) {
+        judge_add_finding(cr, message);
+        return;
+    }
     cr->verdict = V_CHEAT;
     free(cr->message);
     cr->message = message;
