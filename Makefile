@@ -44,7 +44,7 @@ BIN        := $(BUILD)/grader
 MAN        := $(BUILD)/grader.1
 
 # The harness is the trusted half of every student and reference process.
-HARNESS_PARTS := harness job case timing buffers fill clock result dtype
+HARNESS_PARTS := harness job case timing buffers fill clock result dtype seal
 HARNESS_OBJ := $(BUILD)/harness/libharness.a
 HARNESS_CPU := $(BUILD)/harness/harness_nogpu.o
 HARNESS_GPU := $(if $(NVCC),$(BUILD)/harness/harness_gpu.o $(BUILD)/harness/gpuprobe)
@@ -116,7 +116,8 @@ HARNESS_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -fPIC -Igrader -Ig
 $(BUILD)/harness/%.o: grader/harness/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(BUILD)/harness/dtype.o: grader/base/dtype.c | $(DEPS_STAMP)
+# The two base modules both sides must compute alike: element types, and the seals.
+$(BUILD)/harness/dtype.o $(BUILD)/harness/seal.o: $(BUILD)/harness/%.o: grader/base/%.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(HARNESS_CFLAGS) $(DEPFLAGS) -c $< -o $@
 # One archive: a runner links it with the student's objects and its GPU (or no-GPU) part.

@@ -62,7 +62,8 @@ static int cmp_kgram(const void *a, const void *b)
 static size_t sort_unique(uint64_t *v, size_t n)
 {
     size_t m = 0;
-    qsort(v, n, sizeof(*v), cmp_u64);
+    if (n > 1) /* qsort is never given NULL, even for no elements (C11 7.22.5) */
+        qsort(v, n, sizeof(*v), cmp_u64);
     for (size_t i = 0; i < n; i++)
         if (m == 0 || v[m - 1] != v[i])
             v[m++] = v[i];
@@ -131,7 +132,8 @@ void fp_build(struct fp_set *f, const struct norm_stream *s, int k, int w)
     for (size_t i = 0; i < n; i++)
         if (h[i])
             f->all[f->n_all++] = (struct kgram){h[i], (uint32_t)i};
-    qsort(f->all, f->n_all, sizeof(*f->all), cmp_kgram);
+    if (f->n_all > 1)
+        qsort(f->all, f->n_all, sizeof(*f->all), cmp_kgram);
     winnow(f, h, n, w);
     free(h);
 }

@@ -99,7 +99,8 @@ static int by_length(const void *x, const void *y)
 static void grow(const struct norm_stream *a, const struct norm_stream *b, struct seeds *s)
 {
     size_t m = 0;
-    qsort(s->v, s->n, sizeof(*s->v), by_diagonal);
+    if (s->n > 1) /* qsort is never given NULL, even for no elements (C11 7.22.5) */
+        qsort(s->v, s->n, sizeof(*s->v), by_diagonal);
     for (size_t i = 0; i < s->n; i++) {
         struct match_frag f = s->v[i];
         if (m > 0) {

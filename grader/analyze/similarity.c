@@ -174,7 +174,8 @@ static uint64_t *common_hashes(const struct sim_result *r, size_t *n)
             if (j == 0 || f->all[j].hash != f->all[j - 1].hash)
                 all[m++] = f->all[j].hash;
     }
-    qsort(all, m, sizeof(*all), cmp_u64);
+    if (m > 1) /* qsort is never given NULL, even for no elements (C11 7.22.5) */
+        qsort(all, m, sizeof(*all), cmp_u64);
     *n = 0;
     for (size_t i = 0; i < m;) {
         size_t j = i;
@@ -222,7 +223,8 @@ static unsigned char *candidate_pairs(const struct sim_result *r, const uint64_t
         for (size_t j = 0; j < r->subs[i].fp.n_win; j++)
             if (!fp_contains(common, n_common, r->subs[i].fp.win[j]))
                 p[m++] = (struct posting){r->subs[i].fp.win[j], (uint32_t)i};
-    qsort(p, m, sizeof(*p), cmp_posting);
+    if (m > 1)
+        qsort(p, m, sizeof(*p), cmp_posting);
     for (size_t i = 0; i < m;) {
         size_t j = i;
         while (j < m && p[j].hash == p[i].hash)
@@ -295,7 +297,8 @@ static void compare_all(struct sim_result *r, const uint64_t *common, size_t n_c
                 r->n_pairs++;
         }
     free(cand);
-    qsort(r->pairs, r->n_pairs, sizeof(*r->pairs), by_similarity);
+    if (r->n_pairs > 1)
+        qsort(r->pairs, r->n_pairs, sizeof(*r->pairs), by_similarity);
     while (r->n_reported < r->n_pairs &&
            r->pairs[r->n_reported].similarity >= r->opts.threshold - 1e-12)
         r->n_reported++;

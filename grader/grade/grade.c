@@ -12,9 +12,13 @@
 #include "base/util.h"
 #include "spec/plan.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #ifndef LG_VERSION
 #define LG_VERSION "0.0.0"
@@ -378,6 +382,25 @@ static void results_head(const struct grading *g, const char *digest)
         r->machine.blas_core = xstrdup(g->env->blas_chosen);
 }
 
+/* Wait for any other grading of the same work folder to finish with it. */
+static int lock_work(struct grading *g, struct error *err)
+{
+    char *path = xstrfmt("%s.lock", g->work);
+    int rc = 0;
+    g->work_lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (g->work_lock < 0) {
+        rc = error_set(err, "cannot open %s: %s (is the work folder writable?)", path,
+                       strerror(errno));
+    } else if (flock(g->work_lock, LOCK_EX | LOCK_NB) != 0) {
+        trace_point("grade: %s is held by another grading; waiting", path);
+        while (flock(g->work_lock, LOCK_EX) != 0 && rc == 0)
+            if (errno != EINTR)
+                rc = error_set(err, "cannot lock %s: %s", path, strerror(errno));
+    }
+    free(path);
+    return rc;
+}
+
 /* The work folder, the references' and the submission's build folders. */
 static int grading_setup(struct grading *g, const char *abs, struct error *err)
 {
@@ -388,6 +411,8 @@ static int grading_setup(struct grading *g, const char *abs, struct error *err)
         return -1;
     g->work = xstrfmt("%s/%s", work_abs, g->r ? g->r->student_id : ".prepare");
     free(work_abs);
+    if (lock_work(g, err) != 0)
+        return -1;
     if (!g->o->reuse_build)
         remove_tree(g->work, NULL);
     if (mkdir_p(g->work, err) != 0 ||
@@ -412,6 +437,9 @@ static void grading_release(struct grading *g)
     build_ctx_release(&g->student_build);
     if (g->work && !g->o->keep_work && !g->o->build_only)
         remove_tree(g->work, NULL);
+    if (g->work_lock >= 0)
+        close(g->work_lock);
+    g->work_lock = -1;
     free(g->work);
     free(g->ref_dir);
 }
@@ -432,7 +460,7 @@ static int check_selection(const struct lab *lab, const struct grade_opts *o, si
 int grade_submission(struct grade_env *env, const struct lab *lab, const struct grade_opts *o,
                      struct results *r, struct error *err)
 {
-    struct grading g = {.env = env, .lab = lab, .o = o, .r = r};
+    struct grading g = {.env = env, .lab = lab, .o = o, .r = r, .work_lock = -1};
     char digest[65];
     size_t n;
     int rc = -1;
@@ -477,7 +505,7 @@ out:
 int grade_prepare(struct grade_env *env, const struct lab *lab, const struct grade_opts *o,
                   struct error *err)
 {
-    struct grading g = {.env = env, .lab = lab, .o = o};
+    struct grading g = {.env = env, .lab = lab, .o = o, .work_lock = -1};
     size_t n;
     int rc = check_selection(lab, o, &n, err) == 0 && grading_setup(&g, NULL, err) == 0 ? 0 : -1;
     for (size_t e = 0; e < lab->n_exercises && rc == 0; e++) {

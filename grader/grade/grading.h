@@ -45,6 +45,10 @@ struct grading {
     char ref_digest[65];
     char *ref_dir;
     char *work;
+    /* An flock on "<work>.lock", held while the grading uses work: two gradings of one
+     * student into one work folder (two checks into one --out) take turns rather than remove
+     * each other's builds. -1 when not held. */
+    int work_lock;
     /* Where the time went (results.json "phases"). */
     double phase_build_s, phase_references_s, phase_runs_s;
 };

@@ -1,5 +1,6 @@
 #include "timing.h"
 
+#include "base/seal.h"
 #include "clock.h"
 #include "draw.h"
 #include "result.h"
@@ -340,7 +341,7 @@ static void emit_samples(const struct series *ser, const char *which, const doub
             lg_result("%s \\", buf); /* continued on the next line */
             len = (size_t)snprintf(buf, sizeof(buf), "samples %s %s", ser->name, which);
         }
-        len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %.6f", x[i]);
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len, " " LG_SEAL_SAMPLE_FORMAT, x[i]);
     }
     lg_result("%s", buf);
 }
@@ -381,6 +382,22 @@ static bool enough(const struct lg_case_state *s, const struct series *ser, doub
     return (elapsed_s > t->budget_s && ser->n >= floor_n) || elapsed_s > 4 * t->budget_s;
 }
 
+/* The samples emit_series writes, sealed in the same order (base/seal.h). */
+static uint64_t series_seal(const struct lg_case_state *s, const struct series *ser)
+{
+    bool paired = s->ref != NULL, gpu = s->job->gpu;
+    size_t n = (size_t)ser->n;
+    uint64_t h = LG_SEAL_START;
+    if (gpu)
+        h = lg_seal_samples(h, ser->stu_ev, n);
+    h = lg_seal_samples(h, ser->stu_host, n);
+    if (paired && gpu)
+        h = lg_seal_samples(h, ser->ref_ev, n);
+    if (paired)
+        h = lg_seal_samples(h, ser->ref_host, n);
+    return h;
+}
+
 static void run_series(struct lg_case_state *s, struct series *ser, uint64_t seed)
 {
     const struct lg_timing *t = &s->job->timing;
@@ -398,7 +415,9 @@ static void run_series(struct lg_case_state *s, struct series *ser, uint64_t see
         if (ser->n > 0 && enough(s, ser, (lg_now_ms() - start) / 1e3))
             break;
     }
-    lg_control("E %d %s %.3f", s->index, ser->name, lg_now_ms() - start);
+    double span = lg_now_ms() - start;
+    lg_control("E %d %s %.3f %d %016llx %016llx", s->index, ser->name, span, ser->n,
+               (unsigned long long)series_seal(s, ser), (unsigned long long)lg_seal_vdso());
     emit_series(s, ser);
 }
 

@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/seal.h"
 #include "base/trace.h"
 #include "spec/plan.h"
 
@@ -238,6 +239,8 @@ static void apply_events(const struct run_spec *s, struct run_outcome *o)
         const struct sandbox_event *ev = &o->sb.events[e];
         int i;
         double span;
+        int n_pairs = -1;
+        unsigned long long seal = 0, vdso = 0;
         if (sscanf(ev->line, "B %d", &i) == 1 && i == in_case + 1 && (size_t)i < s->n_cases) {
             if (in_case >= 0)
                 o->cases[in_case].wall_s = ev->t_s - case_start;
@@ -245,13 +248,18 @@ static void apply_events(const struct run_spec *s, struct run_outcome *o)
             case_start = ev->t_s;
         } else if (sscanf(ev->line, "S %d %15s", &i, name) == 2 && i == in_case) {
             series_start = ev->t_s;
-        } else if (sscanf(ev->line, "E %d %15s %lf", &i, name, &span) == 3 && i == in_case &&
-                   series_start >= 0) {
+        } else if (sscanf(ev->line, "E %d %15s %lf %d %llx %llx", &i, name, &span, &n_pairs, &seal,
+                          &vdso) == 6 &&
+                   i == in_case && series_start >= 0 && n_pairs >= 0) {
             for (int k = 0; k < RUN_SERIES_COUNT; k++)
                 if (!strcmp(series_names[k], name)) {
-                    o->cases[i].series[k].supervised = true;
-                    o->cases[i].series[k].supervisor_span_ms = (ev->t_s - series_start) * 1e3;
-                    o->cases[i].series[k].harness_span_ms = span;
+                    struct run_series *x = &o->cases[i].series[k];
+                    x->supervised = true;
+                    x->supervisor_span_ms = (ev->t_s - series_start) * 1e3;
+                    x->harness_span_ms = span;
+                    x->sealed_n = (size_t)n_pairs;
+                    x->seal = seal;
+                    x->vdso = vdso;
                 }
             series_start = -1;
         } else {
@@ -264,29 +272,54 @@ static void apply_events(const struct run_spec *s, struct run_outcome *o)
         o->cases[in_case].wall_s = o->sb.wall_s - case_start;
 }
 
-/* Samples are taken inside the process: a case's cannot add up to more than it ran, and a
- * series whose result has no span from the supervisor was not timed by the harness. */
+/* The samples as result.txt gave them, sealed as the harness sealed them when it sent the
+ * series' end (the arrays present are the lines it wrote, in its order). */
+static uint64_t read_seal(const struct run_series *x)
+{
+    uint64_t h = LG_SEAL_START;
+    const double *arrays[4] = {x->stu_event, x->stu_host, x->ref_event, x->ref_host};
+    for (int a = 0; a < 4; a++)
+        if (arrays[a])
+            h = lg_seal_samples(h, arrays[a], x->n);
+    return h;
+}
+
+/* Why a series cannot be believed, or NULL. */
+static char *series_forged(const struct run_series *x, size_t i, const char *name,
+                           uint64_t own_vdso)
+{
+    double sum = 0;
+    for (size_t j = 0; j < x->n; j++)
+        sum += x->stu_host[j] + (x->paired ? x->ref_host[j] : 0);
+    if (!x->supervised)
+        return xstrfmt("case %zu reports a %s series the supervisor never saw begin and end", i + 1,
+                       name);
+    if (x->sealed_n != x->n || x->seal != read_seal(x))
+        return xstrfmt("the %s samples of case %zu in result.txt are not the ones the harness "
+                       "measured: they were rewritten after the series ended",
+                       name, i + 1);
+    if (own_vdso && x->vdso != own_vdso)
+        return xstrfmt("the kernel's clock code (the vDSO) in the program was changed before "
+                       "its %s series of case %zu ended: its times were read through a "
+                       "patched clock",
+                       name, i + 1);
+    if (sum > x->supervisor_span_ms * 1.05 + 5)
+        return xstrfmt("reported times add up to %.1f ms but the series ran %.1f ms by the "
+                       "supervisor's clock",
+                       sum, x->supervisor_span_ms);
+    return NULL;
+}
+
+/* Samples are taken inside the process, where student code runs: each series must match what
+ * the harness sealed on the control pipe, be read through the kernel's own clock, and fit in
+ * the time the supervisor saw it run. */
 static void cross_check(struct run_outcome *o)
 {
-    for (size_t i = 0; i < o->n_cases && !o->tampered; i++) {
-        struct run_case_outcome *c = &o->cases[i];
-        for (int k = 0; k < RUN_SERIES_COUNT && !o->tampered; k++) {
-            const struct run_series *x = &c->series[k];
-            double sum = 0;
-            if (!x->present)
-                continue;
-            for (size_t j = 0; j < x->n; j++)
-                sum += x->stu_host[j] + (x->paired ? x->ref_host[j] : 0);
-            if (!x->supervised)
-                o->tampered = xstrfmt("case %zu reports a %s series the supervisor never saw "
-                                      "begin and end",
-                                      i + 1, series_names[k]);
-            else if (sum > x->supervisor_span_ms * 1.05 + 5)
-                o->tampered = xstrfmt("reported times add up to %.1f ms but the series ran %.1f "
-                                      "ms by the supervisor's clock",
-                                      sum, x->supervisor_span_ms);
-        }
-    }
+    uint64_t own_vdso = lg_seal_vdso();
+    for (size_t i = 0; i < o->n_cases && !o->tampered; i++)
+        for (int k = 0; k < RUN_SERIES_COUNT && !o->tampered; k++)
+            if (o->cases[i].series[k].present)
+                o->tampered = series_forged(&o->cases[i].series[k], i, series_names[k], own_vdso);
 }
 
 static void read_result(const struct run_spec *s, struct run_outcome *o)

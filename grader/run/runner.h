@@ -44,6 +44,10 @@ struct run_series {
      * can have a supervisor span of 0. */
     bool supervised;
     double harness_span_ms, supervisor_span_ms;
+    /* Sent with the series' end on the control pipe (base/seal.h): its pair count, the seal of
+     * its samples and the digest of the process's vDSO, all as they stood at that moment. */
+    size_t sealed_n;
+    uint64_t seal, vdso;
 };
 
 /* Something a call did to its buffers or results: where, and how much. */

@@ -777,6 +777,43 @@ START_TEST(test_check_runs_kept_apart)
 }
 END_TEST
 
+static pid_t spawn_check(const char *out, const char *log)
+{
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        const char *argv[] = {e2e_bin(),  "check",   LAB,         "--out", out,
+                              "--no-pdf", "--quiet", "--student", "same",  NULL};
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Two checks of one student into one output folder at once (a student's editor and a
+ * terminal): they share OUT/.work/<student>, and take turns with it rather than remove each
+ * other's builds (which made one of them MF). */
+START_TEST(test_two_checks_one_student)
+{
+    char *out = xstrfmt("%s/same", root);
+    char *log_a = xstrfmt("%s/same-a.log", root), *log_b = xstrfmt("%s/same-b.log", root);
+    pid_t a = spawn_check(out, log_a), b = spawn_check(out, log_b);
+    int st_a, st_b;
+    ck_assert_int_eq(waitpid(a, &st_a, 0), a);
+    ck_assert_int_eq(waitpid(b, &st_b, 0), b);
+    ck_assert_msg(WIFEXITED(st_a) && WEXITSTATUS(st_a) == 0, "first check: %#x (log %s)", st_a,
+                  log_a);
+    ck_assert_msg(WIFEXITED(st_b) && WEXITSTATUS(st_b) == 0, "second check: %#x (log %s)", st_b,
+                  log_b);
+    free(out);
+    free(log_a);
+    free(log_b);
+}
+END_TEST
+
 int main(void)
 {
     /* This machine's limits play no part in these verdicts: not measured for every folder. */
@@ -797,6 +834,7 @@ int main(void)
     tcase_add_test(tc, test_corrupt_results);
     tcase_add_test(tc, test_damaged_cache);
     tcase_add_test(tc, test_check_runs_kept_apart);
+    tcase_add_test(tc, test_two_checks_one_student);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
