@@ -187,11 +187,15 @@ mutate: deps deps-analyze
 bench: deps all
 	tests/bench/run.sh
 
-# make test: the normal build, then the same suites under AddressSanitizer and UBSan.
+# make test: the normal build, then the same suites under AddressSanitizer and UBSan. Both
+# stages share one grader cache (LABGRADER_CACHE, removed at the end unless it was given): the
+# sanitizers' stage grades the same labs with the same references and the same (uninstrumented)
+# harness, so it builds and calibrates nothing the first stage already did.
 test: deps-test
 	@tests/check-layers.sh
-	@$(MAKE) --no-print-directory test-unit test-e2e
-	@$(MAKE) --no-print-directory test-asan
+	@own=; if [ -z "$${LABGRADER_CACHE:-}" ]; then own=$$(mktemp -d /tmp/lg-test-cache-XXXXXX); \
+	  export LABGRADER_CACHE=$$own; fi; trap '[ -z "$$own" ] || rm -rf "$$own"' EXIT; \
+	  $(MAKE) --no-print-directory test-unit test-e2e && $(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory format-check
 
 test-unit: all $(UNIT_BIN)

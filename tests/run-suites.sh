@@ -21,6 +21,8 @@ trap cleanup EXIT
 # whole run (references, expected outputs, calibration, objects; keyed by content and published
 # atomically), so each lab is built and calibrated once. Suites that inspect a cache of their
 # own unset it.
+# Unit suites are hermetic: never a cache from the environment.
+[ "$label" = unit ] && unset LABGRADER_CACHE
 if [ "$label" != unit ] && [ -z "${LABGRADER_CACHE:-}" ]; then
     own_cache=$(mktemp -d /tmp/lg-suite-cache-XXXXXX)
     export LABGRADER_CACHE=$own_cache
