@@ -7,9 +7,9 @@
 # (CK_DEFAULT_TIMEOUT, Check's own default being 4 s), and LG_SUITE_TIMEOUT for a whole suite
 # (killed, and counted as failed, past it).
 #
-# LG_SUITE_JOBS suites run at once (default 2 for the end-to-end suites, 1 otherwise: they
-# spend much of their time waiting on compilers, sandboxed runs and their limits); each
-# suite's output is kept and printed in the order given.
+# LG_SUITE_JOBS suites run at once (default 2 for the unit and end-to-end suites, which spend
+# much of their time waiting on compilers, sandboxed runs and their limits; 1 for the GPU
+# suites, which share one GPU); each suite's output is kept and printed in the order given.
 set -u
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-300}
 suite_timeout=${LG_SUITE_TIMEOUT:-1800}
@@ -27,7 +27,7 @@ if [ "$label" != unit ] && [ -z "${LABGRADER_CACHE:-}" ]; then
     own_cache=$(mktemp -d /tmp/lg-suite-cache-XXXXXX)
     export LABGRADER_CACHE=$own_cache
 fi
-jobs=${LG_SUITE_JOBS:-$([ "$label" = e2e ] && echo 2 || echo 1)}
+jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo 1 || echo 2)}
 
 # One suite: its output in $tmp/<i>.out, its exit status and seconds in $tmp/<i>.rc.
 run_one() {
