@@ -150,4 +150,68 @@ static inline void e2e_check_fixture(const char *fixture, bool gpu_column, const
     free(log);
 }
 
+/* Is `id` one of the comma-separated ids in list? */
+static inline bool e2e_in_list(const char *list, const char *id)
+{
+    size_t len = strlen(id);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ",");
+        if (k == len && !strncmp(p, id, len))
+            return true;
+        p += k;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
+/* How e2e_check_lab grades. */
+enum {
+    E2E_TIMED = 1,       /* with timing (else --no-timing) */
+    E2E_HIDDEN = 2,      /* --hidden --no-sanitize: every case, correctness and timing only */
+    E2E_REQUIRE_GPU = 4, /* the GPU suites: fail when the grader saw no GPU */
+};
+
+/* `grader check labs/LAB` on one submission into out, its selected cases (--case cases, and
+ * --only only where not NULL), the log beside its results; returns the exit status and fills
+ * r (the caller releases it). */
+static inline int e2e_check_lab(const char *out, const char *lab, const char *submission,
+                                const char *student, const char *only, const char *cases, int flags,
+                                struct results *r)
+{
+    char *labdir = xstrfmt("labs/%s", lab);
+    char *log = xstrfmt("%s/%s-%s.log", out, lab, student);
+    const char *argv[24] = {e2e_bin(),   "check", labdir,   "--submission", submission,
+                            "--student", student, "--case", cases};
+    size_t n = 9;
+    if (flags & E2E_HIDDEN) {
+        argv[n++] = "--hidden";
+        argv[n++] = "--no-sanitize";
+    }
+    if (only) {
+        argv[n++] = "--only";
+        argv[n++] = only;
+    }
+    if (!(flags & E2E_TIMED))
+        argv[n++] = "--no-timing";
+    argv[n++] = "--no-pdf";
+    argv[n++] = "--quiet";
+    argv[n++] = "--out";
+    argv[n++] = out;
+    argv[n] = NULL;
+    int status = e2e_run(argv, log);
+    struct error err;
+    char *json = xstrfmt("%s/%s/%s/results.json", out, lab, student);
+    results_init(r);
+    ck_assert_msg(results_read(r, json, &err) == 0, "%s %s: no results (%s); exit %d; see %s", lab,
+                  student, err.msg, status, log);
+    if (flags & E2E_REQUIRE_GPU)
+        ck_assert_msg(r->machine.gpu_name != NULL, "%s %s: the grader saw no GPU: %s", lab, student,
+                      r->machine.gpu_status ? r->machine.gpu_status : "");
+    free(json);
+    free(log);
+    free(labdir);
+    return status;
+}
+
 #endif

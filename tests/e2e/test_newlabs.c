@@ -31,65 +31,13 @@ static void setup(void)
         out_dir = e2e_tmpdir("newlabs");
 }
 
-/* `grader check` on one submission, hidden cases included; returns the exit status and fills
- * r (the caller releases it). */
+/* One submission, the hidden cases too where the suite grades them; the exit status, and r
+ * filled (the caller releases it). */
 static int grade(const char *lab, const char *submission, const char *student, const char *only,
                  const char *cases, bool timed, struct results *r)
 {
-    char *labdir = xstrfmt("labs/%s", lab);
-    char *log = xstrfmt("%s/%s-%s.log", out_dir, lab, student);
-    const char *argv[24];
-    size_t n = 0;
-    argv[n++] = e2e_bin();
-    argv[n++] = "check";
-    argv[n++] = labdir;
-    argv[n++] = "--submission";
-    argv[n++] = submission;
-    argv[n++] = "--student";
-    argv[n++] = student;
-    argv[n++] = "--case";
-    argv[n++] = cases;
-    argv[n++] = "--hidden";
-    argv[n++] = "--no-sanitize";
-    if (only) {
-        argv[n++] = "--only";
-        argv[n++] = only;
-    }
-    if (!timed)
-        argv[n++] = "--no-timing";
-    argv[n++] = "--no-pdf";
-    argv[n++] = "--quiet";
-    argv[n++] = "--out";
-    argv[n++] = out_dir;
-    argv[n] = NULL;
-    int status = e2e_run(argv, log);
-    struct error err;
-    char *json = xstrfmt("%s/%s/%s/results.json", out_dir, lab, student);
-    results_init(r);
-    ck_assert_msg(results_read(r, json, &err) == 0, "%s %s: no results (%s); exit %d; see %s", lab,
-                  student, err.msg, status, log);
-    if (NEWLABS_REQUIRE_GPU)
-        ck_assert_msg(r->machine.gpu_name != NULL, "%s %s: the grader saw no GPU: %s", lab, student,
-                      r->machine.gpu_status ? r->machine.gpu_status : "");
-    free(json);
-    free(log);
-    free(labdir);
-    return status;
-}
-
-/* Is `id` one of the comma-separated ids in list? */
-static bool in_list(const char *list, const char *id)
-{
-    size_t len = strlen(id);
-    for (const char *p = list; *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == len && !strncmp(p, id, len))
-            return true;
-        p += k;
-        if (*p == ',')
-            p++;
-    }
-    return false;
+    int flags = (timed ? E2E_TIMED : 0) | E2E_HIDDEN | (NEWLABS_REQUIRE_GPU ? E2E_REQUIRE_GPU : 0);
+    return e2e_check_lab(out_dir, lab, submission, student, only, cases, flags, r);
 }
 
 static bool is_gpu(const struct variant_result *v)
@@ -126,7 +74,7 @@ static void check_solution(const char *lab, const char *cases)
                           vr->build_log ? vr->build_log : "");
             for (size_t c = 0; c < vr->n_cases; c++) {
                 const struct case_result *cr = &vr->cases[c];
-                if (!in_list(cases, cr->case_id))
+                if (!e2e_in_list(cases, cr->case_id))
                     continue;
                 if (is_gpu(vr) && !gpu) {
                     assert_skipped(lab, vr, cr);
@@ -171,7 +119,7 @@ static void check_skeleton(const char *lab, const char *cases)
                           vr->build_log ? vr->build_log : "");
             for (size_t c = 0; c < vr->n_cases; c++) {
                 const struct case_result *cr = &vr->cases[c];
-                if (!in_list(cases, cr->case_id))
+                if (!e2e_in_list(cases, cr->case_id))
                     continue;
                 if (is_gpu(vr) && !gpu) {
                     assert_skipped(lab, vr, cr);
@@ -243,7 +191,7 @@ static void check_fixture(const char *lab, const char *fixture, struct results *
         ck_assert_msg(!exercise || !strcmp(exercise, rows[i].exercise),
                       "%s/%s: one exercise per fixture", lab, fixture);
         exercise = rows[i].exercise;
-        if (!in_list(strbuf_str(&cases), rows[i].case_id))
+        if (!e2e_in_list(strbuf_str(&cases), rows[i].case_id))
             strbuf_addf(&cases, "%s%s", cases.len ? "," : "", rows[i].case_id);
     }
     ck_assert_msg(exercise != NULL, "tests/fixtures/%s/EXPECTED has no rows for %s", lab, fixture);
