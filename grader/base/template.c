@@ -306,112 +306,147 @@ void template_release(struct template *t)
     template_init(t);
 }
 
+/* One tag: where it starts and ends, its sigil ('\0' for a variable) and its trimmed name. */
+struct tag {
+    size_t start, end;
+    char sigil;
+    const char *name;
+    size_t name_len;
+    int line, col;
+};
+
+/* The tag opening at p->s[start] ("{{"); -1 when it is never closed. */
+static int read_tag(struct parser *p, size_t start, struct tag *tg)
+{
+    const char *text = p->s;
+    locate(p, start, &tg->line, &tg->col);
+    bool triple = start + 2 < p->len && text[start + 2] == '{';
+    const char *close = find(text, p->len, start + 2, triple ? "}}}" : "}}");
+    if (!close)
+        return error_set_at(p->err, p->name, tg->line, tg->col, "unclosed tag: '%s' without '%s'",
+                            triple ? "{{{" : "{{", triple ? "}}}" : "}}");
+    tg->start = start;
+    tg->end = (size_t)(close - text) + (triple ? 3 : 2);
+    const char *inner = text + start + (triple ? 3 : 2);
+    size_t n = (size_t)(close - inner);
+    tg->sigil = triple ? '&' : (n ? inner[0] : '\0');
+    if (!triple && tg->sigil && strchr("#^/!&>=", tg->sigil)) {
+        inner++;
+        n--;
+    } else if (!triple) {
+        tg->sigil = '\0';
+    }
+    while (n && strchr(" \t\r\n", inner[0])) {
+        inner++;
+        n--;
+    }
+    while (n && strchr(" \t\r\n", inner[n - 1]))
+        n--;
+    tg->name = inner;
+    tg->name_len = n;
+    return 0;
+}
+
+/* A block tag alone on its line takes the line (indentation and newline) along: the text
+ * before it ends at *text_end, and the text after it starts at *next. */
+static void standalone(const struct parser *p, size_t text_start, const struct tag *tg,
+                       size_t *text_end, size_t *next)
+{
+    const char *text = p->s;
+    *text_end = tg->start;
+    *next = tg->end;
+    if (!tg->sigil || !strchr("#^/!", tg->sigil))
+        return;
+    size_t ls = tg->start, e = tg->end;
+    while (ls > text_start && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
+        ls--;
+    while (e < p->len && (text[e] == ' ' || text[e] == '\t' || text[e] == '\r'))
+        e++;
+    if ((ls == 0 || text[ls - 1] == '\n') && (e == p->len || text[e] == '\n')) {
+        *text_end = ls;
+        *next = e < p->len ? e + 1 : e;
+    }
+}
+
+/* The open sections, innermost last; v[0] is the root. */
+struct open_sections {
+    struct tpl_node **v;
+    size_t depth, alloc;
+};
+
+/* A closing tag must close the innermost open section. */
+static int close_section(struct parser *p, struct open_sections *s, const struct tag *tg)
+{
+    struct tpl_node *top = s->v[s->depth - 1];
+    int n = (int)tg->name_len;
+    if (s->depth == 1)
+        return error_set_at(p->err, p->name, tg->line, tg->col,
+                            "'{{/%.*s}}' closes no open section", n, tg->name);
+    if (top->len != tg->name_len || memcmp(top->text, tg->name, tg->name_len))
+        return error_set_at(p->err, p->name, tg->line, tg->col,
+                            "'{{/%.*s}}' closes section '%s', opened at line %d, column %d", n,
+                            tg->name, top->text, top->line, top->col);
+    s->depth--;
+    return 0;
+}
+
+/* What a tag does to the tree: nothing (a comment), an error, a closed section or a node. */
+static int apply_tag(struct parser *p, struct open_sections *s, const struct tag *tg)
+{
+    if (tg->sigil == '!')
+        return 0;
+    if (tg->sigil == '>')
+        return error_set_at(p->err, p->name, tg->line, tg->col,
+                            "partials ({{>name}}) are not supported");
+    if (tg->sigil == '=')
+        return error_set_at(p->err, p->name, tg->line, tg->col,
+                            "changing delimiters ({{=...=}}) is not supported");
+    if (!valid_name(tg->name, tg->name_len))
+        return error_set_at(p->err, p->name, tg->line, tg->col,
+                            "invalid name '%.*s' (letters, digits, '_', '-', dotted, or '.')",
+                            (int)tg->name_len, tg->name);
+    if (tg->sigil == '/')
+        return close_section(p, s, tg);
+    enum node_kind kind = tg->sigil == '#'   ? NODE_SECTION
+                          : tg->sigil == '^' ? NODE_INVERTED
+                          : tg->sigil == '&' ? NODE_RAW
+                                             : NODE_VAR;
+    struct tpl_node *n = node_new(kind, tg->name, tg->name_len, tg->line, tg->col);
+    node_add(s->v[s->depth - 1], n);
+    if (kind == NODE_SECTION || kind == NODE_INVERTED) {
+        ALLOC_GROW(s->v, s->depth + 1, s->alloc);
+        s->v[s->depth++] = n;
+    }
+    return 0;
+}
+
 int template_parse(struct template *t, const char *name, const char *text, size_t len,
                    struct error *err)
 {
     struct parser p = {name ? name : "template", text, len, err, 0, 1, 1};
     struct tpl_node *root = node_new(NODE_SECTION, NULL, 0, 1, 1);
-    struct tpl_node **stack = xmalloc(sizeof(*stack) * 8);
-    size_t depth = 1, alloc = 8;
-    stack[0] = root;
+    struct open_sections s = {xmalloc(sizeof(*s.v) * 8), 1, 8};
     size_t text_start = 0;
     int rc = -1;
+    s.v[0] = root;
     for (;;) {
         const char *open = find(text, len, text_start, "{{");
+        struct tag tg = {0};
+        size_t text_end, next;
         if (!open) {
-            add_text(stack[depth - 1], text, text_start, len);
+            add_text(s.v[s.depth - 1], text, text_start, len);
             break;
         }
-        size_t tag = (size_t)(open - text);
-        int line, col;
-        locate(&p, tag, &line, &col);
-        bool triple = tag + 2 < len && text[tag + 2] == '{';
-        const char *close = find(text, len, tag + 2, triple ? "}}}" : "}}");
-        if (!close) {
-            error_set_at(err, p.name, line, col, "unclosed tag: '%s' without '%s'",
-                         triple ? "{{{" : "{{", triple ? "}}}" : "}}");
+        if (read_tag(&p, (size_t)(open - text), &tg) != 0)
             goto out;
-        }
-        size_t end = (size_t)(close - text) + (triple ? 3 : 2);
-        const char *inner = text + tag + (triple ? 3 : 2);
-        size_t inner_len = (size_t)(close - inner);
-        char sigil = triple ? '&' : (inner_len ? inner[0] : '\0');
-        if (!triple && sigil && strchr("#^/!&>=", sigil)) {
-            inner++;
-            inner_len--;
-        } else if (!triple) {
-            sigil = '\0';
-        }
-        while (inner_len && strchr(" \t\r\n", inner[0])) {
-            inner++;
-            inner_len--;
-        }
-        while (inner_len && strchr(" \t\r\n", inner[inner_len - 1]))
-            inner_len--;
-
-        /* A block tag alone on its line takes the line (indentation and newline) along. */
-        size_t text_end = tag, next = end;
-        if (sigil && strchr("#^/!", sigil)) {
-            size_t ls = tag;
-            while (ls > text_start && (text[ls - 1] == ' ' || text[ls - 1] == '\t'))
-                ls--;
-            size_t e = end;
-            while (e < len && (text[e] == ' ' || text[e] == '\t' || text[e] == '\r'))
-                e++;
-            if ((ls == 0 || text[ls - 1] == '\n') && (e == len || text[e] == '\n')) {
-                text_end = ls;
-                next = e < len ? e + 1 : e;
-            }
-        }
-        add_text(stack[depth - 1], text, text_start, text_end);
+        standalone(&p, text_start, &tg, &text_end, &next);
+        add_text(s.v[s.depth - 1], text, text_start, text_end);
         text_start = next;
-
-        if (sigil == '!')
-            continue;
-        if (sigil == '>') {
-            error_set_at(err, p.name, line, col, "partials ({{>name}}) are not supported");
+        if (apply_tag(&p, &s, &tg) != 0)
             goto out;
-        }
-        if (sigil == '=') {
-            error_set_at(err, p.name, line, col,
-                         "changing delimiters ({{=...=}}) is not supported");
-            goto out;
-        }
-        if (!valid_name(inner, inner_len)) {
-            error_set_at(err, p.name, line, col,
-                         "invalid name '%.*s' (letters, digits, '_', '-', dotted, or '.')",
-                         (int)inner_len, inner);
-            goto out;
-        }
-        if (sigil == '/') {
-            struct tpl_node *top = stack[depth - 1];
-            if (depth == 1) {
-                error_set_at(err, p.name, line, col, "'{{/%.*s}}' closes no open section",
-                             (int)inner_len, inner);
-                goto out;
-            }
-            if (top->len != inner_len || memcmp(top->text, inner, inner_len)) {
-                error_set_at(err, p.name, line, col,
-                             "'{{/%.*s}}' closes section '%s', opened at line %d, column %d",
-                             (int)inner_len, inner, top->text, top->line, top->col);
-                goto out;
-            }
-            depth--;
-            continue;
-        }
-        enum node_kind kind = sigil == '#'   ? NODE_SECTION
-                              : sigil == '^' ? NODE_INVERTED
-                              : sigil == '&' ? NODE_RAW
-                                             : NODE_VAR;
-        struct tpl_node *n = node_new(kind, inner, inner_len, line, col);
-        node_add(stack[depth - 1], n);
-        if (kind == NODE_SECTION || kind == NODE_INVERTED) {
-            ALLOC_GROW(stack, depth + 1, alloc);
-            stack[depth++] = n;
-        }
     }
-    if (depth > 1) {
-        struct tpl_node *top = stack[depth - 1];
+    if (s.depth > 1) {
+        struct tpl_node *top = s.v[s.depth - 1];
         error_set_at(err, p.name, top->line, top->col, "section '%s' is never closed", top->text);
         goto out;
     }
@@ -422,7 +457,7 @@ int template_parse(struct template *t, const char *name, const char *text, size_
     rc = 0;
 out:
     node_free(root);
-    free(stack);
+    free(s.v);
     return rc;
 }
 
