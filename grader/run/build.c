@@ -726,28 +726,110 @@ static int compile_cached(struct build_ctx *b, struct argv_list *cmd, const char
     return rc;
 }
 
-static struct build_obj *compile_source(struct build_ctx *b, const struct variant_spec *v,
-                                        const char *source, struct error *err)
+/* The object a source compiles to with the variant's libraries: the one already built here,
+ * or a new slot (*fresh). */
+static struct build_obj *obj_slot(struct build_ctx *b, const struct impl_spec *impl,
+                                  const char *source, bool *fresh)
 {
-    const struct impl_spec *impl = impl_of(b, v);
-    bool cuda = is_cuda_source(source);
-    struct argv_list cmd = {0};
-    struct strbuf flags = STRBUF_INIT, log = STRBUF_INIT;
+    struct strbuf flags = STRBUF_INIT;
     for (size_t i = 0; i < impl->n_libs; i++)
         strbuf_addf(&flags, " %s", impl->libs[i]);
     if (b->pic)
         strbuf_addstr(&flags, " (pic)");
+    *fresh = false;
     for (size_t i = 0; i < b->n_objs; i++)
         if (!strcmp(b->objs[i].source, source) && !strcmp(b->objs[i].flags, strbuf_str(&flags))) {
             strbuf_release(&flags);
             return &b->objs[i];
         }
-
     ALLOC_GROW(b->objs, b->n_objs + 1, b->alloc_objs);
     struct build_obj *o = &b->objs[b->n_objs++];
     memset(o, 0, sizeof(*o));
     o->source = xstrdup(source);
     o->flags = strbuf_detach(&flags);
+    *fresh = true;
+    return o;
+}
+
+/* An object that could not even be compiled: its status, and the message as its log. */
+static struct build_obj *obj_not_built(struct build_obj *o, enum build_status status, char *message)
+{
+    o->status = status;
+    o->message = message;
+    o->log = xstrdup(message);
+    return o;
+}
+
+/* The compiler's command line for src_path (relative to the build folder) into o->object;
+ * false when the source is CUDA and there is no nvcc. */
+static bool compile_command(struct build_ctx *b, const struct impl_spec *impl,
+                            const struct build_obj *o, const char *src_path, const char *src_dir,
+                            struct argv_list *cmd)
+{
+    if (is_cuda_source(o->source)) {
+        if (!b->tc->nvcc)
+            return false;
+        char *f = toolchain_nvccflags(b->tc, b->lab);
+        argv_push(cmd, b->tc->nvcc);
+        push_nvcc_flags(b, f, cmd);
+        free(f);
+    } else {
+        char *f = toolchain_cflags(b->tc, b->lab);
+        argv_push(cmd, b->tc->cc);
+        argv_push_split(cmd, f);
+        if (b->pic) {
+            argv_push(cmd, "-fPIC");
+            argv_push(cmd, "-fvisibility=hidden");
+        }
+        free(f);
+    }
+    for (size_t i = 0; i < impl->n_libs; i++)
+        lib_flags(impl->libs[i], true, cmd);
+    const char *tail[] = {"-include", "lg_prototypes.h", "-I", src_dir,
+                          "-c",       src_path,          "-o", o->object};
+    for (size_t i = 0; i < sizeof(tail) / sizeof(tail[0]); i++)
+        argv_push(cmd, tail[i]);
+    return true;
+}
+
+/* Compile o's source (its path relative to the build folder) and record how it went; -1 only
+ * when the grader itself failed. */
+static int compile_object(struct build_ctx *b, const struct impl_spec *impl, struct build_obj *o,
+                          const char *src_path, const char *src_dir, struct error *err)
+{
+    struct argv_list cmd = {0};
+    struct strbuf log = STRBUF_INIT;
+    bool ok;
+    if (!compile_command(b, impl, o, src_path, src_dir, &cmd)) {
+        argv_release(&cmd);
+        obj_not_built(o, BUILD_NO_TOOLCHAIN, xstrdup(b->tc->no_cuda_reason));
+        return 0;
+    }
+    int rc = compile_cached(b, &cmd, src_path, o, &log, &ok, err);
+    argv_release(&cmd);
+    if (rc != 0) {
+        strbuf_release(&log);
+        return -1;
+    }
+    o->n_warnings = count_warnings(strbuf_str(&log));
+    o->log = strbuf_detach(&log);
+    if (!ok && build_disk_full(b, &o->message)) {
+        o->status = BUILD_GRADER_ERROR;
+    } else if (!ok) {
+        o->status = BUILD_COMPILE_ERROR;
+        o->message = xstrfmt(messages_get(b->messages, "%s does not compile"), o->source);
+    }
+    return 0;
+}
+
+static struct build_obj *compile_source(struct build_ctx *b, const struct variant_spec *v,
+                                        const char *source, struct error *err)
+{
+    const struct impl_spec *impl = impl_of(b, v);
+    bool fresh;
+    struct build_obj *o = obj_slot(b, impl, source, &fresh);
+    if (!fresh)
+        return o;
     /* A reference shipped compiled (a student kit's, kit.h): linked as it is. */
     if (b->reference && ends_with(source, ".o")) {
         o->object = xstrdup(source);
@@ -757,84 +839,28 @@ static struct build_obj *compile_source(struct build_ctx *b, const struct varian
      * them compiling one source must not write one file. */
     o->object = xstrfmt("obj/%s%s%zu-%s.o", b->variant ? b->variant : "", b->variant ? "-" : "",
                         b->n_objs, path_base(source));
-    if (mkdir_p(b->dir, err) != 0)
-        return NULL;
     char *objdir = path_join(b->dir, "obj");
-    if (mkdir_p(objdir, err) != 0) {
-        free(objdir);
-        return NULL;
-    }
+    int made = mkdir_p(b->dir, err) == 0 ? mkdir_p(objdir, err) : -1;
     free(objdir);
-
+    if (made != 0)
+        return NULL;
     char *src_path = b->reference ? xstrdup(source) : xstrfmt("src/%s", source);
     char *abs_src = path_join(b->dir, src_path);
-    if (!file_exists(b->reference ? source : abs_src)) {
-        o->status = BUILD_MISSING_FUNCTION;
-        o->message = xstrfmt(
-            messages_get(b->messages, "source file '%s' is missing from the submission"), source);
-        o->log = xstrdup(o->message);
-        free(src_path);
-        free(abs_src);
-        return o;
-    }
-    char *src_dir = xstrdup(b->reference ? source : abs_src);
-    char *slash = strrchr(src_dir, '/');
+    char *src_dir = xstrdup(b->reference ? source : abs_src), *slash = strrchr(src_dir, '/');
+    int rc = 0;
     if (slash)
         *slash = '\0';
-
-    if (cuda) {
-        if (!b->tc->nvcc) {
-            o->status = BUILD_NO_TOOLCHAIN;
-            o->message = xstrdup(b->tc->no_cuda_reason);
-            o->log = xstrdup(o->message);
-            free(src_path);
-            free(abs_src);
-            free(src_dir);
-            return o;
-        }
-        char *f = toolchain_nvccflags(b->tc, b->lab);
-        argv_push(&cmd, b->tc->nvcc);
-        push_nvcc_flags(b, f, &cmd);
-        free(f);
-    } else {
-        char *f = toolchain_cflags(b->tc, b->lab);
-        argv_push(&cmd, b->tc->cc);
-        argv_push_split(&cmd, f);
-        if (b->pic) {
-            argv_push(&cmd, "-fPIC");
-            argv_push(&cmd, "-fvisibility=hidden");
-        }
-        free(f);
-    }
-    for (size_t i = 0; i < impl->n_libs; i++)
-        lib_flags(impl->libs[i], true, &cmd);
-    argv_push(&cmd, "-include");
-    argv_push(&cmd, "lg_prototypes.h");
-    argv_push(&cmd, "-I");
-    argv_push(&cmd, src_dir);
-    argv_push(&cmd, "-c");
-    argv_push(&cmd, src_path);
-    argv_push(&cmd, "-o");
-    argv_push(&cmd, o->object);
-    bool ok;
-    int rc = compile_cached(b, &cmd, src_path, o, &log, &ok, err);
-    argv_release(&cmd);
+    if (!file_exists(b->reference ? source : abs_src))
+        obj_not_built(
+            o, BUILD_MISSING_FUNCTION,
+            xstrfmt(messages_get(b->messages, "source file '%s' is missing from the submission"),
+                    source));
+    else
+        rc = compile_object(b, impl, o, src_path, src_dir, err);
     free(src_path);
     free(abs_src);
     free(src_dir);
-    if (rc != 0) {
-        strbuf_release(&log);
-        return NULL;
-    }
-    o->n_warnings = count_warnings(strbuf_str(&log));
-    o->log = strbuf_detach(&log);
-    if (!ok && build_disk_full(b, &o->message)) {
-        o->status = BUILD_GRADER_ERROR;
-    } else if (!ok) {
-        o->status = BUILD_COMPILE_ERROR;
-        o->message = xstrfmt(messages_get(b->messages, "%s does not compile"), source);
-    }
-    return o;
+    return rc == 0 ? o : NULL;
 }
 
 int build_reference_object(struct build_ctx *b, const struct variant_spec *v, const char *source,
