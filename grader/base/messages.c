@@ -128,88 +128,103 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(((const struct msg_entry *)a)->id, ((const struct msg_entry *)b)->id);
 }
 
-int messages_load(struct messages *m, const char *path, struct error *err)
+/* Reading a PO file line by line: the entry being read and where its parts began. */
+struct po_reader {
+    const char *path;
+    struct error *err;
+    struct messages *out;
+    struct strbuf id, str;
+    enum { PO_NONE, PO_IN_ID, PO_IN_STR } state;
+    int id_line, str_line, line_no;
+};
+
+/* The entry read so far is complete: kept, unless it is the header (an empty msgid). */
+static int po_end_entry(struct po_reader *r)
 {
-    struct strbuf text = STRBUF_INIT, id = STRBUF_INIT, str = STRBUF_INIT;
-    struct messages fresh;
-    enum { NONE, IN_ID, IN_STR } state = NONE;
-    int id_line = 0, str_line = 0, line_no = 0, rc = -1;
-    messages_init(&fresh);
-    if (read_file(path, &text, err) != 0)
-        return -1;
-    const char *p = text.buf;
+    if (r->str.len > 0 && r->id.len > 0) {
+        if (!messages_same_conversions(strbuf_str(&r->id), strbuf_str(&r->str)))
+            return error_set_at(r->err, r->path, r->str_line, 1,
+                                "the translation does not take the same printf arguments, in "
+                                "the same order, as its msgid (line %d): keep every %%s, %%d, "
+                                "%%.1f... of the English text, in order",
+                                r->id_line);
+        ALLOC_GROW(r->out->entries, r->out->n + 1, r->out->alloc);
+        r->out->entries[r->out->n].id = strbuf_detach(&r->id);
+        r->out->entries[r->out->n].text = strbuf_detach(&r->str);
+        r->out->n++;
+    }
+    strbuf_reset(&r->id);
+    strbuf_reset(&r->str);
+    r->state = PO_NONE;
+    return 0;
+}
+
+/* A line that is neither blank nor a comment, s past its indentation. */
+static int po_line(struct po_reader *r, const char *s)
+{
+    struct strbuf *into;
+    if (!strncmp(s, "msgid ", 6)) {
+        if (r->state != PO_NONE)
+            return error_set_at(r->err, r->path, r->line_no, 1, "msgid without a msgstr before it");
+        s += 6;
+        r->state = PO_IN_ID;
+        r->id_line = r->line_no;
+        into = &r->id;
+    } else if (!strncmp(s, "msgstr ", 7)) {
+        if (r->state != PO_IN_ID)
+            return error_set_at(r->err, r->path, r->line_no, 1, "msgstr without a msgid before it");
+        s += 7;
+        r->state = PO_IN_STR;
+        r->str_line = r->line_no;
+        into = &r->str;
+    } else if (*s == '"' && r->state != PO_NONE) {
+        into = r->state == PO_IN_ID ? &r->id : &r->str;
+    } else {
+        return error_set_at(r->err, r->path, r->line_no, 1,
+                            "expected msgid \"...\", msgstr \"...\", a continued \"...\" "
+                            "string, a # comment or a blank line");
+    }
+    if (parse_quoted(&s, into) != 0)
+        return error_set_at(r->err, r->path, r->line_no, 1,
+                            "expected one double-quoted string (escapes: \\\" \\\\ \\n \\t)");
+    return 0;
+}
+
+/* Every line of text, then the end of the file (p NULL or at the terminator). */
+static int po_read(struct po_reader *r, const char *p)
+{
     for (;;) {
-        const char *line = p;
         const char *nl = p ? strchr(p, '\n') : NULL;
         bool end = !p || !*p;
-        line_no++;
-        const char *s = end ? "" : line + strspn(line, " \t\r");
+        r->line_no++;
+        const char *s = end ? "" : p + strspn(p, " \t\r");
         bool blank = end || *s == '\n' || *s == '\0' || *s == '#';
-        bool keyword = !end && (!strncmp(s, "msgid ", 6) || !strncmp(s, "msgstr ", 7));
         /* An entry ends at a blank line, a new msgid, or the end of the file. */
-        if (state == IN_STR && (blank || (keyword && !strncmp(s, "msgid ", 6)))) {
-            /* An empty msgid is a PO file's header entry: nothing to translate. */
-            if (str.len > 0 && id.len > 0) {
-                if (!messages_same_conversions(strbuf_str(&id), strbuf_str(&str))) {
-                    error_set_at(err, path, str_line, 1,
-                                 "the translation does not take the same printf arguments, in "
-                                 "the same order, as its msgid (line %d): keep every %%s, %%d, "
-                                 "%%.1f... of the English text, in order",
-                                 id_line);
-                    goto out;
-                }
-                ALLOC_GROW(fresh.entries, fresh.n + 1, fresh.alloc);
-                fresh.entries[fresh.n].id = strbuf_detach(&id);
-                fresh.entries[fresh.n].text = strbuf_detach(&str);
-                fresh.n++;
-            }
-            strbuf_reset(&id);
-            strbuf_reset(&str);
-            state = NONE;
-        } else if (state == IN_ID && blank) {
-            error_set_at(err, path, id_line, 1, "msgid without a msgstr");
-            goto out;
+        if (r->state == PO_IN_STR && (blank || !strncmp(s, "msgid ", 6))) {
+            if (po_end_entry(r) != 0)
+                return -1;
+        } else if (r->state == PO_IN_ID && blank) {
+            return error_set_at(r->err, r->path, r->id_line, 1, "msgid without a msgstr");
         }
         if (end)
-            break;
-        if (!blank) {
-            if (!strncmp(s, "msgid ", 6)) {
-                if (state != NONE) {
-                    error_set_at(err, path, line_no, 1, "msgid without a msgstr before it");
-                    goto out;
-                }
-                s += 6;
-                state = IN_ID;
-                id_line = line_no;
-                if (parse_quoted(&s, &id) != 0)
-                    goto bad_string;
-            } else if (!strncmp(s, "msgstr ", 7)) {
-                if (state != IN_ID) {
-                    error_set_at(err, path, line_no, 1, "msgstr without a msgid before it");
-                    goto out;
-                }
-                s += 7;
-                state = IN_STR;
-                str_line = line_no;
-                if (parse_quoted(&s, &str) != 0)
-                    goto bad_string;
-            } else if (*s == '"' && state != NONE) {
-                if (parse_quoted(&s, state == IN_ID ? &id : &str) != 0)
-                    goto bad_string;
-            } else {
-                error_set_at(err, path, line_no, 1,
-                             "expected msgid \"...\", msgstr \"...\", a continued \"...\" "
-                             "string, a # comment or a blank line");
-                goto out;
-            }
-        }
+            return 0;
+        if (!blank && po_line(r, s) != 0)
+            return -1;
         p = nl ? nl + 1 : NULL;
-        continue;
-    bad_string:
-        error_set_at(err, path, line_no, 1,
-                     "expected one double-quoted string (escapes: \\\" \\\\ \\n \\t)");
-        goto out;
     }
+}
+
+int messages_load(struct messages *m, const char *path, struct error *err)
+{
+    struct strbuf text = STRBUF_INIT;
+    struct messages fresh;
+    struct po_reader r = {.path = path, .err = err, .out = &fresh, .state = PO_NONE};
+    int rc = -1;
+    messages_init(&fresh);
+    strbuf_init(&r.id);
+    strbuf_init(&r.str);
+    if (read_file(path, &text, err) != 0 || po_read(&r, text.buf) != 0)
+        goto out;
     /* An empty catalog (comments only) has no array to sort: qsort wants a real one. */
     if (fresh.n > 0)
         qsort(fresh.entries, fresh.n, sizeof(*fresh.entries), cmp_entry);
@@ -226,8 +241,8 @@ int messages_load(struct messages *m, const char *path, struct error *err)
 out:
     messages_release(&fresh);
     strbuf_release(&text);
-    strbuf_release(&id);
-    strbuf_release(&str);
+    strbuf_release(&r.id);
+    strbuf_release(&r.str);
     return rc;
 }
 
