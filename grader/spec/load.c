@@ -481,17 +481,11 @@ static int parse_init_spec(struct loader *ld, const yaml_node_t *m, struct init_
     return 0;
 }
 
-static int parse_arg(struct loader *ld, struct exercise_spec *ex, size_t index,
-                     const yaml_node_t *m)
+/* 'name': a C identifier, not taken by an earlier argument. */
+static int arg_name(struct loader *ld, struct exercise_spec *ex, size_t index, const yaml_node_t *m)
 {
     struct arg_spec *a = &ex->args[index];
-    yaml_node_t *n, *dtype_node;
-    int e;
-    a->loc = ld_loc_of(m);
-    if (ld_want_mapping(ld, m, "an item of 'args'") ||
-        ld_check_keys(ld, m, "in argument", arg_keys))
-        return -1;
-
+    yaml_node_t *n;
     if (ld_need(ld, m, "name", "in argument", &n) || ld_get_string(ld, n, "'name'", &a->name))
         return -1;
     if (!ld_is_c_ident(a->name))
@@ -501,13 +495,18 @@ static int parse_arg(struct loader *ld, struct exercise_spec *ex, size_t index,
             return ld_fail(ld, n,
                            "duplicate argument name '%s' in exercise '%s' (first at line %d)",
                            a->name, ex->id, ex->args[j].loc.line);
+    return 0;
+}
 
+/* 'kind', 'dtype' and the optional 'ctype'. */
+static int arg_type(struct loader *ld, struct arg_spec *a, const yaml_node_t *m)
+{
+    yaml_node_t *n, *dtype_node;
+    int e;
     if (ld_need(ld, m, "kind", "in argument", &n) ||
         ld_get_enum(ld, n, "kind", spec_kind_names, &e))
         return -1;
     a->kind = (enum arg_kind)e;
-    bool array = a->kind != ARG_SCALAR;
-
     if (ld_need(ld, m, "dtype", "in argument", &dtype_node) ||
         ld_want_scalar(ld, dtype_node, "a dtype", "'dtype'"))
         return -1;
@@ -515,10 +514,9 @@ static int parse_arg(struct loader *ld, struct exercise_spec *ex, size_t index,
     if (a->dtype == LG_DTYPE_INVALID)
         return ld_fail(ld, dtype_node, "dtype '%s' is not one of %s", ld_text(dtype_node),
                        lg_dtype_names());
-    if (!array && (a->dtype == LG_F16 || a->dtype == LG_BF16))
+    if (a->kind == ARG_SCALAR && (a->dtype == LG_F16 || a->dtype == LG_BF16))
         return ld_fail(ld, dtype_node,
                        "half-precision scalars cannot be passed by value portably; use f32");
-
     if ((n = ld_map_get(ld, m, "ctype"))) {
         if (ld_get_string(ld, n, "'ctype'", &a->ctype))
             return -1;
@@ -526,45 +524,56 @@ static int parse_arg(struct loader *ld, struct exercise_spec *ex, size_t index,
             return ld_fail(ld, n, "ctype '%s' is not a C type name (letters, digits, _, spaces, *)",
                            a->ctype);
     }
+    return 0;
+}
 
+/* 'shape' (arrays) or 'value' (scalars): expressions of the exercise's sizes. */
+static int arg_size(struct loader *ld, struct exercise_spec *ex, struct arg_spec *a,
+                    const yaml_node_t *m)
+{
+    bool array = a->kind != ARG_SCALAR;
     char context[160];
-    n = ld_map_get(ld, m, "shape");
+    yaml_node_t *n = ld_map_get(ld, m, "shape"), *v = ld_map_get(ld, m, "value");
     if (!array && n)
         return ld_fail(ld, n, "scalar argument '%s' cannot have a shape (use 'value')", a->name);
     if (array && !n)
         return ld_fail(ld, m, "missing required key 'shape' in argument '%s' (kind %s)", a->name,
                        arg_kind_name(a->kind));
-    if (n) {
-        /* shape []: one element passed by pointer (a scalar result, a counter). */
-        if (ld_want_sequence(ld, n, "'shape'", false))
-            return -1;
-        a->n_shape = ld_seq_size(n);
-        if (a->n_shape > SPEC_MAX_DIMS)
-            return ld_fail(ld, n, "argument '%s' has %zu dimensions, at most %d are supported",
-                           a->name, a->n_shape, SPEC_MAX_DIMS);
-        a->shape = xcalloc(a->n_shape ? a->n_shape : 1, sizeof(*a->shape));
-        snprintf(context, sizeof(context), "shape of argument '%s'", a->name);
-        for (size_t i = 0; i < a->n_shape; i++) {
-            yaml_node_t *dim = ld_seq_at(ld, n, i);
-            if (ld_get_expr_text(ld, dim, "an item of 'shape'", &a->shape[i]) ||
-                ld_check_expr(ld, dim, a->shape[i], ex, context))
-                return -1;
-        }
-    }
-
-    n = ld_map_get(ld, m, "value");
-    if (array && n)
-        return ld_fail(ld, n, "array argument '%s' cannot have a value (only scalars do)", a->name);
-    if (!array && !n)
+    if (array && v)
+        return ld_fail(ld, v, "array argument '%s' cannot have a value (only scalars do)", a->name);
+    if (!array && !v)
         return ld_fail(ld, m, "missing required key 'value' in argument '%s' (kind scalar)",
                        a->name);
-    if (n) {
+    if (!array) {
         snprintf(context, sizeof(context), "value of argument '%s'", a->name);
-        if (ld_get_expr_text(ld, n, "'value'", &a->value) ||
-            ld_check_expr(ld, n, a->value, ex, context))
+        return ld_get_expr_text(ld, v, "'value'", &a->value) ||
+                       ld_check_expr(ld, v, a->value, ex, context)
+                   ? -1
+                   : 0;
+    }
+    /* shape []: one element passed by pointer (a scalar result, a counter). */
+    if (ld_want_sequence(ld, n, "'shape'", false))
+        return -1;
+    a->n_shape = ld_seq_size(n);
+    if (a->n_shape > SPEC_MAX_DIMS)
+        return ld_fail(ld, n, "argument '%s' has %zu dimensions, at most %d are supported", a->name,
+                       a->n_shape, SPEC_MAX_DIMS);
+    a->shape = xcalloc(a->n_shape ? a->n_shape : 1, sizeof(*a->shape));
+    snprintf(context, sizeof(context), "shape of argument '%s'", a->name);
+    for (size_t i = 0; i < a->n_shape; i++) {
+        yaml_node_t *dim = ld_seq_at(ld, n, i);
+        if (ld_get_expr_text(ld, dim, "an item of 'shape'", &a->shape[i]) ||
+            ld_check_expr(ld, dim, a->shape[i], ex, context))
             return -1;
     }
+    return 0;
+}
 
+/* 'init' (inputs) and 'tolerance' (outputs). */
+static int arg_checks(struct loader *ld, struct exercise_spec *ex, struct arg_spec *a,
+                      const yaml_node_t *m)
+{
+    yaml_node_t *n;
     default_init(a);
     if ((n = ld_map_get(ld, m, "init"))) {
         if (a->kind != ARG_IN && a->kind != ARG_INOUT)
@@ -583,6 +592,19 @@ static int parse_arg(struct loader *ld, struct exercise_spec *ex, size_t index,
         a->has_tol = true;
     }
     return 0;
+}
+
+static int parse_arg(struct loader *ld, struct exercise_spec *ex, size_t index,
+                     const yaml_node_t *m)
+{
+    struct arg_spec *a = &ex->args[index];
+    a->loc = ld_loc_of(m);
+    if (ld_want_mapping(ld, m, "an item of 'args'") ||
+        ld_check_keys(ld, m, "in argument", arg_keys))
+        return -1;
+    if (arg_name(ld, ex, index, m) || arg_type(ld, a, m) || arg_size(ld, ex, a, m))
+        return -1;
+    return arg_checks(ld, ex, a, m);
 }
 
 static int fail_unbound(struct loader *ld, const struct exercise_spec *ex,
