@@ -29,14 +29,67 @@ static void set_str(char **dst, const char *v)
     *dst = xstrdup(v);
 }
 
+/* One "key value" line of the probe's output; device 0's lines describe the GPU used. */
+static void probe_line(struct gpu_probe *g, const char *key, const char *v, bool *in_device0)
+{
+    long n;
+    if (!strcmp(key, "device"))
+        *in_device0 = !strcmp(v, "0");
+    else if (!strcmp(key, "error"))
+        set_str(&g->reason, v);
+    else if (!strcmp(key, "runtime"))
+        set_str(&g->runtime, v);
+    else if (!strcmp(key, "driver_api"))
+        set_str(&g->driver, v);
+    else if (!strcmp(key, "count") && parse_long(v, &n))
+        g->count = (int)n;
+    else if (!*in_device0)
+        return;
+    else if (!strcmp(key, "name"))
+        set_str(&g->name, v);
+    else if (!strcmp(key, "cc"))
+        set_str(&g->cc, v);
+    else if (!strcmp(key, "memory_mib") && parse_long(v, &n))
+        g->memory_mib = n;
+    else if (!strcmp(key, "l2_bytes") && parse_long(v, &n))
+        g->l2_bytes = n;
+    else if (!strcmp(key, "sms") && parse_long(v, &n))
+        g->sms = (int)n;
+}
+
+/* The probe's output read (it is consumed), and why there is no GPU where there is none. */
+static void probe_read(struct gpu_probe *g, const struct sandbox_result *r)
+{
+    bool in_device0 = false;
+    for (char *line = r->output; line && *line;) {
+        char *nl = strchr(line, '\n'), *sp;
+        if (nl)
+            *nl = '\0';
+        if ((sp = strchr(line, ' '))) {
+            *sp = '\0';
+            probe_line(g, line, sp + 1, &in_device0);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    g->available = r->status == SB_EXITED && r->exit_code == 0 && g->name;
+    if (!g->available && !g->reason) {
+        char d[256];
+        sandbox_describe(r, d, sizeof(d));
+        g->reason = xstrfmt("the GPU probe failed: %s", d);
+    }
+    if (!g->available && g->reason && strncmp(g->reason, "no ", 3) != 0) {
+        char *old = g->reason;
+        g->reason = xstrfmt("no usable CUDA device: %s", old);
+        free(old);
+    }
+}
+
 void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc)
 {
     struct sandbox_opts o;
     struct sandbox_result r;
     struct error err;
-    char *prog;
     const char *forced = getenv("LABGRADER_NO_GPU");
-
     if (forced && *forced) {
         g->reason = xstrfmt("GPU disabled by LABGRADER_NO_GPU=%s", forced);
         return;
@@ -45,7 +98,7 @@ void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc)
         g->reason = xstrdup(tc->no_cuda_reason);
         return;
     }
-    prog = path_join(tc->harness_dir, "gpuprobe");
+    char *prog = path_join(tc->harness_dir, "gpuprobe");
     if (!file_exists(prog)) {
         g->reason = xstrfmt("%s is missing: run 'make'", prog);
         free(prog);
@@ -60,59 +113,13 @@ void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc)
     o.isolation = ISOLATION_SUPERVISOR;
     o.env = (const char *const *)tc->env;
     o.gpu = true;
-    if (sandbox_run(&o, &r, &err) != 0) {
+    if (sandbox_run(&o, &r, &err) != 0)
         g->reason = xstrfmt("cannot run the GPU probe: %s", err.msg);
-        /* A run that could not start still holds its (empty) output. */
-        sandbox_result_release(&r);
-        free(prog);
-        return;
-    }
-    free(prog);
-    bool in_device0 = false;
-    for (char *line = r.output; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        char *sp = strchr(line, ' ');
-        if (sp) {
-            *sp = '\0';
-            const char *v = sp + 1;
-            long n;
-            if (!strcmp(line, "device"))
-                in_device0 = !strcmp(v, "0");
-            else if (!strcmp(line, "error"))
-                set_str(&g->reason, v);
-            else if (!strcmp(line, "runtime"))
-                set_str(&g->runtime, v);
-            else if (!strcmp(line, "driver_api"))
-                set_str(&g->driver, v);
-            else if (!strcmp(line, "count") && parse_long(v, &n))
-                g->count = (int)n;
-            else if (in_device0 && !strcmp(line, "name"))
-                set_str(&g->name, v);
-            else if (in_device0 && !strcmp(line, "cc"))
-                set_str(&g->cc, v);
-            else if (in_device0 && !strcmp(line, "memory_mib") && parse_long(v, &n))
-                g->memory_mib = n;
-            else if (in_device0 && !strcmp(line, "l2_bytes") && parse_long(v, &n))
-                g->l2_bytes = n;
-            else if (in_device0 && !strcmp(line, "sms") && parse_long(v, &n))
-                g->sms = (int)n;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    g->available = r.status == SB_EXITED && r.exit_code == 0 && g->name;
-    if (!g->available && !g->reason) {
-        char d[256];
-        sandbox_describe(&r, d, sizeof(d));
-        g->reason = xstrfmt("the GPU probe failed: %s", d);
-    }
-    if (!g->available && g->reason && strncmp(g->reason, "no ", 3) != 0) {
-        char *old = g->reason;
-        g->reason = xstrfmt("no usable CUDA device: %s", old);
-        free(old);
-    }
+    else
+        probe_read(g, &r);
+    /* A run that could not start still holds its (empty) output. */
     sandbox_result_release(&r);
+    free(prog);
 }
 
 static char *cpu_model(void)
