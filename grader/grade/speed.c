@@ -39,13 +39,13 @@ static bool clock_honest(const struct messages *msgs, const struct run_case_outc
 {
     for (int k = 0; k < RUN_SERIES_COUNT; k++) {
         const struct run_series *s = &co->series[k];
-        if (!s->present || s->supervisor_span_ms <= 0)
+        if (!s->present || s->supervisor_min_ms <= 0)
             continue;
-        if (s->harness_span_ms < CLOCK_SPAN_RATIO * s->supervisor_span_ms - CLOCK_SPAN_MARGIN_MS) {
+        if (s->harness_span_ms < CLOCK_SPAN_RATIO * s->supervisor_min_ms - CLOCK_SPAN_MARGIN_MS) {
             cheat(cr, xstrfmt(messages_get(msgs, "the clock inside the program ran slow: its timed "
                                                  "calls took %.1f ms by its own clock but %.1f ms "
                                                  "by the grader's (a redefined or patched clock?)"),
-                              s->harness_span_ms, s->supervisor_span_ms));
+                              s->harness_span_ms, s->supervisor_min_ms));
             return false;
         }
     }

@@ -27,6 +27,7 @@ static void event(struct sb_control *c, double now)
     ALLOC_GROW(c->events, c->n + 1, c->alloc);
     struct sandbox_event *e = &c->events[c->n++];
     e->t_s = now - c->start;
+    e->t_after_s = c->drained;
     snprintf(e->line, sizeof(e->line), "%.*s", (int)c->len, c->line);
     /* A case begins: its own limit starts now. Only the next case in order counts, so that
      * repeated or forged lines cannot stretch the limits past their sum. */
@@ -37,10 +38,21 @@ static void event(struct sb_control *c, double now)
     }
 }
 
+void sb_control_idle(struct sb_control *c, double since)
+{
+    if (since - c->start > c->drained)
+        c->drained = since - c->start;
+}
+
 bool sb_control_read(struct sb_control *c)
 {
     char buf[4096];
+    /* Before the read: what it leaves behind is written after this, whatever the scheduler
+     * does between the read and the clock. */
+    double before = now_seconds();
     ssize_t n = read(c->fd, buf, sizeof(buf));
+    if (n < 0 && errno == EAGAIN)
+        sb_control_idle(c, before);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return true;
     if (n <= 0)
@@ -58,6 +70,9 @@ bool sb_control_read(struct sb_control *c)
             c->overlong = true;
         }
     }
+    /* A short read took everything there was. */
+    if ((size_t)n < sizeof(buf))
+        sb_control_idle(c, before);
     return true;
 }
 

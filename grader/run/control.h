@@ -3,10 +3,11 @@
  *
  * The harness writes one short line per case and timed series boundary (grader/harness/
  * result.h); the supervisor reads them as they come, stamps each with its own clock (which the
- * student's code cannot slow down), and moves the run's deadline to the current case's own
- * limit, so that a case that hangs costs its own limit and the cases before it keep theirs.
- * Lines are kept whole up to 63 bytes, at most SB_CONTROL_MAX_EVENTS of them: a flood from the
- * student's code costs it only its own record. struct sb_control owns its events until
+ * student's code cannot slow down) twice: when it read the line (written no later) and when it
+ * last found the pipe empty before (written no earlier), and moves the run's deadline to the
+ * current case's own limit, so that a case that hangs costs its own limit and the cases before it
+ * keep theirs. Lines are kept whole up to 63 bytes, at most SB_CONTROL_MAX_EVENTS of them: a flood
+ * from the student's code costs it only its own record. struct sb_control owns its events until
  * sb_control_finish hands them to the result.
  */
 #ifndef LG_CONTROL_H
@@ -34,11 +35,15 @@ struct sb_control {
     int current; /* the case running, by its last "B <i>"; -1 before */
     double case_deadline;
     double start;
+    double drained; /* when a read last emptied the pipe (since start) */
 };
 
 void sb_control_init(struct sb_control *c, int fd, const struct sandbox_opts *o, double start);
 /* Read what is there without blocking; false at end of file or error (stop polling it). */
 bool sb_control_read(struct sb_control *c);
+/* The pipe was found empty by a wait that began at `since` (now_seconds()): every line read
+ * later was written after it. */
+void sb_control_idle(struct sb_control *c, double since);
 /* The earlier of the run's own deadline (0: none) and the current case's. */
 double sb_control_deadline(const struct sb_control *c, double run_deadline);
 /* Whether the deadline that passed was the current case's own. */

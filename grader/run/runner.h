@@ -44,6 +44,11 @@ struct run_series {
      * can have a supervisor span of 0. */
     bool supervised;
     double harness_span_ms, supervisor_span_ms;
+    /* What the series' real span can have been, from when the supervisor read its two lines
+     * and when it had last found the pipe empty before each (sandbox_event): the checks
+     * against the harness's figures use these bounds, so that a supervisor kept off the CPU
+     * (a loaded machine) never makes an honest series look forged. */
+    double supervisor_min_ms, supervisor_max_ms;
     /* Sent with the series' end on the control pipe (base/seal.h): its pair count, the seal of
      * its samples and the digest of the process's vDSO, all as they stood at that moment. */
     size_t sealed_n;

@@ -66,7 +66,11 @@ struct sandbox_opts {
 
 /* A line a run sent over its control pipe, and when the supervisor read it. */
 struct sandbox_event {
-    double t_s; /* seconds since the run started, by the supervisor's clock */
+    /* Seconds since the run started, by the supervisor's clock: when the line was read (it was
+     * written no later), and when the supervisor last found the pipe empty before it (it was
+     * written no earlier). A supervisor kept off the CPU reads late: only the two together
+     * bound when the line was written. */
+    double t_s, t_after_s;
     char line[64];
 };
 

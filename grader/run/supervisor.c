@@ -265,15 +265,16 @@ static int run_spawn(struct run *run)
     return run_start(run);
 }
 
-/* How long poll() may wait: until the deadline, the next memory sample, or (without a
- * pidfd to wake it at the exit) 20 ms. */
-static int run_poll_ms(const struct run *run, double deadline, double now)
+/* How long poll() may wait: until the deadline, the next memory sample, or 20 ms without a
+ * pidfd to wake it at the exit, or while a control pipe is open (each wake-up that finds the
+ * pipe empty tells when the harness's next line was written at the earliest: control.h). */
+static int run_poll_ms(const struct run *run, double deadline, double now, bool ctl_open)
 {
     int timeout_ms = deadline > 0 ? (int)ceil((deadline - now) * 1000.0) : -1;
     int mw = memwatch_wait_ms(&run->mw, now);
     if (mw >= 0 && (timeout_ms < 0 || mw < timeout_ms))
         timeout_ms = mw;
-    if (run->pidfd < 0 && (timeout_ms < 0 || timeout_ms > 20))
+    if ((run->pidfd < 0 || ctl_open) && (timeout_ms < 0 || timeout_ms > 20))
         timeout_ms = 20;
     return timeout_ms;
 }
@@ -312,9 +313,12 @@ static void run_supervise(struct run *run)
             pid_idx = (int)nfds++;
         }
         /* The clock read again: a memory sample may have taken a while. */
-        int prc = poll(fds, nfds, run_poll_ms(run, deadline, now_seconds()));
+        double before = now_seconds();
+        int prc = poll(fds, nfds, run_poll_ms(run, deadline, before, ctl_open));
         if (prc < 0 && errno != EINTR)
             sb_sleep_ms(10); /* should not happen; do not spin */
+        if (prc >= 0 && ctl_idx >= 0 && !fds[ctl_idx].revents)
+            sb_control_idle(&run->ctl, before);
         if (prc <= 0)
             continue;
         if (out_idx >= 0 && fds[out_idx].revents && capture_read(run->out_pipe[0], &run->cap) == 0)
