@@ -21,15 +21,15 @@
 #define PROFILE_IMPORT_WALL_S 120.0
 
 /* The exercise's `profile: {case: ID}`, else its largest visible case that is not slow (a slow
- * one only when there is nothing else), among those that passed. */
-static const struct case_spec *profile_case(const struct exercise_spec *ex,
-                                            const struct variant_result *vr)
+ * one only when there is nothing else); among those that passed when passed is set. */
+static const struct case_spec *pick_case(const struct exercise_spec *ex,
+                                         const struct variant_result *vr, bool passed)
 {
     const struct case_spec *best = NULL;
     for (int allow_slow = 0; allow_slow < 2 && !best; allow_slow++)
         for (size_t i = 0; i < ex->n_cases && i < vr->n_cases; i++) {
             const struct case_spec *c = &ex->cases[i];
-            if (c->hidden || (c->slow && !allow_slow) || vr->cases[i].verdict != V_PASS)
+            if (c->hidden || (c->slow && !allow_slow) || (passed && vr->cases[i].verdict != V_PASS))
                 continue;
             if (ex->profile_case && strcmp(ex->profile_case, c->id) != 0)
                 continue;
@@ -39,20 +39,27 @@ static const struct case_spec *profile_case(const struct exercise_spec *ex,
     return best;
 }
 
+/* The case profiled; *passed false when it did not pass (it is then only named). */
+static const struct case_spec *profile_case(const struct exercise_spec *ex,
+                                            const struct variant_result *vr, bool *passed)
+{
+    const struct case_spec *c = pick_case(ex, vr, true);
+    *passed = c != NULL;
+    return c ? c : pick_case(ex, vr, false);
+}
+
 /* Why the pass cannot run here; PROFILE_REASON_NONE when it can. */
-static enum profile_reason why_not(const struct grading *g, const struct exercise_spec *ex,
-                                   const struct case_spec *c, const char *ncu)
+static enum profile_reason why_not(const struct grading *g, const struct case_spec *c, bool passed,
+                                   const char *ncu)
 {
     if (!g->env->gpu.available)
         return PROFILE_NO_GPU;
+    if (!c)
+        return PROFILE_NO_CASE;
+    if (!passed)
+        return PROFILE_NOT_PASSED;
     if (!ncu)
         return PROFILE_NO_NCU;
-    if (!c) {
-        for (size_t i = 0; i < ex->n_cases; i++)
-            if (!ex->cases[i].hidden)
-                return PROFILE_NOT_PASSED;
-        return PROFILE_NO_CASE;
-    }
     return PROFILE_REASON_NONE;
 }
 
@@ -264,9 +271,10 @@ int profile_variant(struct grading *g, const struct exercise_spec *ex, const str
     struct variant_profile *p = xmalloc(sizeof(*p));
     variant_profile_init(p);
     vr->profile = p;
-    const struct case_spec *c = profile_case(ex, vr);
+    bool passed;
+    const struct case_spec *c = profile_case(ex, vr, &passed);
     char *ncu = ncu_find(getenv("CUDA_HOME"), getenv("PATH"), g->env->tc.cuda_home);
-    enum profile_reason why = why_not(g, ex, c, ncu);
+    enum profile_reason why = why_not(g, c, passed, ncu);
     p->case_id = c ? xstrdup(c->id) : NULL;
     int rc = 0;
     if (why != PROFILE_REASON_NONE || br->status != BUILD_OK) {
