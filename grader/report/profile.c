@@ -272,6 +272,15 @@ void add_profile(const struct report_ctx *rc, const struct variant_result *vr, s
     char *missing = profile_missing_line(&rc->strings, false, p);
     tpl_set_str(pm, "missing", missing ? missing : "");
     free(missing);
+    /* The reference's side alone missing: said under the table. */
+    char key[64];
+    snprintf(key, sizeof(key), "profile.why.%s", profile_reason_name(p->reference.reason));
+    char *ref_missing = k && !r ? phrase(&rc->strings, false, key, "detail",
+                                         p->reference.detail ? p->reference.detail : "", NULL)
+                                : NULL;
+    tpl_set_bool(pm, "has_ref_missing", ref_missing != NULL);
+    tpl_set_str(pm, "ref_missing", ref_missing ? ref_missing : "");
+    free(ref_missing);
     char *kname = k ? short_name(k->name) : xstrdup("–"), *rname = r ? short_name(r->name) : NULL;
     tpl_set_str(pm, "kernel", kname);
     tpl_set_str(pm, "ref_kernel", rname ? rname : "–");

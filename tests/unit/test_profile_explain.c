@@ -13,6 +13,7 @@
 #include "grade/profile.h"
 #include "report/phrases.h"
 #include "report/profile.h"
+#include "report/report.h"
 #include "run/ncu.h"
 
 #include <check.h>
@@ -47,6 +48,14 @@ static struct variant_profile *fixture_profile(const char *what)
     free(stu);
     free(ref);
     return p;
+}
+
+/* The reference's side as when its runner could not be built. */
+static void side_release_for_test(struct profile_side *s)
+{
+    ncu_profile_release(&s->prof);
+    s->status = PROFILE_SKIPPED;
+    s->reason = PROFILE_NO_REFERENCE;
 }
 
 static void diagnose(const struct variant_profile *p, struct profile_diagnosis *d)
@@ -331,6 +340,83 @@ START_TEST(json_round_trip)
 }
 END_TEST
 
+/* The report: a results with one GPU variant profiled, rendered in English. */
+static char *render_report(struct variant_profile *p, const char *lang)
+{
+    struct results r;
+    results_init(&r);
+    r.lab_id = xstrdup("lab96");
+    r.lab_title = xstrdup("Profile test lab");
+    r.student_id = xstrdup("alu01");
+    r.lang = xstrdup(lang);
+    r.mode = xstrdup("check");
+    r.n_exercises = 1;
+    r.exercises = xcalloc(1, sizeof(*r.exercises));
+    struct exercise_result *ex = &r.exercises[0];
+    ex->exercise_id = xstrdup("scale");
+    ex->n_variants = 1;
+    ex->variants = xcalloc(1, sizeof(*ex->variants));
+    struct variant_result *vr = &ex->variants[0];
+    vr->variant_id = xstrdup("gpu");
+    vr->target = xstrdup("gpu");
+    vr->built = true;
+    vr->n_cases = 1;
+    vr->cases = xcalloc(1, sizeof(*vr->cases));
+    vr->cases[0].case_id = xstrdup("n4096");
+    vr->cases[0].verdict = V_PASS;
+    vr->profile = p;
+    char tmpl[] = "/tmp/lg_profile_report_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = "templates";
+    error_init(&err);
+    ck_assert_msg(report_student(&r, tmpl, &o, &out, &err) == 0, "%s", err.msg);
+    struct strbuf sb = STRBUF_INIT;
+    ck_assert(read_file(out.md_path, &sb, &err) == 0);
+    remove_tree(tmpl, NULL);
+    results_release(&r); /* frees the profile too */
+    /* Markdown's escapes dropped, to look for the words. */
+    char *md = strbuf_detach(&sb), *w = md;
+    for (const char *c = md; *c; c++)
+        if (*c != '\\')
+            *w++ = *c;
+    *w = '\0';
+    return md;
+}
+
+START_TEST(report_section)
+{
+    char *md = render_report(fixture_profile("uncoalesced"), "en");
+    ck_assert_msg(strstr(md, "**Nsight Compute profile** of case n4096"), "%s", md);
+    ck_assert_msg(strstr(md, "| Yours (transpose_naive) | Reference (transpose_tiled) |"), "%s",
+                  md);
+    ck_assert_msg(strstr(md, "| 32-byte sectors per request (loads / stores) | 32.0 / 4.0 | "
+                             "4.0 / 4.0 |"),
+                  "%s", md);
+    ck_assert_msg(strstr(md, "Its global memory loads are uncoalesced"), "%s", md);
+    ck_assert_msg(!strstr(md, "profile."), "a key left unrendered: %s", md);
+    free(md);
+    struct variant_profile *p = fixture_profile("occupancy");
+    side_release_for_test(&p->reference);
+    md = render_report(p, "es");
+    ck_assert_msg(strstr(md, "limitada por la memoria compartida"), "%s", md);
+    ck_assert_msg(strstr(md, "Referencia: sin perfil: la referencia no se ha podido compilar"),
+                  "%s", md);
+    free(md);
+    p = xmalloc(sizeof(*p));
+    variant_profile_init(p);
+    p->student.status = p->reference.status = PROFILE_FAILED;
+    p->student.reason = p->reference.reason = PROFILE_NO_PERMISSION;
+    md = render_report(p, "en");
+    ck_assert_msg(strstr(md, "ERR_NVGPUCTRPERM"), "%s", md);
+    ck_assert_msg(!strstr(md, "| Yours"), "a table without measurements: %s", md);
+    free(md);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("profile_explain");
@@ -345,6 +431,7 @@ static Suite *suite(void)
     tcase_add_test(tc, crosscheck_rule);
     tcase_add_test(tc, missing_lines);
     tcase_add_test(tc, json_round_trip);
+    tcase_add_test(tc, report_section);
     suite_add_tcase(s, tc);
     return s;
 }
