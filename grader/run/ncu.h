@@ -130,6 +130,7 @@ void ncu_paths_free(char **paths);
  */
 #define NCU_ARGV_MAX 32
 #define NCU_LAUNCH_COUNT "64"
+#define NCU_LAUNCH_LIMIT 64 /* the same, as a number: a profile of this many launches was cut */
 size_t ncu_profile_argv(const char *program, const char *report, bool flush_caches, char **metrics,
                         const char **argv);
 /* The import command: `program --import <report>.ncu-rep --csv --page raw --print-units base`. */
