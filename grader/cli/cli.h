@@ -61,6 +61,7 @@ struct cli_args {
     const char *out, *lang, *only, *isolation;
     double timeout_s; /* 0: the lab's */
     bool keep, no_timing;
+    bool profile; /* --profile: Nsight Compute on every GPU variant (grade/profile.h) */
     int pdf_mode; /* -1 --no-pdf, 0 try, 1 --pdf */
     int sanitize; /* -1: as the lab says; else an enum sanitize_mode */
     /* report */

@@ -40,6 +40,7 @@ static void check_opts(struct cli *c, const char *submission, const char *work,
     o->only = a->only;
     o->timeout_s = a->timeout_s;
     o->keep_work = a->keep;
+    o->profile = a->profile;
     if (a->sanitize >= 0)
         o->sanitize = (enum sanitize_mode)a->sanitize;
     o->messages = &c->msgs;

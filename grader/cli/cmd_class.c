@@ -34,6 +34,7 @@ static void batch_from_args(const struct cli *c, struct batch_opts *o)
     o->grade.timeout_s = a->timeout_s;
     o->grade.only = a->only;
     o->grade.keep_work = a->keep;
+    o->grade.profile = a->profile;
     if (a->sanitize >= 0)
         o->grade.sanitize = (enum sanitize_mode)a->sanitize;
     /* Checked when the policy is made, naming the option (class/late.h). */

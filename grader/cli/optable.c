@@ -334,6 +334,13 @@ const struct cli_option cli_option_table[] = {
      .offset = AT(sanitize),
      .value = SANITIZE_NONE,
      .help = "skip the compute-sanitizer pass the lab asks for"},
+    {.name = "--profile",
+     .kind = OPT_FLAG,
+     .commands = CHECK | GRADE,
+     .slurm = SLURM_PASS,
+     .offset = AT(profile),
+     .help = "profile every GPU variant's kernels and the reference's under Nsight Compute "
+             "(explained in the report)"},
     {.name = "--quiet",
      .kind = OPT_FLAG,
      .commands = CHECK,

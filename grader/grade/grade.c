@@ -305,6 +305,8 @@ static int grade_variant(struct grading *g, const struct exercise_spec *ex, size
     free(selected);
     if (rc == 0)
         rc = sanitize_variant(g, ex, v, &br, vr, err);
+    if (rc == 0)
+        rc = profile_variant(g, ex, v, &br, vr, err);
     build_result_release(&br);
     return rc;
 }

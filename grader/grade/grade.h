@@ -74,6 +74,7 @@ struct grade_opts {
     bool reuse_build;         /* reuse a build folder left by an earlier build_only pass */
     bool reuse_ref_times;     /* time each reference once per env (batch) */
     enum sanitize_mode sanitize;
+    bool profile; /* the Nsight Compute pass on every GPU variant (grade/profile.h) */
     enum gpu_policy gpu_policy;
     FILE *progress; /* one line per finished case, or NULL */
     /* The grader's sentences in the report's language (messages.h); NULL: English. */

@@ -109,6 +109,7 @@ void results_release(struct results *r)
             for (size_t k = 0; k < vr->n_sanitizer; k++)
                 sanitizer_run_release(&vr->sanitizer[k]);
             free(vr->sanitizer);
+            variant_profile_free(vr->profile);
             free(vr->variant_id);
             free(vr->title);
             free(vr->function);
@@ -395,6 +396,10 @@ static void put_variant(struct json_writer *w, const struct variant_result *vr)
         for (size_t k = 0; k < vr->n_sanitizer; k++)
             put_sanitizer_run(w, &vr->sanitizer[k]);
         json_writer_end_array(w);
+    }
+    if (vr->profile) {
+        json_writer_key(w, "profile");
+        variant_profile_to_json(w, vr->profile);
     }
     json_writer_end_object(w);
 }
@@ -797,6 +802,7 @@ static void read_variant(const struct json_value *o, struct variant_result *vr)
         sanitizer_run_init(&vr->sanitizer[k]);
         read_sanitizer_run(json_at(ss, k), &vr->sanitizer[k]);
     }
+    vr->profile = variant_profile_from_json(json_get(o, "profile"));
     if (!json_get(o, "arg_memory"))
         fill_from_older_text(vr);
 }

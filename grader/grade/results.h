@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "run/machine.h"
+#include "grade/profile.h"
 #include "run/sanitizer.h"
 #include "base/strbuf.h"
 #include "grade/results_lms.h"
@@ -146,6 +147,9 @@ struct variant_result {
      * for): findings beside the grade, which they never change. */
     struct sanitizer_run *sanitizer;
     size_t n_sanitizer;
+    /* The Nsight Compute pass (--profile; JSON "profile", absent when not asked for):
+     * grade/profile.h. Beside the grade, which it never changes. NULL: not asked. */
+    struct variant_profile *profile;
 };
 
 struct exercise_result {

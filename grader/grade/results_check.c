@@ -129,7 +129,7 @@ static const struct field variant_fields[] = {
     {"variant_id", K_STR, true}, {"cases", K_ARR, true},       {"title", K_STR, false},
     {"function", K_STR, false},  {"target", K_STR, false},     {"memory", K_STR, false},
     {"built", K_BOOL, false},    {"build_log", K_STR, false},  {"n_warnings", K_NUM, false},
-    {"sanitizer", K_ARR, false}, {"arg_memory", K_ARR, false},
+    {"sanitizer", K_ARR, false}, {"arg_memory", K_ARR, false}, {"profile", K_OBJ, false},
 };
 
 static const struct field case_fields[] = {

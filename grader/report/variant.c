@@ -1,4 +1,5 @@
 #include "report/sections.h"
+#include "report/profile.h"
 
 #include "base/alloc.h"
 #include "base/escape.h"
@@ -276,5 +277,6 @@ struct tpl_value *variant_value(const struct report_ctx *rc, const struct varian
     set_own(m, "build_log", log ? code_block(rc, vr->build_log) : xstrdup(""));
     *shows_table = add_variant_cases(rc, vr, m);
     add_sanitizer_runs(rc, vr, m);
+    add_profile(rc, vr, m);
     return m;
 }

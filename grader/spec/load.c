@@ -24,9 +24,9 @@ static const char *const kit_keys[] = {"references", NULL};
 static const char *const kit_reference_names[] = {"objects", "sources", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", "allow_symbols", NULL};
 static const char *const exercise_keys[] = {
-    "id",          "title",          "points",    "params",   "args",   "variants", "cases",
-    "tolerance",   "tolerance_note", "work",      "baseline", "oracle", "timeout",  "timing",
-    "performance", "seed",           "sanitizer", "returns",  NULL};
+    "id",          "title",          "points",    "params",   "args",    "variants", "cases",
+    "tolerance",   "tolerance_note", "work",      "baseline", "oracle",  "timeout",  "timing",
+    "performance", "seed",           "sanitizer", "returns",  "profile", NULL};
 static const char *const arg_keys[] = {"name",  "kind", "dtype",     "ctype", "shape",
                                        "value", "init", "tolerance", NULL};
 static const char *const init_keys[] = {"dist",  "low",  "high",  "mean", "std",
@@ -45,6 +45,7 @@ static const char *const case_keys[] = {"id",      "sizes",     "hidden", "slow"
                                         "timeout", "tolerance", "init",   NULL};
 static const char *const returns_keys[] = {"name", "dtype", "tolerance", NULL};
 static const char *const sanitizer_keys[] = {"tools", "case", NULL};
+static const char *const profile_keys[] = {"case", NULL};
 
 /* The keys of init that each distribution reads, indexed by enum dist. */
 static const char *const dist_keys[][3] = {
@@ -1160,6 +1161,36 @@ static int parse_exercise_sanitizer(struct loader *ld, struct exercise_spec *ex,
     return 0;
 }
 
+/* profile: {case: ID}, a visible case of a GPU exercise (docs/profile.md). */
+static int parse_exercise_profile(struct loader *ld, struct exercise_spec *ex, const yaml_node_t *m)
+{
+    yaml_node_t *n = ld_map_get(ld, m, "profile"), *v;
+    if (!n)
+        return 0;
+    if (n->type != YAML_MAPPING_NODE)
+        return ld_fail_type(ld, n, "a mapping {case}", "'profile'");
+    if (ld_check_keys(ld, n, "in profile", profile_keys))
+        return -1;
+    if (!exercise_has_gpu(ex))
+        return ld_fail(ld, n,
+                       "exercise '%s' has no GPU variant, and --profile profiles GPU "
+                       "kernels only",
+                       ex->id);
+    if (!(v = ld_map_get(ld, n, "case")))
+        return 0;
+    if (ld_get_string(ld, v, "'case'", &ex->profile_case))
+        return -1;
+    for (size_t i = 0; i < ex->n_cases; i++)
+        if (!strcmp(ex->cases[i].id, ex->profile_case))
+            return ex->cases[i].hidden ? ld_fail(ld, v,
+                                                 "profile case '%s' is hidden: its numbers go into "
+                                                 "student reports, so name a visible case",
+                                                 ex->profile_case)
+                                       : 0;
+    return ld_fail(ld, v, "profile case '%s' is not a case of exercise '%s'", ex->profile_case,
+                   ex->id);
+}
+
 static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
 {
     struct exercise_spec *ex = &ld->lab->exercises[index];
@@ -1181,7 +1212,7 @@ static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
     if (parse_exercise_head(ld, index, ex, m) || parse_exercise_args(ld, ex, m) ||
         parse_exercise_variants(ld, ex, m) || parse_exercise_cases(ld, ex, m))
         return -1;
-    return parse_exercise_sanitizer(ld, ex, m);
+    return parse_exercise_sanitizer(ld, ex, m) || parse_exercise_profile(ld, ex, m) ? -1 : 0;
 }
 
 static int parse_build(struct loader *ld, const yaml_node_t *m)

@@ -120,6 +120,7 @@ static void exercise_release(struct exercise_spec *ex)
     free(ex->cases);
     tolerance_release(&ex->tol);
     free(ex->tol_note);
+    free(ex->profile_case);
     free(ex->baseline);
     free(ex->oracle);
     free(ex->flops);

@@ -212,6 +212,9 @@ struct exercise_spec {
      * allow_tf32): times are then judged against the TF32 rate, not FP32's (grade/limits.c). */
     bool allow_tf32;
     struct sanitizer_spec sanitizer;
+    /* profile: {case: ID}: the case `--profile` runs under Nsight Compute (docs/profile.md);
+     * NULL: the largest visible case that is not slow. */
+    char *profile_case;
     struct src_loc loc;
 };
 

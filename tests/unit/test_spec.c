@@ -502,7 +502,7 @@ static const struct bad_spec bad_specs[] = {
     {"bad_exercise_key.yaml", ":8:5: unknown key 'weight' in exercise (expected one of: id, title, "
                               "points, params, args, variants, cases, tolerance, tolerance_note, "
                               "work, baseline, oracle, timeout, timing, performance, seed, "
-                              "sanitizer, returns)"},
+                              "sanitizer, returns, profile)"},
     {"bad_expr.yaml",
      ":10:49: bad expression '2*(n+1' in shape of argument 'x': at column 7: expected ')'"},
     {"bad_expr_name.yaml",
@@ -561,6 +561,13 @@ static const struct bad_spec bad_specs[] = {
      ":27:17: unknown key 'tool' in sanitizer (expected one of: tools, case)"},
     {"bad_sanitizer_lab_case.yaml", ":4:38: 'case' belongs in an exercise's sanitizer (case ids "
                                     "are per exercise), not in the lab's"},
+    {"bad_profile_case.yaml", ":27:21: profile case 'huge' is not a case of exercise 'saxpy'"},
+    {"bad_profile_hidden.yaml", ":27:21: profile case 'odd' is hidden: its numbers go into "
+                                "student reports, so name a visible case"},
+    {"bad_profile_key.yaml", ":27:15: unknown key 'cases' in profile (expected one of: case)"},
+    {"bad_profile_type.yaml", ":27:14: expected a mapping {case} for 'profile', got 'small'"},
+    {"bad_profile_cpu.yaml", ":23:14: exercise 'saxpy' has no GPU variant, and --profile "
+                             "profiles GPU kernels only"},
     {"bad_sanitizer_tool.yaml", ":27:35: compute-sanitizer tool 'memchek' is not one of "
                                 "memcheck, racecheck, initcheck, synccheck"},
     {"bad_sanitizer_type.yaml", ":27:16: expected true, false or a mapping {tools, case} for "

@@ -1,0 +1,289 @@
+/*
+ * ncu: reading Nsight Compute's CSV (tests/fixtures/ncu/, written from its documentation: see
+ * the README there) into kernels, units, values that are not numbers, the harness's kernels left
+ * out, the stall reasons ranked, why a run gave nothing, the command lines and the folders.
+ */
+#include "run/ncu.h"
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/fs.h"
+#include "base/strbuf.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FIXTURES "tests/fixtures/ncu"
+
+static void read_fixture(const char *name, struct strbuf *sb)
+{
+    char *path = xstrfmt("%s/%s", FIXTURES, name);
+    struct error err;
+    ck_assert_msg(read_file(path, sb, &err) == 0, "%s", err.msg);
+    free(path);
+}
+
+static void parse_fixture(const char *name, struct ncu_profile *p)
+{
+    struct strbuf sb = STRBUF_INIT;
+    read_fixture(name, &sb);
+    ncu_profile_init(p);
+    ck_assert_int_eq(ncu_parse_csv(sb.buf, sb.len, p), 0);
+    strbuf_release(&sb);
+}
+
+START_TEST(raw_page_read)
+{
+    struct ncu_profile p;
+    parse_fixture("uncoalesced_student.csv", &p);
+    ck_assert_int_eq(p.rows, 2);
+    ck_assert_int_eq(p.skipped, 1); /* lg_draw_kernel */
+    ck_assert_int_eq(p.n_kernels, 1);
+    const struct ncu_kernel *k = &p.kernels[0];
+    ck_assert_str_eq(k->name, "transpose_naive(const float *, float *, int)");
+    ck_assert_int_eq(k->launches, 1);
+    ck_assert_double_eq_tol(k->m[NCU_DURATION_NS], 1734112, 1e-6);
+    ck_assert_double_eq_tol(k->total_ns, 1734112, 1e-6);
+    ck_assert_double_eq_tol(k->m[NCU_DRAM_PCT], 14.8, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_OCC_ACHIEVED], 92.3, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_REGISTERS], 18, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_GRID], 65536, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_LD_SECTORS], 16777216, 1e-6);
+    ck_assert_double_eq_tol(k->m[NCU_LD_REQUESTS], 524288, 1e-6);
+    ncu_profile_release(&p);
+}
+END_TEST
+
+START_TEST(stalls_ranked)
+{
+    struct ncu_profile p;
+    parse_fixture("uncoalesced_student.csv", &p);
+    const struct ncu_kernel *k = &p.kernels[0];
+    /* "selected" (1.0) and "not_selected" are not stalls; the rest, largest first. */
+    ck_assert_int_eq(k->n_stalls, 3);
+    ck_assert_str_eq(k->stalls[0].reason, "long_scoreboard");
+    ck_assert_double_eq_tol(k->stalls[0].cycles, 96.4, 1e-9);
+    ck_assert_str_eq(k->stalls[1].reason, "lg_throttle");
+    ck_assert_str_eq(k->stalls[2].reason, "wait");
+    ncu_profile_release(&p);
+}
+END_TEST
+
+START_TEST(launches_merged)
+{
+    struct ncu_profile p;
+    parse_fixture("occupancy_student.csv", &p);
+    ck_assert_int_eq(p.n_kernels, 1);
+    const struct ncu_kernel *k = &p.kernels[0];
+    ck_assert_int_eq(k->launches, 2);
+    ck_assert_double_eq_tol(k->total_ns, 1010000, 1e-6);
+    ck_assert_double_eq_tol(k->m[NCU_DURATION_NS], 512000, 1e-6); /* the longest */
+    ck_assert_double_eq_tol(k->m[NCU_SMEM_STATIC], 49152, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_LIMIT_SMEM], 4, 1e-9);
+    ncu_profile_release(&p);
+}
+END_TEST
+
+START_TEST(details_page_read)
+{
+    struct ncu_profile p;
+    parse_fixture("details_long.csv", &p);
+    ck_assert_int_eq(p.rows, 2);
+    ck_assert_int_eq(p.n_kernels, 1);
+    const struct ncu_kernel *k = &p.kernels[0];
+    ck_assert_int_eq(k->launches, 2);
+    ck_assert_double_eq_tol(k->m[NCU_DURATION_NS], 12380, 1e-6); /* usecond to ns */
+    ck_assert_double_eq_tol(k->total_ns, 24400, 1e-6);
+    ck_assert_double_eq_tol(k->m[NCU_SMEM_STATIC], 1020, 1e-9); /* Kbyte to bytes */
+    ck_assert(isnan(k->m[NCU_SM_PCT]));                         /* "n/a" */
+    ck_assert(isnan(k->m[NCU_OCC_ACHIEVED]));                   /* not printed */
+    ck_assert_int_eq(k->n_stalls, 1);
+    ncu_profile_release(&p);
+}
+END_TEST
+
+START_TEST(values_and_units)
+{
+    ck_assert_double_eq_tol(ncu_value("1,234.5", "nsecond"), 1234.5, 1e-9);
+    ck_assert_double_eq_tol(ncu_value("2", "msecond"), 2e6, 1e-6);
+    ck_assert_double_eq_tol(ncu_value("48", "Kbyte"), 48000, 1e-9);
+    ck_assert_double_eq_tol(ncu_value("75", "%"), 75, 1e-9);
+    ck_assert_double_eq_tol(ncu_value("32", "register/thread"), 32, 1e-9);
+    ck_assert(isnan(ncu_value("n/a", "%")));
+    ck_assert(isnan(ncu_value("", "%")));
+    ck_assert(isnan(ncu_value("12abc", "")));
+    ck_assert(isnan(ncu_value("3", "fortnight-second"))); /* unknown time unit */
+    ck_assert(isnan(ncu_value("3", "Pbyte")));
+    ck_assert(isnan(ncu_value(NULL, "%")));
+}
+END_TEST
+
+START_TEST(garbage_is_no_header)
+{
+    struct ncu_profile p;
+    const char *texts[] = {"", "hello\nworld\n", "==PROF== Disconnected\n",
+                           "\"ID\",\"Process ID\"\n\"0\",\"1\"\n"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        ncu_profile_init(&p);
+        ck_assert_int_eq(ncu_parse_csv(texts[i], strlen(texts[i]), &p), -1);
+        ck_assert_int_eq(p.n_kernels, 0);
+        ncu_profile_release(&p);
+    }
+    /* A header, then rows of the wrong width (a program's own output) and an unterminated
+     * quote: nothing read, nothing crashed. */
+    const char *odd = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"nsecond\"\n"
+                      "\"0\",\"k\"\n\"1\",\"k2(int)\",\"5\",\"extra\"\n\"2\",\"k3\",\"7";
+    ncu_profile_init(&p);
+    ck_assert_int_eq(ncu_parse_csv(odd, strlen(odd), &p), 0);
+    ck_assert_int_eq(p.n_kernels, 1); /* the last row, cut short, still has three fields */
+    ck_assert_str_eq(p.kernels[0].name, "k3");
+    ck_assert_double_eq_tol(p.kernels[0].m[NCU_DURATION_NS], 7, 1e-9);
+    ncu_profile_release(&p);
+}
+END_TEST
+
+START_TEST(failures_told_apart)
+{
+    struct strbuf sb = STRBUF_INIT;
+    char *detail = NULL;
+    read_fixture("no_permission.txt", &sb);
+    ck_assert_int_eq(ncu_diagnose(sb.buf, sb.len, 1, &detail), NCU_NO_PERMISSION);
+    ck_assert_ptr_nonnull(detail);
+    ck_assert(!strncmp(detail, "ERR_NVGPUCTRPERM", 16));
+    free(detail);
+    strbuf_reset(&sb);
+    read_fixture("no_kernel.txt", &sb);
+    ck_assert_int_eq(ncu_diagnose(sb.buf, sb.len, 0, &detail), NCU_NO_KERNEL);
+    ck_assert_ptr_null(detail);
+    ck_assert_int_eq(ncu_diagnose("all fine\n", 9, 0, NULL), NCU_OK);
+    ck_assert_int_eq(ncu_diagnose("all fine\n", 9, 2, NULL), NCU_TOOL_FAILED);
+    ck_assert_int_eq(ncu_diagnose("==ERROR== boom\n", 15, 0, &detail), NCU_TOOL_FAILED);
+    ck_assert_str_eq(detail, "boom");
+    free(detail);
+    for (int f = NCU_OK; f <= NCU_TOOL_FAILED; f++)
+        ck_assert_int_eq(ncu_failure_parse(ncu_failure_name((enum ncu_failure)f)), f);
+    ck_assert_int_eq(ncu_failure_parse("nonsense"), -1);
+    strbuf_release(&sb);
+}
+END_TEST
+
+START_TEST(metric_keys_round_trip)
+{
+    for (int m = 0; m < NCU_METRIC_COUNT; m++) {
+        ck_assert_int_eq(ncu_metric_from_key(ncu_metric_key((enum ncu_metric)m)), m);
+        ck_assert(strchr(ncu_metric_name((enum ncu_metric)m), '_') != NULL);
+    }
+    ck_assert_int_eq(ncu_metric_from_key("nope"), -1);
+    ck_assert_int_eq(ncu_metric_from_key(NULL), -1);
+}
+END_TEST
+
+START_TEST(command_lines)
+{
+    const char *argv[NCU_ARGV_MAX];
+    char *metric_list = NULL;
+    size_t n = ncu_profile_argv("/opt/cuda/bin/ncu", "/w/profile", false, &metric_list, argv);
+    ck_assert_ptr_null(argv[n]);
+    ck_assert_str_eq(argv[0], "/opt/cuda/bin/ncu");
+    bool export = false, clocks = false, cache = false;
+    for (size_t i = 1; i + 1 < n; i++) {
+        export |= !strcmp(argv[i], "--export") && !strcmp(argv[i + 1], "/w/profile");
+        clocks |= !strcmp(argv[i], "--clock-control") && !strcmp(argv[i + 1], "none");
+        cache |= !strcmp(argv[i], "--cache-control") && !strcmp(argv[i + 1], "none");
+    }
+    ck_assert(export && clocks && cache);
+    for (int m = 0; m < NCU_METRIC_COUNT; m++)
+        ck_assert(strstr(metric_list, ncu_metric_name((enum ncu_metric)m)) != NULL);
+    ck_assert(strstr(metric_list, "regex:^" NCU_STALL_PREFIX) != NULL);
+    free(metric_list);
+    n = ncu_profile_argv("ncu", "r", true, &metric_list, argv);
+    for (size_t i = 1; i + 1 < n; i++)
+        if (!strcmp(argv[i], "--cache-control"))
+            ck_assert_str_eq(argv[i + 1], "all");
+    free(metric_list);
+    n = ncu_import_argv("ncu", "r.ncu-rep", argv);
+    ck_assert_int_eq(n, 8);
+    ck_assert_str_eq(argv[2], "r.ncu-rep");
+    ck_assert_ptr_null(argv[n]);
+}
+END_TEST
+
+START_TEST(limits)
+{
+    ck_assert_double_eq(ncu_wall_limit(1), NCU_MIN_WALL_S);
+    ck_assert_double_eq(ncu_wall_limit(10), 200);
+    ck_assert_double_eq(ncu_wall_limit(1000), NCU_MAX_WALL_S);
+    ck_assert_double_eq(ncu_wall_limit(0), NCU_MAX_WALL_S);
+}
+END_TEST
+
+/* A toolkit's layout: <home>/bin/ncu beside <home>/nsight-compute-2025.3.1/. */
+START_TEST(finding_the_tool)
+{
+    char tmpl[] = "/tmp/lg_ncu_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    char *bin = xstrfmt("%s/bin", tmpl), *tool = xstrfmt("%s/bin/ncu", tmpl);
+    char *nc = xstrfmt("%s/nsight-compute-2025.3.1", tmpl);
+    ck_assert_int_eq(mkdir(bin, 0755), 0);
+    ck_assert_int_eq(mkdir(nc, 0755), 0);
+    FILE *f = fopen(tool, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("#!/bin/sh\n", f);
+    fclose(f);
+    ck_assert_ptr_null(ncu_find(tmpl, "/nonexistent", NULL)); /* not executable yet */
+    ck_assert_int_eq(chmod(tool, 0755), 0);
+    char *found = ncu_find("/nonexistent", bin, NULL);
+    ck_assert_ptr_nonnull(found);
+    ck_assert(strstr(found, "/bin/ncu") != NULL);
+    char **ro = ncu_ro_paths(found);
+    ck_assert_ptr_nonnull(ro[0]);
+    ck_assert_ptr_nonnull(ro[1]);
+    ck_assert_ptr_null(ro[2]);
+    ck_assert(strstr(ro[0], "nsight-compute-2025.3.1") != NULL);
+    ck_assert(strstr(ro[1], "/bin") != NULL);
+    ncu_paths_free(ro);
+    ro = ncu_ro_paths("/usr/bin/ncu"); /* a system folder is visible anyway */
+    ck_assert_ptr_null(ro[0]);
+    ncu_paths_free(ro);
+    free(found);
+    unlink(tool);
+    rmdir(bin);
+    rmdir(nc);
+    rmdir(tmpl);
+    free(bin);
+    free(tool);
+    free(nc);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("ncu");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, raw_page_read);
+    tcase_add_test(tc, stalls_ranked);
+    tcase_add_test(tc, launches_merged);
+    tcase_add_test(tc, details_page_read);
+    tcase_add_test(tc, values_and_units);
+    tcase_add_test(tc, garbage_is_no_header);
+    tcase_add_test(tc, failures_told_apart);
+    tcase_add_test(tc, metric_keys_round_trip);
+    tcase_add_test(tc, command_lines);
+    tcase_add_test(tc, limits);
+    tcase_add_test(tc, finding_the_tool);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
