@@ -44,8 +44,10 @@ static void check_timeout(const struct hostile_suite *s, const struct hostile_ru
 static void check_fork_bomb(const struct hostile_suite *s, const struct hostile_run *run)
 {
     (void)s;
-    /* The bomb really went off (so that "none left" means something). */
-    ck_assert_msg(run->bombs_seen > 10, "only %d lgbomb processes seen while grading",
+    /* The bomb really went off (so that "none left" means something): its children were
+     * seen side by side. How many depends on how fast a loaded machine forks within the 5 s
+     * limit and on the 0.2 s sampling (CI once saw 7 at most), so any tree of them counts. */
+    ck_assert_msg(run->bombs_seen >= 2, "only %d lgbomb processes seen while grading",
                   run->bombs_seen);
     message_has(run, "grade2", "cpu", "timed out");
 }
