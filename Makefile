@@ -65,7 +65,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test deps-analyze similarity mutate check test test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
+.PHONY: all deps deps-test deps-analyze similarity mutate check test test-bins test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
         fuzz fuzz-build deps-fuzz
 
@@ -191,12 +191,17 @@ bench: deps all
 # stages share one grader cache (LABGRADER_CACHE, removed at the end unless it was given): the
 # sanitizers' stage grades the same labs with the same references and the same (uninstrumented)
 # harness, so it builds and calibrates nothing the first stage already did.
+# The builds run a job per CPU (the suites then pace themselves: tests/run-suites.sh).
 test: deps-test
 	@tests/check-layers.sh
+	@$(MAKE) --no-print-directory -j$(JOBS) test-bins
 	@own=; if [ -z "$${LABGRADER_CACHE:-}" ]; then own=$$(mktemp -d /tmp/lg-test-cache-XXXXXX); \
 	  export LABGRADER_CACHE=$$own; fi; trap '[ -z "$$own" ] || rm -rf "$$own"' EXIT; \
 	  $(MAKE) --no-print-directory test-unit test-e2e && $(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory format-check
+
+JOBS := $(shell nproc 2>/dev/null || echo 2)
+test-bins: all $(UNIT_BIN) $(E2E_BIN)
 
 test-unit: all $(UNIT_BIN)
 	@tests/run-suites.sh unit $(UNIT_BIN)
@@ -211,10 +216,11 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 # drives (kill, output caps, tamper checks) run under the sanitizers in test_sandbox, and
 # leaving it out keeps `make test` well inside CI's budget.
 ASAN_E2E := test_e2e test_batch
+ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  E2E_BIN="$(addprefix build/asan/tests/,$(filter $(ASAN_E2E),$(E2E_SRC:tests/e2e/%.c=%)))"
 test-asan:
-	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
-	  E2E_BIN="$(addprefix build/asan/tests/,$(filter $(ASAN_E2E),$(E2E_SRC:tests/e2e/%.c=%)))" \
-	  test-unit test-e2e
+	@$(ASAN_MAKE) -j$(JOBS) test-bins
+	@$(ASAN_MAKE) test-unit test-e2e
 
 test-gpu: deps all $(GPU_BIN)
 	@LG_BIN=$(abspath $(BIN)) tests/run-suites.sh gpu $(GPU_BIN)
