@@ -1,5 +1,7 @@
 #include "run/ncu.h"
 
+#include "run/cudatool.h"
+
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
@@ -423,44 +425,9 @@ enum ncu_failure ncu_diagnose(const char *output, size_t len, int exit_code, cha
 
 /* ---- finding and running the tool ---- */
 
-static char *executable(const char *dir, const char *name)
-{
-    struct stat st;
-    if (!dir || !*dir)
-        return NULL;
-    char *p = path_join(dir, name);
-    char *real = NULL;
-    if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
-        real = realpath(p, NULL);
-    free(p);
-    return real;
-}
-
-static char *in_bin(const char *home)
-{
-    if (!home || !*home)
-        return NULL;
-    char *bin = path_join(home, "bin");
-    char *found = executable(bin, "ncu");
-    free(bin);
-    return found;
-}
-
 char *ncu_find(const char *cuda_home, const char *path_env, const char *nvcc_home)
 {
-    char *found = in_bin(cuda_home);
-    if (!found)
-        found = in_bin("/usr/local/cuda");
-    for (const char *p = path_env; p && *p && !found;) {
-        size_t n = strcspn(p, ":");
-        char *dir = xstrndup(p, n);
-        found = executable(dir, "ncu");
-        free(dir);
-        p += n + (p[n] == ':');
-    }
-    if (!found)
-        found = in_bin(nvcc_home);
-    return found;
+    return cudatool_find("ncu", cuda_home, path_env, nvcc_home);
 }
 
 /* System folders are visible in the sandbox anyway; a shallow one ("/opt") shows too much. */

@@ -1,5 +1,6 @@
 /* compute-sanitizer: finding it, its command line, reading its output (sanitizer.h). */
 #include "run/sanitizer.h"
+#include "run/cudatool.h"
 
 #include "base/messages.h"
 #include "base/strbuf.h"
@@ -370,41 +371,9 @@ void sanitizer_parse(const char *text, size_t len, struct sanitizer_output *out)
 /* ------------------------------------------------------------------------ */
 /* Finding the tool and running it                                          */
 
-static char *executable(const char *dir, const char *name)
-{
-    struct stat st;
-    if (!dir || !*dir)
-        return NULL;
-    char *p = path_join(dir, name);
-    char *real = NULL;
-    if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
-        real = realpath(p, NULL);
-    free(p);
-    return real;
-}
-
 char *sanitizer_find(const char *cuda_home, const char *path_env, const char *nvcc_home)
 {
-    const char *homes[] = {cuda_home, "/usr/local/cuda"};
-    char *found = NULL;
-    for (size_t i = 0; i < 2 && !found; i++) {
-        char *bin = homes[i] && *homes[i] ? path_join(homes[i], "bin") : NULL;
-        found = executable(bin, "compute-sanitizer");
-        free(bin);
-    }
-    for (const char *p = path_env; p && *p && !found;) {
-        size_t n = strcspn(p, ":");
-        char *dir = xstrndup(p, n);
-        found = executable(dir, "compute-sanitizer");
-        free(dir);
-        p += n + (p[n] == ':');
-    }
-    if (!found && nvcc_home && *nvcc_home) {
-        char *bin = path_join(nvcc_home, "bin");
-        found = executable(bin, "compute-sanitizer");
-        free(bin);
-    }
-    return found;
+    return cudatool_find("compute-sanitizer", cuda_home, path_env, nvcc_home);
 }
 
 size_t sanitizer_argv(const char *program, const char *tool, const char **argv)
