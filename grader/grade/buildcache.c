@@ -126,42 +126,97 @@ static void reap_build_child(pid_t *pids, long *n)
     }
 }
 
+/* Whether two variants compile a source of the same name (lab 6's gpu and gpu_dev variants
+ * both compile grade2_gpu.cu). */
+static bool shares_source(const struct variant_spec *a, const struct variant_spec *b)
+{
+    for (size_t i = 0; i < a->student.n_sources; i++)
+        for (size_t j = 0; j < b->student.n_sources; j++)
+            if (!strcmp(a->student.sources[i], b->student.sources[j]))
+                return true;
+    return false;
+}
+
+static bool in_cache(struct grading *g, const struct exercise_spec *ex,
+                     const struct variant_spec *v)
+{
+    struct error err;
+    struct build_result r;
+    error_init(&err);
+    char *dir = entry_dir(g, ex, v, &err);
+    build_result_init(&r);
+    bool cached = !dir || entry_load(dir, &r);
+    build_result_release(&r);
+    free(dir);
+    return cached;
+}
+
+struct build_round {
+    pid_t *pids;
+    long running, jobs;
+    const struct variant_spec **started; /* this round's, for shares_source */
+    size_t n_started;
+};
+
+/* Start v's build in a child, unless it is cached or shares a source with a build of this
+ * round; true when it needs nothing more (built, building or cached). */
+static bool start_build(struct grading *g, const struct exercise_spec *ex,
+                        const struct variant_spec *v, struct build_round *round)
+{
+    if (in_cache(g, ex, v))
+        return true;
+    for (size_t i = 0; i < round->n_started; i++)
+        if (shares_source(v, round->started[i]))
+            return false;
+    if (round->running >= round->jobs)
+        reap_build_child(round->pids, &round->running);
+    round->started[round->n_started++] = v;
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct error err;
+        struct build_result r;
+        error_init(&err);
+        build_result_init(&r);
+        int rc = student_build(g, ex, v, &r, &err);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    if (pid > 0)
+        round->pids[round->running++] = pid;
+    return true;
+}
+
 /* One child process per variant not in the cache yet, as many at a time as there are cores:
  * each builds into its own folder and stores its build in the cache, where grading then finds
- * it. A child that fails leaves nothing: its variant is built again, in order, by the caller. */
+ * it. A child that fails leaves nothing: its variant is built again, in order, by the caller.
+ * Variants that compile a source another build is compiling wait for the next round, where
+ * the object cache (run/objcache.h) serves them the object: each source is compiled once,
+ * not once per variant at the same time. */
 void student_build_all(struct grading *g, const bool *exercise_selected)
 {
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN), running = 0;
-    if (jobs < 1)
-        jobs = 1;
-    pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t total = 0, done_n = 0;
+    for (size_t e = 0; e < g->lab->n_exercises; e++)
+        total += exercise_selected[e] ? g->lab->exercises[e].n_variants : 0;
+    struct build_round round = {.jobs = jobs < 1 ? 1 : jobs};
+    round.pids = xcalloc((size_t)round.jobs, sizeof(*round.pids));
+    round.started = xcalloc(total ? total : 1, sizeof(*round.started));
+    bool *done = xcalloc(total ? total : 1, sizeof(*done));
     fflush(NULL);
-    for (size_t e = 0; e < g->lab->n_exercises; e++) {
-        const struct exercise_spec *ex = &g->lab->exercises[e];
-        for (size_t vi = 0; exercise_selected[e] && vi < ex->n_variants; vi++) {
-            struct error err;
-            struct build_result r;
-            error_init(&err);
-            char *dir = entry_dir(g, ex, &ex->variants[vi], &err);
-            build_result_init(&r);
-            bool cached = !dir || entry_load(dir, &r);
-            build_result_release(&r);
-            free(dir);
-            if (cached)
-                continue;
-            if (running >= jobs)
-                reap_build_child(pids, &running);
-            pid_t pid = fork();
-            if (pid == 0) {
-                build_result_init(&r);
-                int rc = student_build(g, ex, &ex->variants[vi], &r, &err);
-                _exit(rc == 0 ? 0 : 1);
-            }
-            if (pid > 0)
-                pids[running++] = pid;
+    while (done_n < total) {
+        size_t k = 0;
+        round.n_started = 0;
+        for (size_t e = 0; e < g->lab->n_exercises; e++) {
+            const struct exercise_spec *ex = &g->lab->exercises[e];
+            for (size_t vi = 0; exercise_selected[e] && vi < ex->n_variants; vi++, k++)
+                if (!done[k] && start_build(g, ex, &ex->variants[vi], &round)) {
+                    done[k] = true;
+                    done_n++;
+                }
         }
+        while (round.running > 0)
+            reap_build_child(round.pids, &round.running);
     }
-    while (running > 0)
-        reap_build_child(pids, &running);
-    free(pids);
+    free(done);
+    free(round.started);
+    free(round.pids);
 }

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -549,6 +550,27 @@ static bool build_disk_full(const struct build_ctx *b, char **message)
     return true;
 }
 
+/* The environment of one build command: the toolchain's, with TMPDIR a folder of its own.
+ * nvcc names its intermediate files after its process id, and in a sandbox of its own every
+ * nvcc is pid 2: two compiles sharing one TMPDIR (two variants of one source built at once)
+ * overwrote each other's files and linked objects without their kernels' host stubs. *tmp
+ * is the folder (the caller removes it), NULL where none could be made. */
+static void tool_env(const struct build_ctx *b, struct argv_list *env, char **tmp)
+{
+    char *templ = path_join(b->dir, ".tmp-XXXXXX");
+    *tmp = mkdtemp(templ) ? templ : NULL;
+    if (!*tmp)
+        free(templ);
+    for (char **e = b->tc->env; e && *e; e++)
+        if (!*tmp || strncmp(*e, "TMPDIR=", 7) != 0)
+            argv_push(env, *e);
+    if (*tmp) {
+        char *entry = xstrfmt("TMPDIR=%s", *tmp);
+        argv_push(env, entry);
+        free(entry);
+    }
+}
+
 /* Run a build command in the sandbox; the output is appended to log. */
 static int run_tool(struct build_ctx *b, struct argv_list *cmd, struct strbuf *log, bool *ok,
                     struct error *err)
@@ -566,7 +588,10 @@ static int run_tool(struct build_ctx *b, struct argv_list *cmd, struct strbuf *l
     o.argv = (const char *const *)cmd->v;
     o.workdir = b->dir;
     o.ro_paths = ro;
-    o.env = (const char *const *)b->tc->env;
+    struct argv_list env = {0};
+    char *tmp;
+    tool_env(b, &env, &tmp);
+    o.env = (const char *const *)env.v;
     o.wall_limit_s = b->tc->compile_timeout_s;
     o.cpu_limit_s = b->tc->compile_timeout_s;
     o.file_limit_bytes = 512LL << 20;
@@ -603,6 +628,10 @@ static int run_tool(struct build_ctx *b, struct argv_list *cmd, struct strbuf *l
     }
     sandbox_result_release(&r);
     free(ro);
+    argv_release(&env);
+    if (tmp)
+        remove_tree(tmp, NULL);
+    free(tmp);
     return rc;
 }
 

@@ -430,6 +430,8 @@ char *ncu_find(const char *cuda_home, const char *path_env, const char *nvcc_hom
     return cudatool_find("ncu", cuda_home, path_env, nvcc_home);
 }
 
+#define NCU_OPT_DIR "/opt/nvidia/nsight-compute"
+
 /* System folders are visible in the sandbox anyway; a shallow one ("/opt") shows too much. */
 static bool worth_showing(const char *dir)
 {
@@ -475,6 +477,12 @@ char **ncu_ro_paths(const char *program)
             closedir(d);
         free(home);
     }
+    /* The toolkit's bin/ncu is a script that runs the Nsight Compute it finds beside the
+     * toolkit or under /opt/nvidia (where NVIDIA's own packages install it): seen so on the
+     * H100, where the sandbox showed neither and ncu answered "Nsight Compute is not
+     * installed". */
+    if (dir_exists(NCU_OPT_DIR))
+        add_path(&paths, &n, xstrdup(NCU_OPT_DIR));
     add_path(&paths, &n, dir);
     return paths;
 }

@@ -62,12 +62,17 @@ PY
 }
 
 # A class with one kernel that hangs: submissions per minute, and what the hang cost.
+# Students are copies of the lab's solution, as in the table (each made distinct, so
+# nothing is shared through the object cache). Not tests/fixtures/lab6/correct: its naive
+# matmul_cpu (B read by columns) runs past --timeout 20 at n1024 with timing on, a TO that
+# every student then waits out under the machine's CPU timing lock (measured on the H100:
+# 20 s per student, 1.8 submissions/min).
 class_rows() {
     local lab=labs/lab6 class=$WORK/class out=$WORK/class-out
     rm -rf "$class" "$out"
     mkdir -p "$class"
     for i in $(seq 1 "$CLASS"); do
-        cp -r tests/fixtures/lab6/correct "$class/s$i"
+        cp -r labs/lab6/solution "$class/s$i"
         for f in "$class/s$i"/*.c* ; do printf '\n/* student %s */\n' "$i" >> "$f"; done
     done
     cp tests/hostile/gpu_endless_kernel/grade2_gpu.cu "$class/s1/grade2_gpu.cu"

@@ -9,6 +9,7 @@
 #include "base/stats.h"
 
 #include <math.h>
+#include <sys/stat.h>
 
 static char *out_dir;
 
@@ -218,6 +219,69 @@ START_TEST(test_timed_pairs)
 }
 END_TEST
 
+/* Every compile and link runs with a TMPDIR of its own, removed after it. nvcc names its
+ * intermediate files after its pid, which is 2 in every sandbox: two variants of one .cu built
+ * at once in one folder swapped files, and an honest submission got "linking grade2_gpu
+ * failed" (seen on the H100). A CC wrapper records what each command was given. */
+START_TEST(test_each_build_step_has_its_own_tmpdir)
+{
+    char *root = e2e_tmpdir("tmpdir"), *bin = xstrfmt("%s/cc/bin", root);
+    char *cc = xstrfmt("%s/cc", bin), *log = xstrfmt("%s/check.log", root);
+    ck_assert_int_eq(mkdir_p(bin, NULL), 0);
+    /* Only inside a build folder (the version probe runs elsewhere): the folder TMPDIR was,
+     * whether the build folder itself was it, and whether it held anything already. */
+    const char *script =
+        "#!/bin/sh\n"
+        "case \"$TMPDIR\" in \"$PWD\"/*|\"$PWD\")\n"
+        "  echo \"$TMPDIR $(ls -A \"$TMPDIR\" | wc -l)\" >> \"$PWD/tmpdirs.txt\";;\n"
+        "esac\n"
+        "exec gcc \"$@\"\n";
+    struct error err;
+    ck_assert_int_eq(write_file_atomic(cc, script, strlen(script), &err), 0);
+    ck_assert_int_eq(chmod(cc, 0755), 0);
+    char *cache = xstrfmt("%s/cache", root), *out = xstrfmt("%s/out", root);
+    setenv("CC", cc, 1);
+    setenv("LABGRADER_CACHE", cache, 1); /* nothing served from another test's objects */
+    const char *argv[] = {e2e_bin(),
+                          "check",
+                          "tests/fixtures/labcpu",
+                          "--submission",
+                          "tests/fixtures/labcpu/solution",
+                          "--no-timing",
+                          "--no-pdf",
+                          "--quiet",
+                          "--out",
+                          out,
+                          NULL};
+    int status = e2e_run(argv, log);
+    unsetenv("CC");
+    ck_assert_msg(status == 0, "exit %d (log %s)", status, log);
+    char *cmd = xstrfmt("find '%s' -name tmpdirs.txt -exec cat {} + | sort > '%s/all.txt'; "
+                        "find '%s' -name '.tmp-*' | wc -l > '%s/left.txt'",
+                        root, root, root, root);
+    ck_assert_int_eq(system(cmd), 0);
+    struct strbuf sb = STRBUF_INIT;
+    char *all = xstrfmt("%s/all.txt", root), *left = xstrfmt("%s/left.txt", root);
+    ck_assert_int_eq(read_file(all, &sb, &err), 0);
+    size_t lines = 0;
+    char prev[4096] = "";
+    for (char *line = strtok(sb.buf, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        ck_assert_msg(strstr(line, "/.tmp-") && !strcmp(line + strlen(line) - 2, " 0"),
+                      "a build step's TMPDIR was shared or not empty: %s", line);
+        ck_assert_msg(strcmp(line, prev), "two build steps shared %s", line);
+        snprintf(prev, sizeof(prev), "%s", line);
+    }
+    ck_assert_msg(lines >= 4, "only %zu build steps recorded", lines); /* 2 sources, 2 links */
+    strbuf_reset(&sb);
+    ck_assert_int_eq(read_file(left, &sb, &err), 0);
+    ck_assert_msg(strtol(sb.buf, NULL, 10) == 0, "TMPDIRs left behind: %s", sb.buf);
+    strbuf_release(&sb);
+    remove_tree(root, NULL);
+    free(all), free(left), free(cmd), free(cache), free(out), free(log), free(cc), free(bin);
+    free(root);
+}
+END_TEST
+
 START_TEST(test_validate_bad_spec_exits_2)
 {
     char *dir = e2e_tmpdir("spec");
@@ -274,6 +338,7 @@ int main(void)
     tcase_add_test(tc, test_solution_passes_with_timing);
     tcase_add_test(tc, test_sanitize_skipped_without_gpu);
     tcase_add_test(tc, test_timed_pairs);
+    tcase_add_test(tc, test_each_build_step_has_its_own_tmpdir);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

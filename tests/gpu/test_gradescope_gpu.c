@@ -19,8 +19,11 @@ static struct json_value *autograde(const char *policy)
     char *log = xstrfmt("%s/%s.log", root, policy), *json = path_join(results, "results.json");
     remove_tree(results, NULL);
     ck_assert_int_eq(mkdir_p(results, NULL), 0);
-    const char *argv[] = {e2e_bin(),      "autograde", "tests/fixtures/labgs", "--root", root,
-                          "--gpu-policy", policy,      "--no-timing",          NULL};
+    /* Timed: the lab's performance points are part of its 8, and only timing earns them
+     * (untimed, 6 of 8 could run and the score would rightly be scaled). */
+    const char *argv[] = {e2e_bin(), "autograde", "tests/fixtures/labgs",
+                          "--root",  root,        "--gpu-policy",
+                          policy,    NULL};
     int rc = e2e_run(argv, log);
     ck_assert_msg(rc == 0, "autograde --gpu-policy %s exited %d (see %s)", policy, rc, log);
     struct strbuf sb = STRBUF_INIT;

@@ -88,6 +88,32 @@ START_TEST(launches_merged)
 }
 END_TEST
 
+/* Captured on the H100 (test_profile_gpu, 2026-11-25): ncu 2025.3 prints every device
+ * attribute as a column (320 in all), and its units as it names them. */
+START_TEST(h100_capture_read)
+{
+    struct ncu_profile p;
+    parse_fixture("h100_starved_student.csv", &p);
+    ck_assert_int_eq(p.n_kernels, 1);
+    const struct ncu_kernel *k = &p.kernels[0];
+    ck_assert_str_eq(k->name, "scale_starved(const float *, float *, int)");
+    ck_assert_double_eq_tol(k->m[NCU_DURATION_NS], 347168, 1e-6);
+    ck_assert_double_eq_tol(k->m[NCU_DRAM_PCT], 11.81, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_OCC_ACHIEVED], 10.27, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_OCC_THEORETICAL], 12.5, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_SMEM_STATIC], 49152, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_LIMIT_SMEM], 4, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_BLOCK], 64, 1e-9);
+    ck_assert_double_eq_tol(k->m[NCU_GRID], 262144, 1e-9);
+    ncu_profile_release(&p);
+    parse_fixture("h100_starved_reference.csv", &p);
+    ck_assert_int_eq(p.n_kernels, 1);
+    ck_assert_double_eq_tol(p.kernels[0].m[NCU_DURATION_NS], 58848, 1e-6);
+    ck_assert_double_eq_tol(p.kernels[0].m[NCU_OCC_THEORETICAL], 100, 1e-9);
+    ncu_profile_release(&p);
+}
+END_TEST
+
 START_TEST(details_page_read)
 {
     struct ncu_profile p;
@@ -267,6 +293,7 @@ static Suite *suite(void)
     tcase_add_test(tc, raw_page_read);
     tcase_add_test(tc, stalls_ranked);
     tcase_add_test(tc, launches_merged);
+    tcase_add_test(tc, h100_capture_read);
     tcase_add_test(tc, details_page_read);
     tcase_add_test(tc, values_and_units);
     tcase_add_test(tc, garbage_is_no_header);

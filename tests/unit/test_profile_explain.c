@@ -168,6 +168,19 @@ START_TEST(occupancy_found_with_limiter)
 }
 END_TEST
 
+/* The H100's own capture of a kernel starved by 48 KiB of shared memory per 64-thread block. */
+START_TEST(h100_capture_diagnosed)
+{
+    struct variant_profile *p = fixture_profile("h100_starved");
+    struct profile_diagnosis d;
+    diagnose(p, &d);
+    ck_assert(d.causes & PROFILE_LOW_OCCUPANCY);
+    ck_assert_int_eq(d.limiter, NCU_LIMIT_SMEM);
+    ck_assert(!(d.causes & PROFILE_UNCOALESCED));
+    variant_profile_free(p);
+}
+END_TEST
+
 START_TEST(bound_rules)
 {
     struct variant_profile *p = fixture_profile("occupancy");
@@ -424,6 +437,7 @@ static Suite *suite(void)
     tcase_add_test(tc, uncoalesced_found);
     tcase_add_test(tc, uncoalesced_rule_can_fail);
     tcase_add_test(tc, occupancy_found_with_limiter);
+    tcase_add_test(tc, h100_capture_diagnosed);
     tcase_add_test(tc, bound_rules);
     tcase_add_test(tc, no_kernel_no_diagnosis);
     tcase_add_test(tc, sentences_name_coalescing);
