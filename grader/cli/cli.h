@@ -59,7 +59,8 @@ struct cli_args {
     long long memory_limit; /* bytes; 0: the default */
     /* shared by several */
     const char *out, *lang, *only, *isolation;
-    double timeout_s; /* 0: the lab's */
+    double timeout_s;         /* 0: the lab's */
+    double compile_timeout_s; /* 0: the toolchain's (run/build.h) */
     bool keep, no_timing;
     bool profile; /* --profile: Nsight Compute on every GPU variant (grade/profile.h) */
     int pdf_mode; /* -1 --no-pdf, 0 try, 1 --pdf */

@@ -99,6 +99,8 @@ static int grade_class(struct cli *c, const struct lab *lab)
                         cli_isolation(c->a.isolation), &err) != 0) {
         error_print(&err, stderr);
     } else {
+        if (c->a.compile_timeout_s > 0)
+            env.tc.compile_timeout_s = c->a.compile_timeout_s;
         grade_calibrate(&env, stderr);
         if (batch_grade(&env, lab, &o, &sum, &err) != 0) {
             error_print(&err, stderr);

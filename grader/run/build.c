@@ -1390,6 +1390,11 @@ int build_environment_digest(const struct build_ctx *b, struct sha256 *h, struct
         const char *p = parts[i] ? parts[i] : "-";
         sha256_update(h, p, strlen(p) + 1);
     }
+    /* A compile stopped by the limit is a CE kept with the build: another limit, another
+     * build. */
+    char limit[64];
+    snprintf(limit, sizeof(limit), "compile limit %.17g", tc->compile_timeout_s);
+    sha256_update(h, limit, strlen(limit) + 1);
     struct strbuf hdr = STRBUF_INIT;
     driver_prototypes_header(b->lab, false, &hdr);
     sha256_update(h, hdr.buf, hdr.len);

@@ -35,7 +35,7 @@ struct toolchain {
     char *gpu_codes;
     char *no_cuda_reason; /* why GPU variants cannot be built, or NULL */
     enum isolation isolation;
-    double compile_timeout_s;
+    double compile_timeout_s; /* each compile and link step: 120 s, or --compile-timeout */
     /* Passed into every sandboxed command: library and include search paths of this
      * machine (CPATH, LIBRARY_PATH, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES) as "K=V",
      * and the folders they name, made visible read-only. NULL-terminated. */

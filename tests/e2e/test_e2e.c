@@ -219,29 +219,36 @@ START_TEST(test_timed_pairs)
 }
 END_TEST
 
-/* Every compile and link runs with a TMPDIR of its own, removed after it. nvcc names its
- * intermediate files after its pid, which is 2 in every sandbox: two variants of one .cu built
- * at once in one folder swapped files, and an honest submission got "linking grade2_gpu
- * failed" (seen on the H100). A CC wrapper records what each command was given. */
-START_TEST(test_each_build_step_has_its_own_tmpdir)
+/* A C compiler at <root>/cc/bin/cc that runs `before` (shell) inside a build folder, then gcc.
+ * Returns the path (the caller frees it). */
+static char *cc_wrapper(const char *root, const char *before)
 {
-    char *root = e2e_tmpdir("tmpdir"), *bin = xstrfmt("%s/cc/bin", root);
-    char *cc = xstrfmt("%s/cc", bin), *log = xstrfmt("%s/check.log", root);
+    char *bin = xstrfmt("%s/cc/bin", root), *cc = xstrfmt("%s/cc", bin);
     ck_assert_int_eq(mkdir_p(bin, NULL), 0);
-    /* Only inside a build folder (the version probe runs elsewhere): the folder TMPDIR was,
-     * whether the build folder itself was it, and whether it held anything already. */
-    const char *script =
-        "#!/bin/sh\n"
-        "case \"$TMPDIR\" in \"$PWD\"/*|\"$PWD\")\n"
-        "  echo \"$TMPDIR $(ls -A \"$TMPDIR\" | wc -l)\" >> \"$PWD/tmpdirs.txt\";;\n"
-        "esac\n"
-        "exec gcc \"$@\"\n";
+    /* Only inside a build folder: the version probe runs elsewhere. */
+    char *script = xstrfmt("#!/bin/sh\n"
+                           "case \"$TMPDIR\" in \"$PWD\"/*|\"$PWD\")\n"
+                           "  %s;;\n"
+                           "esac\n"
+                           "exec gcc \"$@\"\n",
+                           before);
     struct error err;
     ck_assert_int_eq(write_file_atomic(cc, script, strlen(script), &err), 0);
     ck_assert_int_eq(chmod(cc, 0755), 0);
+    free(script);
+    free(bin);
+    return cc;
+}
+
+/* `grader check` of the CPU test lab's solution with CC=cc and these extra arguments; the
+ * exit status. */
+static int check_labcpu_with(const char *root, const char *cc, const char *extra1,
+                             const char *extra2)
+{
     char *cache = xstrfmt("%s/cache", root), *out = xstrfmt("%s/out", root);
+    char *log = xstrfmt("%s/check.log", root);
     setenv("CC", cc, 1);
-    setenv("LABGRADER_CACHE", cache, 1); /* nothing served from another test's objects */
+    setenv("LABGRADER_CACHE", cache, 1); /* nothing served from another test's builds */
     const char *argv[] = {e2e_bin(),
                           "check",
                           "tests/fixtures/labcpu",
@@ -252,10 +259,29 @@ START_TEST(test_each_build_step_has_its_own_tmpdir)
                           "--quiet",
                           "--out",
                           out,
+                          extra1,
+                          extra2,
                           NULL};
     int status = e2e_run(argv, log);
     unsetenv("CC");
-    ck_assert_msg(status == 0, "exit %d (log %s)", status, log);
+    unsetenv("LABGRADER_CACHE");
+    free(cache), free(out), free(log);
+    return status;
+}
+
+/* Every compile and link runs with a TMPDIR of its own, removed after it. nvcc names its
+ * intermediate files after its pid, which is 2 in every sandbox: two variants of one .cu built
+ * at once in one folder swapped files, and an honest submission got "linking grade2_gpu
+ * failed" (seen on the H100). A CC wrapper records what each command was given. */
+START_TEST(test_each_build_step_has_its_own_tmpdir)
+{
+    char *root = e2e_tmpdir("tmpdir");
+    /* The folder TMPDIR was (the build folder itself, before) and whether it held anything. */
+    char *cc = cc_wrapper(root, "echo \"$TMPDIR $(ls -A \"$TMPDIR\" | wc -l)\" >> "
+                                "\"$PWD/tmpdirs.txt\"");
+    struct error err;
+    int status = check_labcpu_with(root, cc, NULL, NULL);
+    ck_assert_msg(status == 0, "exit %d (log %s/check.log)", status, root);
     char *cmd = xstrfmt("find '%s' -name tmpdirs.txt -exec cat {} + | sort > '%s/all.txt'; "
                         "find '%s' -name '.tmp-*' | wc -l > '%s/left.txt'",
                         root, root, root, root);
@@ -277,8 +303,36 @@ START_TEST(test_each_build_step_has_its_own_tmpdir)
     ck_assert_msg(strtol(sb.buf, NULL, 10) == 0, "TMPDIRs left behind: %s", sb.buf);
     strbuf_release(&sb);
     remove_tree(root, NULL);
-    free(all), free(left), free(cmd), free(cache), free(out), free(log), free(cc), free(bin);
+    free(all), free(left), free(cmd), free(cc);
     free(root);
+}
+END_TEST
+
+/* --compile-timeout: a compiler past it is stopped, and that is the submission's compile
+ * error (CE, exit 1), not the grader's failure. */
+START_TEST(test_compile_timeout)
+{
+    char *root = e2e_tmpdir("ccslow");
+    /* The student's compiles and links only: the references' must still build. */
+    char *cc = cc_wrapper(root, "case \"$*\" in *ref_*) ;; *) sleep 30;; esac");
+    int status = check_labcpu_with(root, cc, "--compile-timeout", "1");
+    ck_assert_msg(status == 1, "exit %d, expected 1 (log %s/check.log)", status, root);
+    struct results r;
+    struct error err;
+    char *json = xstrfmt("%s/out/lab99/solution/results.json", root);
+    results_init(&r);
+    ck_assert_msg(results_read(&r, json, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(r.n_grader_errors, 0);
+    for (size_t e = 0; e < r.n_exercises; e++) {
+        const struct variant_result *vr = &r.exercises[e].variants[0];
+        ck_assert_msg(vr->n_cases && vr->cases[0].verdict == V_COMPILE, "%s: %s",
+                      r.exercises[e].exercise_id, verdict_code(vr->cases[0].verdict));
+        ck_assert_msg(vr->build_log && strstr(vr->build_log, "timed out after"), "log: %s",
+                      vr->build_log ? vr->build_log : "");
+    }
+    results_release(&r);
+    remove_tree(root, NULL);
+    free(json), free(cc), free(root);
 }
 END_TEST
 
@@ -339,6 +393,7 @@ int main(void)
     tcase_add_test(tc, test_sanitize_skipped_without_gpu);
     tcase_add_test(tc, test_timed_pairs);
     tcase_add_test(tc, test_each_build_step_has_its_own_tmpdir);
+    tcase_add_test(tc, test_compile_timeout);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
