@@ -49,8 +49,9 @@
 /* The compile limit the suite grades with (--compile-timeout): the bombs are stopped by it or
  * by the compilers' memory limit, and at the default 120 s the macro bomb alone kept a core
  * busy for 92 s of every run of the suite. An honest lab 6 compile takes seconds. */
-#define HOSTILE_COMPILE_LIMIT_S 45.0
-#define HOSTILE_COMPILE_LIMIT "45"
+#define HOSTILE_COMPILE_LIMIT_S 45
+#define HOSTILE_STR_(x) #x
+#define HOSTILE_STR(x) HOSTILE_STR_(x)
 
 struct hostile_outcome;
 
@@ -428,7 +429,8 @@ static inline void hostile_grade_start(const struct hostile_suite *s, const char
                             only && !strcmp(only, "grade2") ? "n1000" : "n256,n1000", "--timeout",
                             timeout, "--no-pdf", "--quiet", "--out", s->out, "--student", student,
                             /* The checks below read the grader's English messages. */
-                            "--lang", "en", "--compile-timeout", HOSTILE_COMPILE_LIMIT,
+                            "--lang", "en", "--compile-timeout",
+                            HOSTILE_STR(HOSTILE_COMPILE_LIMIT_S),
                             timing ? "--quiet" : "--no-timing"};
     size_t n = 20;
     if (memory_limit) {
