@@ -290,6 +290,16 @@ static void guard_verdict(const struct messages *msgs, const struct exercise_spe
 static bool incidents_verdict(const struct messages *msgs, const struct run_case_outcome *co,
                               struct case_result *cr)
 {
+    if (co->n_unready > 0) {
+        set_verdict(cr, V_WRONG,
+                    xstrfmt(messages_get(msgs, "'%s' was not complete when the function "
+                                               "returned: work still running on another stream "
+                                               "or thread, or an asynchronous copy not waited "
+                                               "for (a caller reading it right away gets "
+                                               "wrong values)"),
+                            co->unready[0]));
+        return false;
+    }
     if (co->n_modified > 0) {
         set_verdict(cr, V_WRONG,
                     xstrfmt(messages_get(msgs, "changed its input '%s' (inputs are read-only)"),

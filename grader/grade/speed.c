@@ -24,6 +24,10 @@
  * clock that does not run at the speed of time. */
 #define CLOCK_SPAN_RATIO 0.8
 #define CLOCK_SPAN_MARGIN_MS 20.0
+/* The device busy after the stop event beyond the reference: more than an OS hiccup in the
+ * median (microseconds), and a fair share of the call's own time. */
+#define TAIL_MARGIN_MS 0.005
+#define TAIL_RATIO 0.25
 
 static void cheat(struct case_result *cr, char *message)
 {
@@ -82,12 +86,35 @@ static bool series_streams_honest(const struct messages *msgs, const struct run_
     return false;
 }
 
+/* GPU: the device still busy after the function's stop event, longer than after the
+ * reference's (or an idle device's), is work on a stream the events do not see. The harness
+ * already charged that time to the samples; this names it, whatever its size against the
+ * call's. */
+static bool series_tail_honest(const struct messages *msgs, const struct run_series *s,
+                               struct case_result *cr)
+{
+    if (!s->has_tail || !s->stu_event || !s->n || s->stu_event[0] < 0)
+        return true;
+    double stu_ev = stats_median(s->stu_event, s->n);
+    double excess = s->tail_stu_ms - fmax(s->paired ? s->tail_ref_ms : 0, s->tail_idle_ms);
+    if (excess <= TAIL_MARGIN_MS + TAIL_RATIO * stu_ev)
+        return true;
+    cheat(cr, xstrfmt(messages_get(msgs, "the GPU stayed busy %.3f ms after the call's last "
+                                         "event (the reference's: %.3f ms): work left running "
+                                         "on another stream after the call returned is not a "
+                                         "speed-up"),
+                      s->tail_stu_ms, fmax(s->tail_ref_ms, s->tail_idle_ms)));
+    return false;
+}
+
 bool speed_honest(struct grading *g, const struct run_case_outcome *co, struct case_result *cr)
 {
     const struct messages *msgs = g->o->messages;
     return clock_honest(msgs, co, cr) &&
            series_streams_honest(msgs, &co->series[RUN_SERIES_CALL], cr) &&
-           series_streams_honest(msgs, &co->series[RUN_SERIES_TRANSFER], cr);
+           series_streams_honest(msgs, &co->series[RUN_SERIES_TRANSFER], cr) &&
+           series_tail_honest(msgs, &co->series[RUN_SERIES_CALL], cr) &&
+           series_tail_honest(msgs, &co->series[RUN_SERIES_TRANSFER], cr);
 }
 
 static void clock_of(const struct run_series *s, struct gpu_clock *k)

@@ -67,6 +67,9 @@ static void setup_array(struct lg_case_state *s, struct lg_arg_state *st, bool t
         alloc_or_fail(&st->mirror, bytes, LG_SPACE_HOST, false, a->name);
     if (a->kind != LG_ARG_OUT)
         alloc_or_fail(&st->pristine, bytes, LG_SPACE_HOST, false, a->name);
+    if (writes)
+        alloc_or_fail(&st->ready, bytes, device ? LG_SPACE_DEVICE : LG_SPACE_HOST, false,
+                      a->name);
     if (s->ref && writes)
         alloc_or_fail(&st->ref, bytes, a->space, false, a->name);
     if (transfer && device) {
@@ -110,6 +113,7 @@ void lg_case_release(struct lg_case_state *s)
         lg_buf_free(&st->ref);
         lg_buf_free(&st->mirror);
         lg_buf_free(&st->pristine);
+        lg_buf_free(&st->ready);
         lg_buf_free(&st->xfer);
         lg_buf_free(&st->xfer_ref);
     }
@@ -208,6 +212,42 @@ static void write_outputs(struct lg_case_state *s, int k)
     }
 }
 
+/* The outputs the moment the function returned, before the harness waits for the GPU: what a
+ * caller reading them right away gets. Device outputs are copied on the legacy default stream,
+ * which waits for the caller's own work and for blocking streams, as a caller's next kernel or
+ * copy would; not for a non-blocking stream or a thread the function left running. */
+static void snapshot_outputs(struct lg_case_state *s)
+{
+    for (int i = 0; i < s->c->n_args; i++) {
+        struct lg_arg_state *st = &s->args[i];
+        if (!st->ready.p)
+            continue;
+        if (st->spec->space == LG_SPACE_DEVICE) {
+            if (lg_gpu_copy_d2d(st->ready.p, st->data.p, arg_bytes(st->spec)) != 0)
+                lg_fail(LG_EXIT_CUDA, "cuda", "after the checked call of %s: copying '%s' failed",
+                        s->job->function, st->spec->name);
+        } else {
+            memcpy(st->ready.p, st->data.p, arg_bytes(st->spec));
+        }
+    }
+}
+
+/* Once everything the function started has finished: an output that changed since it returned
+ * was not ready then. */
+static void outputs_ready(struct lg_case_state *s, int k)
+{
+    for (int i = 0; i < s->c->n_args; i++) {
+        struct lg_arg_state *st = &s->args[i];
+        if (!st->ready.p)
+            continue;
+        bool same = st->spec->space == LG_SPACE_DEVICE
+                        ? lg_buf_digest(&st->ready) == lg_buf_digest(&st->data)
+                        : memcmp(st->ready.p, st->data.p, arg_bytes(st->spec)) == 0;
+        if (!same)
+            lg_result("unready %d %s", k, st->spec->name);
+    }
+}
+
 void lg_case_checks(struct lg_case_state *s)
 {
     char label[32];
@@ -215,7 +255,9 @@ void lg_case_checks(struct lg_case_state *s)
         prepare_check(s, k);
         lg_result("phase check %d", k);
         lg_invoke(s->argv);
+        snapshot_outputs(s);
         lg_after_call(s, "after the checked call of");
+        outputs_ready(s, k);
         snprintf(label, sizeof(label), "guard %d", k);
         lg_case_guards(s, label);
         write_outputs(s, k);

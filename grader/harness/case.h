@@ -24,6 +24,7 @@ struct lg_arg_state {
     struct lg_buf ref;            /* out and inout: the reference's own */
     struct lg_buf mirror;         /* device arguments: the host side of checked calls */
     struct lg_buf pristine;       /* in and inout: the last checked call's inputs */
+    struct lg_buf ready;          /* out and inout: as they were when the function returned */
     struct lg_buf xfer, xfer_ref; /* the transfer path's host buffers, each side's own */
     union {
         double f64;

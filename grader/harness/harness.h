@@ -66,9 +66,13 @@ int lg_gpu_copy_d2d(void *dst, const void *src, size_t bytes);
 int lg_gpu_sync(char *err, size_t errsize);
 /* Events around a region on the legacy default stream. */
 void lg_gpu_event_start(void);
-/* Records the stop event, releases an armed blocking kernel, synchronizes, returns the
- * elapsed milliseconds (<0 on error). */
-double lg_gpu_event_stop(void);
+/* Records the stop event, releases an armed blocking kernel, waits for the stop event and then
+ * for the whole device, returns the elapsed milliseconds (<0 on error). *tail_ms (when not
+ * NULL) gets the host-clock time between the two waits: how long the device stayed busy after
+ * the stop event, with work on streams the events do not see. */
+double lg_gpu_event_stop(double *tail_ms);
+/* What that tail is on an idle device (the median of a few): the cost of the wait itself. */
+double lg_gpu_idle_tail_ms(void);
 /*
  * The blocking kernel (nvbench's method): lg_gpu_block_arm() queues a one-thread kernel
  * that spins on the default stream until lg_gpu_event_stop() releases it (or timeout_ms

@@ -98,9 +98,16 @@ int lg_gpu_sync(char *err, size_t errsize)
 
 void lg_gpu_event_start(void) {}
 
-double lg_gpu_event_stop(void)
+double lg_gpu_event_stop(double *tail_ms)
 {
+    if (tail_ms)
+        *tail_ms = 0;
     return -1;
+}
+
+double lg_gpu_idle_tail_ms(void)
+{
+    return 0;
 }
 
 int lg_gpu_block_arm(double timeout_ms)

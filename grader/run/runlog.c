@@ -43,13 +43,14 @@ static int series_index(const char *name)
     return -1;
 }
 
-static void add_modified(struct run_case_outcome *c, const char *name)
+/* An argument's name added to a list, once. */
+static void add_name(char ***list, size_t *n, const char *name)
 {
-    for (size_t i = 0; i < c->n_modified; i++)
-        if (!strcmp(c->modified[i], name))
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*list)[i], name))
             return;
-    c->modified = xrealloc(c->modified, (c->n_modified + 1) * sizeof(char *));
-    c->modified[c->n_modified++] = xstrdup(name);
+    *list = xrealloc(*list, (*n + 1) * sizeof(char *));
+    (*list)[(*n)++] = xstrdup(name);
 }
 
 /* Numbers after the prefix, appended to *array; false on anything but numbers. */
@@ -161,6 +162,10 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
         s->clock_max_mhz = b;
     } else if (!strcmp(key, "checks") && sscanf(line, "checks %*s %lf", &ms) == 1 && ms >= 0) {
         s->checks_ms = ms;
+    } else if (!strcmp(key, "tail") && !s->has_tail &&
+               sscanf(line, "tail %*s %lf %lf %lf", &s->tail_stu_ms, &s->tail_ref_ms,
+                      &s->tail_idle_ms) == 3) {
+        s->has_tail = true;
     } else if (!strcmp(key, "throttle") && sscanf(line, "throttle %*s %d %d %d", &a, &b, &c) == 3) {
         s->throttle_dropped = a;
         s->throttle_gave_up = b != 0;
@@ -267,7 +272,9 @@ static void read_case_line(struct reader *r, const char *key, const char *line)
                k == c->checks_done) {
         c->checks_done++;
     } else if (!strcmp(key, "modified") && sscanf(line, "modified %d %127s", &k, word) == 2) {
-        add_modified(c, word);
+        add_name(&c->modified, &c->n_modified, word);
+    } else if (!strcmp(key, "unready") && sscanf(line, "unready %d %127s", &k, word) == 2) {
+        add_name(&c->unready, &c->n_unready, word);
     } else if (!strcmp(key, "blocking") && sscanf(line, "blocking %127s", word) == 1) {
         c->blocking = !strcmp(word, "on") ? 1 : -1;
         if (c->blocking < 0 && sscanf(line, "blocking off %127s", word) == 1) {
@@ -306,7 +313,7 @@ static void read_line(struct reader *r, const char *line, bool first)
     else if (!strcmp(key, "samples"))
         read_samples(r, line);
     else if (!strcmp(key, "order") || !strcmp(key, "clock") || !strcmp(key, "throttle") ||
-             !strcmp(key, "checks"))
+             !strcmp(key, "checks") || !strcmp(key, "tail"))
         read_series_extra(r, key, line);
     else if (!strcmp(key, "guard") || !strncmp(key, "timed_", 6))
         read_incident(r, key, line);

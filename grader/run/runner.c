@@ -40,6 +40,9 @@ static void case_release(struct run_case_outcome *c)
     for (size_t i = 0; i < c->n_modified; i++)
         free(c->modified[i]);
     free(c->modified);
+    for (size_t i = 0; i < c->n_unready; i++)
+        free(c->unready[i]);
+    free(c->unready);
     for (size_t i = 0; i < c->n_guards; i++) {
         free(c->guards[i].series);
         free(c->guards[i].arg);

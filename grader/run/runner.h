@@ -39,6 +39,11 @@ struct run_series {
     int throttle_dropped, throttle_max_mhz;
     bool throttle_gave_up;
     double checks_ms; /* the harness's time checking the pairs, outside the timed calls */
+    /* GPU: the medians of how long the device stayed busy after the stop events of the
+     * function's and the reference's calls, and on an idle device (harness.h's
+     * lg_gpu_event_stop); the harness already added what is beyond idle to the event times. */
+    bool has_tail;
+    double tail_stu_ms, tail_ref_ms, tail_idle_ms;
     /* The series' span by the harness's own clock and by the supervisor's, whose control pipe
      * saw it begin and end (supervised). Lines read at once share a timestamp: a short series
      * can have a supervisor span of 0. */
@@ -70,6 +75,10 @@ struct run_case_outcome {
     char *phase;     /* the last phase entered ("check 0", "time call") */
     char **modified; /* inputs a checked call changed (deduplicated) */
     size_t n_modified;
+    /* Outputs of a checked call that changed after the function returned (work it left
+     * running: an asynchronous copy not waited for, a kernel on another stream, a thread). */
+    char **unready;
+    size_t n_unready;
     struct run_incident *guards; /* guard zones a call wrote into */
     size_t n_guards;
     struct run_incident *timed_mismatch; /* a timed pair's outputs differed from the reference's */

@@ -205,7 +205,8 @@ START_TEST(test_series_and_samples)
                        "series call 3 1 1\nsamples call stu_event 1.5 1.25 \\\n"
                        "1.0\nsamples call stu_host 2 2 2\nsamples call ref_event 3 3 3\n"
                        "samples call ref_host 4 4 4\norder call 010\n"
-                       "clock call 1755 1980\nthrottle call 2 0 1980\ncase 0 end\n"
+                       "clock call 1755 1980\nthrottle call 2 0 1980\n"
+                       "tail call 0.0213 0.0020 0.0015\ncase 0 end\n"
                        "status ok\n");
     ck_assert_ptr_null(o.tampered);
     const struct run_series *s = &o.cases[0].series[RUN_SERIES_CALL];
@@ -216,6 +217,8 @@ START_TEST(test_series_and_samples)
     ck_assert_int_eq(s->clock_min_mhz, 1755);
     ck_assert_int_eq(s->throttle_dropped, 2);
     ck_assert_int_eq(s->throttle_max_mhz, 1980);
+    ck_assert(s->has_tail && s->tail_stu_ms == 0.0213 && s->tail_ref_ms == 0.0020 &&
+              s->tail_idle_ms == 0.0015);
     ck_assert_int_eq(o.cases[0].blocking, 1);
     ck_assert(!o.cases[0].series[RUN_SERIES_TRANSFER].present);
     run_outcome_release(&o);
@@ -227,6 +230,8 @@ START_TEST(test_series_and_samples)
         CASE0 "series call 1 0 0\nsamples call stu_host nan\n",
         CASE0 "samples call stu_host 1\n",
         CASE0 "series sideways 1 0 0\n",
+        CASE0 "series call 1 0 0\nsamples call stu_host 1\ntail call 1 1 1\ntail call 0 0 0\n",
+        CASE0 "series call 1 0 0\nsamples call stu_host 1\ntail call 1 x\n",
     };
     for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
         parse(&o, 1, forged[i]);
@@ -245,14 +250,17 @@ START_TEST(test_incidents)
 {
     struct run_outcome o;
     parse(&o, 1,
-          CASE0 "phase check 0\nguard 0 z 0 24 8000\nmodified 0 x\ncheck 0 done\n"
-                "timed_mismatch call 7 z 12 3\n");
+          CASE0 "phase check 0\nunready 0 z\nguard 0 z 0 24 8000\nmodified 0 x\ncheck 0 done\n"
+                "phase check 1\nunready 1 z\ncheck 1 done\ntimed_mismatch call 7 z 12 3\n");
     ck_assert_ptr_null(o.tampered);
     const struct run_case_outcome *c = &o.cases[0];
     ck_assert_uint_eq(c->n_guards, 1);
     ck_assert_str_eq(c->guards[0].arg, "z");
     ck_assert(c->guards[0].after == 24 && c->guards[0].first == 8000 && !c->guards[0].series);
     ck_assert_uint_eq(c->n_modified, 1);
+    /* An output not ready at return, on both checked calls: named once. */
+    ck_assert_uint_eq(c->n_unready, 1);
+    ck_assert_str_eq(c->unready[0], "z");
     ck_assert_ptr_nonnull(c->timed_mismatch);
     ck_assert_int_eq(c->timed_mismatch->call, 7);
     ck_assert(c->timed_mismatch->count == 12 && c->timed_mismatch->first == 3);
