@@ -68,8 +68,7 @@ static void setup_array(struct lg_case_state *s, struct lg_arg_state *st, bool t
     if (a->kind != LG_ARG_OUT)
         alloc_or_fail(&st->pristine, bytes, LG_SPACE_HOST, false, a->name);
     if (writes)
-        alloc_or_fail(&st->ready, bytes, device ? LG_SPACE_DEVICE : LG_SPACE_HOST, false,
-                      a->name);
+        alloc_or_fail(&st->ready, bytes, device ? LG_SPACE_DEVICE : LG_SPACE_HOST, false, a->name);
     if (s->ref && writes)
         alloc_or_fail(&st->ref, bytes, a->space, false, a->name);
     if (transfer && device) {

@@ -52,7 +52,8 @@ struct lg_case_state {
 void lg_case_setup(struct lg_case_state *s, const struct lg_job *job, int index, lg_invoke_fn ref);
 void lg_case_release(struct lg_case_state *s);
 
-/* Run the checked calls, writing c<index>_<arg>_<k>.bin and the result lines. */
+/* Run the checked calls, writing c<index>_<arg>_<k>.bin and the result lines ("modified",
+ * "unready": an output that changed after the function returned, "guard"). */
 void lg_case_checks(struct lg_case_state *s);
 
 /* After a call into GPU code: synchronize, or exit LG_EXIT_CUDA naming when. */

@@ -306,8 +306,7 @@ static bool take_pair(struct lg_case_state *s, struct series *ser, uint64_t pair
     for (int k = 0; k < (paired ? 2 : 1); k++) {
         bool student = (k == 0) != ref_first;
         struct side d = side_of(s, student);
-        time_call(s, ser, &d, &ev[student ? 0 : 1], &host[student ? 0 : 1],
-                  &tail[student ? 0 : 1]);
+        time_call(s, ser, &d, &ev[student ? 0 : 1], &host[student ? 0 : 1], &tail[student ? 0 : 1]);
         if (!student)
             continue;
         double t0 = lg_now_ms();

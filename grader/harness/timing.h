@@ -14,8 +14,10 @@
  * Without a paired reference (the reference's own runs), the function is timed alone on the
  * same fresh inputs, and sampling stops on the relative standard error.
  *
- * Lines written (result.h): "series", "samples", "order", "clock", "throttle", "blocking",
- * "timed_mismatch", "timed_guard", "timed_modified"; grader/run/runner.c reads them.
+ * Lines written (result.h): "series", "samples", "order", "checks", "tail" (GPU: the device's
+ * busy time after the stop events, already charged to the event samples), "clock", "throttle",
+ * "blocking", "timed_mismatch", "timed_guard", "timed_modified"; grader/run/runlog.c reads
+ * them.
  */
 #ifndef LG_HARNESS_TIMING_H
 #define LG_HARNESS_TIMING_H
