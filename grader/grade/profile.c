@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/messages.h"
 #include "base/strbuf.h"
 #include "grade/grading.h"
 #include "run/sandbox.h"
@@ -69,18 +70,14 @@ static void skip_side(struct profile_side *s, enum profile_status st, enum profi
     s->reason = r;
 }
 
-/* `ncu --import` of the report file, in the sandbox (it reads a file the run's folder held),
- * into s->prof. Its CSV is kept beside the report (profile.csv) for --keep. */
-static void import_report(struct grading *g, const char *ncu, const char *dir,
-                          const char *report_file, struct profile_side *s)
+/* One `ncu --import` of the report file (argv), in the sandbox: it reads a file the run's folder
+ * holds. 0 with r filled (caller releases), or -1 with err set. */
+static int run_import(struct grading *g, const char *ncu, const char *dir, const char **argv,
+                      struct sandbox_result *r, struct error *err)
 {
-    const char *argv[NCU_ARGV_MAX];
     char **extra = ncu_ro_paths(ncu);
     const char **ro = toolchain_ro_paths(&g->env->tc, (const char *const *)extra);
     struct sandbox_opts o;
-    struct sandbox_result r;
-    struct error err;
-    ncu_import_argv(ncu, report_file, argv);
     sandbox_opts_init(&o);
     o.argv = argv;
     o.workdir = dir;
@@ -89,19 +86,78 @@ static void import_report(struct grading *g, const char *ncu, const char *dir,
     o.wall_limit_s = PROFILE_IMPORT_WALL_S;
     o.output_cap = PROFILE_CSV_MAX;
     o.isolation = g->env->tc.isolation;
+    int rc = sandbox_run(&o, r, err);
+    free(ro);
+    ncu_paths_free(extra);
+    return rc;
+}
+
+/* The import's output kept beside the report (for --keep). */
+static void keep_output(const char *dir, const char *name, const struct sandbox_result *r)
+{
+    char *keep = path_join(dir, name);
+    write_file_atomic(keep, r->output, r->output_len, NULL);
+    free(keep);
+}
+
+/* The raw page, into s->prof; its CSV kept as profile.csv. */
+static void import_report(struct grading *g, const char *ncu, const char *dir,
+                          const char *report_file, struct profile_side *s)
+{
+    const char *argv[NCU_ARGV_MAX];
+    struct sandbox_result r;
+    struct error err;
+    ncu_import_argv(ncu, report_file, argv);
     sandbox_result_init(&r);
     error_init(&err);
-    if (sandbox_run(&o, &r, &err) == 0 && r.output) {
+    if (run_import(g, ncu, dir, argv, &r, &err) == 0 && r.output) {
         ncu_parse_csv(r.output, r.output_len, &s->prof);
-        char *keep = path_join(dir, "profile.csv");
-        write_file_atomic(keep, r.output, r.output_len, NULL);
-        free(keep);
+        keep_output(dir, "profile.csv", &r);
     }
     if (s->prof.n_kernels == 0 && !s->detail)
         s->detail = xstrdup(err.msg[0] ? err.msg : "ncu --import printed no kernel");
     sandbox_result_release(&r);
-    free(ro);
-    ncu_paths_free(extra);
+}
+
+/* Why the profile has no source line: in the progress output (lines: ncu_parse_source's). */
+static void source_note(const struct grading *g, int lines, const char *detail)
+{
+    if (!g->o->progress)
+        return;
+    const struct messages *m = g->o->messages;
+    char *note = lines < 0 ? xstrfmt(messages_get(m, "note: ncu's source page could not be read "
+                                                     "(%s): no source lines in the profile"),
+                                     detail)
+                           : xstrdup(messages_get(m, "note: ncu's profile names no source line "
+                                                     "(built without -lineinfo, or an older ncu)"));
+    fprintf(g->o->progress, "  %s\n", note);
+    fflush(g->o->progress);
+    free(note);
+}
+
+/* The source page, into the kernels the raw page gave (profile-source.csv kept). Its failure
+ * (an older ncu, code built without -lineinfo, the import failing) only leaves the kernels
+ * without source lines: a note in the progress output (the student's side: note), never a failed
+ * profile. */
+static void import_source(struct grading *g, const char *ncu, const char *dir,
+                          const char *report_file, bool note, struct profile_side *s)
+{
+    if (s->prof.n_kernels == 0)
+        return;
+    const char *argv[NCU_ARGV_MAX];
+    struct sandbox_result r;
+    struct error err;
+    ncu_source_argv(ncu, report_file, argv);
+    sandbox_result_init(&r);
+    error_init(&err);
+    int lines = -1;
+    if (run_import(g, ncu, dir, argv, &r, &err) == 0 && r.output) {
+        lines = ncu_parse_source(r.output, r.output_len, &s->prof);
+        keep_output(dir, "profile-source.csv", &r);
+    }
+    if (lines <= 0 && note)
+        source_note(g, lines, err.msg[0] ? err.msg : "no source page printed");
+    sandbox_result_release(&r);
 }
 
 static void judge_side(const struct run_outcome *o, struct profile_side *s)
@@ -183,8 +239,10 @@ static int profile_side_run(struct grading *g, const struct exercise_spec *ex,
         char *out = path_join(dir, "profile-run.txt");
         write_file_atomic(out, o.sb.output ? o.sb.output : "", o.sb.output_len, NULL);
         free(out);
-        if (file_exists(report_file))
+        if (file_exists(report_file)) {
             import_report(g, ncu, dir, report_file, s);
+            import_source(g, ncu, dir, report_file, !reference, s);
+        }
         judge_side(&o, s);
     }
     run_outcome_release(&o);

@@ -70,8 +70,15 @@ enum profile_cause {
  * pattern, not a mistake). */
 #define PROFILE_SECTORS_PER_REQUEST 8.0
 
+/* The source line a diagnosis names (run/ncu.h's struct ncu_line of its main kernel): where the
+ * excess sectors come from when the accesses are uncoalesced, else the line holding at least
+ * PROFILE_HOT_LINE_SHARE of the warp stall samples. */
+enum profile_line { PROFILE_LINE_NONE, PROFILE_LINE_EXCESS, PROFILE_LINE_HOT };
+#define PROFILE_HOT_LINE_SHARE 0.30
+
 struct profile_diagnosis {
     unsigned causes;        /* enum profile_cause flags */
+    enum profile_line line; /* which of the main kernel's lines to name */
     int kernel, ref_kernel; /* index of each side's main kernel; -1: none */
     int limiter;            /* NCU_LIMIT_* of low occupancy; -1: none */
     bool stores;            /* the uncoalesced accesses are the stores (else the loads) */

@@ -162,6 +162,10 @@ void profile_diagnose(const struct ncu_profile *stu, const struct ncu_profile *r
     diagnose_access(k, r, d);
     diagnose_occupancy(k, d);
     diagnose_bound(k, d);
+    if ((d->causes & PROFILE_UNCOALESCED) && k->excess_line.file)
+        d->line = PROFILE_LINE_EXCESS;
+    else if (k->hot_line.file && k->hot_line.share >= PROFILE_HOT_LINE_SHARE)
+        d->line = PROFILE_LINE_HOT;
 }
 
 double profile_tolerance_ms(double event_ms, long launches)

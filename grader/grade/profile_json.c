@@ -21,6 +21,25 @@ static void put_str(struct json_writer *w, const char *key, const char *v)
     json_writer_string(w, v);
 }
 
+/* A kernel's source line (run/ncu.h); nothing when ncu named none. count_key: "samples" or
+ * "sectors". */
+static void put_line(struct json_writer *w, const char *key, const char *count_key,
+                     const struct ncu_line *l)
+{
+    if (!l->file)
+        return;
+    json_writer_key(w, key);
+    json_writer_begin_object(w);
+    put_str(w, "file", l->file);
+    put_num(w, "line", (double)l->line);
+    put_str(w, "source", l->source);
+    put_num(w, count_key, l->count);
+    put_num(w, "share", l->share);
+    if (!isnan(l->wasted))
+        put_num(w, "wasted", l->wasted);
+    json_writer_end_object(w);
+}
+
 static void put_kernel(struct json_writer *w, const struct ncu_kernel *k)
 {
     json_writer_begin_object(w);
@@ -38,6 +57,8 @@ static void put_kernel(struct json_writer *w, const struct ncu_kernel *k)
         json_writer_end_object(w);
     }
     json_writer_end_array(w);
+    put_line(w, "hot_line", "samples", &k->hot_line);
+    put_line(w, "excess_line", "sectors", &k->excess_line);
     json_writer_end_object(w);
 }
 
@@ -89,6 +110,10 @@ static void put_diagnosis(struct json_writer *w, const struct variant_profile *p
     put_str(w, "limiter", d.limiter >= 0 ? ncu_metric_key((enum ncu_metric)d.limiter) : NULL);
     put_num(w, "sectors_per_request", d.sectors_per_request);
     put_num(w, "reference_sectors_per_request", d.ref_sectors_per_request);
+    put_str(w, "line",
+            d.line == PROFILE_LINE_EXCESS ? "excess_line"
+            : d.line == PROFILE_LINE_HOT  ? "hot_line"
+                                          : NULL);
     json_writer_end_object(w);
 }
 
@@ -118,6 +143,21 @@ static char *str_or_null(const struct json_value *o, const char *key)
     return s ? xstrdup(s) : NULL;
 }
 
+/* A source line as put_line wrote it; absent (older results.json) or malformed: none. */
+static void read_line(const struct json_value *o, const char *count_key, struct ncu_line *l)
+{
+    const char *file = json_get_string(o, "file");
+    double line = num_or_nan(o, "line");
+    if (!o || o->type != JSON_OBJECT || !file || isnan(line) || line < 1 || line > 1e9)
+        return;
+    l->file = xstrdup(file);
+    l->line = (long)line;
+    l->source = xstrdup(json_get_string(o, "source") ? json_get_string(o, "source") : "");
+    l->count = num_or_nan(o, count_key);
+    l->share = num_or_nan(o, "share");
+    l->wasted = num_or_nan(o, "wasted");
+}
+
 static void read_kernel(const struct json_value *o, struct ncu_kernel *k)
 {
     k->name = xstrdup(json_get_string(o, "name") ? json_get_string(o, "name") : "?");
@@ -135,6 +175,8 @@ static void read_kernel(const struct json_value *o, struct ncu_kernel *k)
         k->stalls[k->n_stalls].reason = xstrdup(reason);
         k->stalls[k->n_stalls++].cycles = num_or_nan(json_at(st, i), "cycles");
     }
+    read_line(json_get(o, "hot_line"), "samples", &k->hot_line);
+    read_line(json_get(o, "excess_line"), "sectors", &k->excess_line);
 }
 
 static void read_side(const struct json_value *o, struct profile_side *s)

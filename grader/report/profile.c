@@ -110,6 +110,27 @@ static char *stall_sentence(const struct strings *s, bool md, const struct ncu_k
     return out;
 }
 
+/* The source line the diagnosis names: "scale_gpu.cu:12", its text, the share. */
+static char *line_sentence(const struct strings *s, bool md, const struct ncu_kernel *k,
+                           enum profile_line which)
+{
+    if (which == PROFILE_LINE_NONE)
+        return NULL;
+    const struct ncu_line *l = which == PROFILE_LINE_EXCESS ? &k->excess_line : &k->hot_line;
+    char share[32], wasted[32];
+    num_text(share, sizeof(share), l->share * 100, 0, "%");
+    if (isnan(l->wasted))
+        wasted[0] = '\0';
+    else
+        num_text(wasted, sizeof(wasted), l->wasted * 100, 0, "%");
+    char *where = xstrfmt("%s:%ld", l->file, l->line);
+    char *out = phrase(
+        s, md, which == PROFILE_LINE_EXCESS ? "profile.line.excess" : "profile.line.hot", "where",
+        where, "source", l->source ? l->source : "", "share", share, "wasted", wasted, NULL);
+    free(where);
+    return out;
+}
+
 static char *check_sentence(const struct strings *s, bool md, const struct profile_crosscheck *x,
                             bool reference)
 {
@@ -123,6 +144,18 @@ static char *check_sentence(const struct strings *s, bool md, const struct profi
         x->agree ? (reference ? "profile.crosscheck.ref_agree" : "profile.crosscheck.agree")
                  : (reference ? "profile.crosscheck.ref_disagree" : "profile.crosscheck.disagree");
     return phrase(s, md, key, "ncu", ncu, "event", ev, "tolerance", tol, NULL);
+}
+
+/* a and b (either may be NULL) as one item of the list: the line goes with the finding it
+ * locates, so the explanation keeps its few items. Frees both. */
+static char *joined(char *a, char *b)
+{
+    if (!a || !b)
+        return a ? a : b;
+    char *out = xstrfmt("%s %s", a, b);
+    free(a);
+    free(b);
+    return out;
 }
 
 static void push(char ***list, size_t *n, char *sentence)
@@ -146,10 +179,15 @@ char **profile_sentences(const struct strings *s, bool markdown, const struct va
     if (k) {
         push(&list, n, summary_sentence(s, markdown, k, r, d.causes));
         if (d.causes & PROFILE_UNCOALESCED)
-            push(&list, n, coalescing_sentence(s, markdown, &d));
+            push(&list, n,
+                 joined(coalescing_sentence(s, markdown, &d),
+                        d.line == PROFILE_LINE_EXCESS ? line_sentence(s, markdown, k, d.line)
+                                                      : NULL));
         if (d.causes & (PROFILE_LOW_OCCUPANCY | PROFILE_LOW_ACHIEVED))
             push(&list, n, occupancy_sentence(s, markdown, k, &d));
-        push(&list, n, stall_sentence(s, markdown, k));
+        push(&list, n,
+             joined(stall_sentence(s, markdown, k),
+                    d.line == PROFILE_LINE_HOT ? line_sentence(s, markdown, k, d.line) : NULL));
     }
     push(&list, n, check_sentence(s, markdown, &p->check, false));
     push(&list, n, check_sentence(s, markdown, &p->ref_check, true));

@@ -70,10 +70,18 @@ void ncu_profile_init(struct ncu_profile *p)
     memset(p, 0, sizeof(*p));
 }
 
+static void line_release(struct ncu_line *l)
+{
+    free(l->file);
+    free(l->source);
+}
+
 void ncu_profile_release(struct ncu_profile *p)
 {
     for (size_t i = 0; i < p->n_kernels; i++) {
         free(p->kernels[i].name);
+        line_release(&p->kernels[i].hot_line);
+        line_release(&p->kernels[i].excess_line);
         for (size_t s = 0; s < p->kernels[i].n_stalls; s++)
             free(p->kernels[i].stalls[s].reason);
     }
@@ -373,6 +381,176 @@ int ncu_parse_csv(const char *text, size_t len, struct ncu_profile *p)
     return rc;
 }
 
+/* ---- the source page ---- */
+
+/* One file and line of one kernel, its counts summed over every block that names it. */
+struct src_line {
+    size_t kernel;
+    char *file, *source;
+    long line;
+    double samples, excess, sectors; /* NAN: not measured */
+};
+
+struct src_state {
+    struct ncu_profile *p;
+    struct src_line *lines;
+    size_t n;
+    char *file;   /* the current block's file, base name */
+    int kernel;   /* the current block's kernel; -1: none of ours */
+    int c_source; /* the current header's columns; -1: not printed */
+    int c_samples, c_excess, c_sectors;
+    size_t n_header;
+    bool header;
+};
+
+static int kernel_named(const struct ncu_profile *p, const char *name)
+{
+    const char *n = !strncmp(name, "void ", 5) ? name + 5 : name;
+    for (size_t i = 0; i < p->n_kernels; i++) {
+        const char *k = p->kernels[i].name;
+        if (!strncmp(k, "void ", 5))
+            k += 5;
+        if (!strcmp(k, n))
+            return (int)i;
+    }
+    return -1;
+}
+
+static double add_count(double sum, double v)
+{
+    return isnan(v) ? sum : (isnan(sum) ? v : sum + v);
+}
+
+/* The line's text: spaces around it dropped, tabs made spaces, at most NCU_SOURCE_MAX bytes cut
+ * before a UTF-8 character's continuation byte. */
+static char *source_text(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    bool cut = n > NCU_SOURCE_MAX;
+    if (cut) {
+        n = NCU_SOURCE_MAX;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    char *out = xstrndup(s, n);
+    for (char *c = out; *c; c++)
+        if (*c == '\t' || *c == '\r' || *c == '\n')
+            *c = ' ';
+    if (!cut)
+        return out;
+    char *dots = xstrfmt("%s…", out);
+    free(out);
+    return dots;
+}
+
+static double cell_value(char **row, size_t n, int col)
+{
+    return col >= 0 && (size_t)col < n ? ncu_value(row[col], "") : NAN;
+}
+
+static void src_row(struct src_state *st, char **row, size_t n)
+{
+    char *end;
+    long line = strtol(row[0], &end, 10);
+    if (st->kernel < 0 || !st->file || *end != '\0' || line <= 0 || n != st->n_header)
+        return;
+    struct src_line *l = NULL;
+    for (size_t i = 0; i < st->n && !l; i++)
+        if (st->lines[i].kernel == (size_t)st->kernel && st->lines[i].line == line &&
+            !strcmp(st->lines[i].file, st->file))
+            l = &st->lines[i];
+    if (!l) {
+        st->lines = xrealloc(st->lines, (st->n + 1) * sizeof(*st->lines));
+        l = &st->lines[st->n++];
+        *l = (struct src_line){(size_t)st->kernel, xstrdup(st->file), NULL, line, NAN, NAN, NAN};
+        l->source = source_text(st->c_source >= 0 ? row[st->c_source] : "");
+    }
+    l->samples = add_count(l->samples, cell_value(row, n, st->c_samples));
+    l->excess = add_count(l->excess, cell_value(row, n, st->c_excess));
+    l->sectors = add_count(l->sectors, cell_value(row, n, st->c_sectors));
+}
+
+static void src_header(struct src_state *st, char **row, size_t n)
+{
+    st->header = true;
+    st->n_header = n;
+    st->c_source = column(row, n, "Source");
+    st->c_samples = column(row, n, "Warp Stall Sampling (All Samples)");
+    st->c_excess = column(row, n, "L2 Theoretical Sectors Global Excessive");
+    st->c_sectors = column(row, n, "L2 Theoretical Sectors Global");
+}
+
+static void src_record(struct src_state *st, char **row, size_t n)
+{
+    if (n == 2 && !strcmp(row[0], "File Path")) {
+        free(st->file);
+        st->file = xstrdup(path_base(row[1]));
+    } else if (n == 2 && !strcmp(row[0], "Function Name")) {
+        st->kernel = harness_kernel(row[1]) ? -1 : kernel_named(st->p, row[1]);
+    } else if (n > 1 && !strcmp(row[0], "Line No")) {
+        src_header(st, row, n);
+    } else if (st->header && *row[0]) {
+        src_row(st, row, n);
+    }
+}
+
+/* The kernel's line with the largest count (samples: excess false), and its share. */
+static bool pick_line(const struct src_state *st, size_t k, bool excess, struct ncu_line *out)
+{
+    const struct src_line *best = NULL;
+    double total = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const struct src_line *l = &st->lines[i];
+        double v = excess ? l->excess : l->samples;
+        if (l->kernel != k || isnan(v))
+            continue;
+        total += v;
+        if (v > 0 && (!best || v > (excess ? best->excess : best->samples)))
+            best = l;
+    }
+    if (!best || total <= 0)
+        return false;
+    double v = excess ? best->excess : best->samples;
+    *out = (struct ncu_line){xstrdup(best->file), best->line, xstrdup(best->source), v,
+                             v / total,           NAN};
+    if (excess && !isnan(best->sectors) && best->sectors > 0)
+        out->wasted = v / best->sectors;
+    return true;
+}
+
+int ncu_parse_source(const char *text, size_t len, struct ncu_profile *p)
+{
+    struct src_state st = {.p = p, .kernel = -1};
+    char **row = xcalloc(CSV_MAX_FIELDS, sizeof(char *));
+    size_t pos = 0, n;
+    while ((n = csv_record(text, len, &pos, row)) > 0) {
+        src_record(&st, row, n);
+        fields_free(row, n);
+    }
+    int given = 0;
+    for (size_t k = 0; k < p->n_kernels; k++) {
+        struct ncu_kernel *kn = &p->kernels[k];
+        line_release(&kn->hot_line);
+        line_release(&kn->excess_line);
+        memset(&kn->hot_line, 0, sizeof(kn->hot_line));
+        memset(&kn->excess_line, 0, sizeof(kn->excess_line));
+        bool hot = pick_line(&st, k, false, &kn->hot_line);
+        given += pick_line(&st, k, true, &kn->excess_line) || hot;
+    }
+    for (size_t i = 0; i < st.n; i++) {
+        free(st.lines[i].file);
+        free(st.lines[i].source);
+    }
+    free(st.lines);
+    free(st.file);
+    free(row);
+    return st.header ? given : -1;
+}
+
 /* ---- why a run gave nothing ---- */
 
 static const char *const failure_names[] = {"ok", "no_permission", "no_kernel", "unsupported",
@@ -494,6 +672,15 @@ void ncu_paths_free(char **paths)
     free(paths);
 }
 
+static size_t fill_argv(const char *const *v, size_t nv, const char **argv)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nv && n + 1 < NCU_ARGV_MAX; i++)
+        argv[n++] = v[i];
+    argv[n] = NULL;
+    return n;
+}
+
 size_t ncu_profile_argv(const char *program, const char *report, bool flush_caches,
                         char **metric_list, const char **argv)
 {
@@ -502,13 +689,16 @@ size_t ncu_profile_argv(const char *program, const char *report, bool flush_cach
         strbuf_addf(&sb, "%s,", metrics[m].name);
     strbuf_addstr(&sb, "regex:^" NCU_STALL_PREFIX ".*_per_issue_active\\.ratio$");
     *metric_list = strbuf_detach(&sb);
-    /* --clock-control none: the GPU at the clocks the grader's timing ran at, so that the
+    /* --section SourceCounters: the per-line counts of the source page (ncu_parse_source);
+     * --clock-control none: the GPU at the clocks the grader's timing ran at, so that the
      * durations can be checked against it (ncu's default locks the base clock). */
     const char *v[] = {program,
                        "--target-processes",
                        "all",
                        "--metrics",
                        *metric_list,
+                       "--section",
+                       "SourceCounters",
                        "--launch-count",
                        NCU_LAUNCH_COUNT,
                        "--clock-control",
@@ -518,22 +708,21 @@ size_t ncu_profile_argv(const char *program, const char *report, bool flush_cach
                        "--export",
                        report,
                        "--force-overwrite"};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]) && n + 1 < NCU_ARGV_MAX; i++)
-        argv[n++] = v[i];
-    argv[n] = NULL;
-    return n;
+    return fill_argv(v, sizeof(v) / sizeof(v[0]), argv);
 }
 
 size_t ncu_import_argv(const char *program, const char *report_file, const char **argv)
 {
     const char *v[] = {program,  "--import", report_file,     "--csv",
                        "--page", "raw",      "--print-units", "base"};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]) && n + 1 < NCU_ARGV_MAX; i++)
-        argv[n++] = v[i];
-    argv[n] = NULL;
-    return n;
+    return fill_argv(v, sizeof(v) / sizeof(v[0]), argv);
+}
+
+size_t ncu_source_argv(const char *program, const char *report_file, const char **argv)
+{
+    const char *v[] = {program,  "--import", report_file,      "--csv",
+                       "--page", "source",   "--print-source", "cuda,sass"};
+    return fill_argv(v, sizeof(v) / sizeof(v[0]), argv);
 }
 
 double ncu_wall_limit(double case_timeout_s)

@@ -9,7 +9,8 @@
  * measured" (NAN), never 0 and never a guess: ncu's metric names change between versions and
  * GPUs, and a wrong number explained in plain words is worse than none.
  *
- * struct ncu_profile owns its kernels and every string in them; ncu_profile_release() frees them.
+ * struct ncu_profile owns its kernels and every string in them (their source lines' included);
+ * ncu_profile_release() frees them.
  */
 #ifndef LG_NCU_H
 #define LG_NCU_H
@@ -62,6 +63,18 @@ struct ncu_stall {
     double cycles; /* per issued instruction */
 };
 
+/* One source line of a kernel, from ncu's source page (the code built with -lineinfo): the line
+ * that holds most of one of the kernel's per-line counts, summed over its launches. */
+#define NCU_SOURCE_MAX 100 /* bytes of the line's text kept (cut at a character, "…" added) */
+struct ncu_line {
+    char *file;    /* the file's base name; NULL: no such line was measured */
+    long line;     /* 1-based */
+    char *source;  /* the line's text, trimmed; "" when ncu printed none */
+    double count;  /* excess sectors, or warp stall samples, on this line */
+    double share;  /* of the kernel's total count, 0..1 */
+    double wasted; /* excess lines only: the excess share of the line's own sectors; NAN else */
+};
+
 /* One kernel (all launches of one name): the longest launch's measurements, and the total. */
 struct ncu_kernel {
     char *name;                 /* as ncu printed it (demangled, arguments included) */
@@ -70,6 +83,8 @@ struct ncu_kernel {
     double m[NCU_METRIC_COUNT]; /* the longest launch's; NAN: not measured */
     struct ncu_stall stalls[NCU_MAX_STALLS]; /* the largest first */
     size_t n_stalls;
+    struct ncu_line hot_line;    /* the most warp stall samples ("Warp Stall Sampling") */
+    struct ncu_line excess_line; /* the most excess global sectors (uncoalesced accesses) */
 };
 
 struct ncu_profile {
@@ -91,6 +106,21 @@ void ncu_profile_release(struct ncu_profile *p);
  * Returns 0, or -1 when no CSV header was found (p then holds no kernel).
  */
 int ncu_parse_csv(const char *text, size_t len, struct ncu_profile *p);
+
+/*
+ * Read `ncu --import R --csv --page source --print-source cuda,sass` (ncu_source_argv) into the
+ * kernels p already holds (from ncu_parse_csv): blocks of a "File Path" row, a "Function Name"
+ * row (matched against the kernels' names; the harness's lg_* and unknown names are skipped), a
+ * header row starting "Line No", then one row per source line (metrics summed over the line's
+ * instructions) each followed by its SASS rows (no line number; ignored). A kernel may have
+ * several blocks (launches, inlined headers' files): counts of one file and line are summed.
+ * Per kernel it fills hot_line from "Warp Stall Sampling (All Samples)" and excess_line from
+ * "L2 Theoretical Sectors Global Excessive" (with "L2 Theoretical Sectors Global" for wasted);
+ * a column ncu did not print or a "-" value is not measured, and a kernel none of whose lines
+ * counts anything gets no line. Returns the number of kernels given a line, or -1 when the text
+ * holds no source page header.
+ */
+int ncu_parse_source(const char *text, size_t len, struct ncu_profile *p);
 
 /* A value in unit (as ncu prints it) in the metric's base unit: times ("nsecond", "usecond",
  * ...) in nanoseconds, sizes ("byte", "Kbyte", ...) in bytes, anything else (%, register/thread,
@@ -127,6 +157,7 @@ void ncu_paths_free(char **paths);
  * path without its .ncu-rep suffix. flush_caches: ncu's --cache-control all (as the grader's
  * cold-L2 timing does) or none (warm). argv must hold NCU_ARGV_MAX pointers; the strings it
  * points at are static or report's, except argv's metric list, owned by *metrics (free it).
+ * Besides the metrics, the SourceCounters section: the source page's per-line counts.
  */
 #define NCU_ARGV_MAX 32
 #define NCU_LAUNCH_COUNT "64"
@@ -135,6 +166,9 @@ size_t ncu_profile_argv(const char *program, const char *report, bool flush_cach
                         const char **argv);
 /* The import command: `program --import <report>.ncu-rep --csv --page raw --print-units base`. */
 size_t ncu_import_argv(const char *program, const char *report_file, const char **argv);
+/* The source import: `program --import <report>.ncu-rep --csv --page source --print-source
+ * cuda,sass` (per-line metrics exist only in the sass and cuda,sass views). */
+size_t ncu_source_argv(const char *program, const char *report_file, const char **argv);
 
 /* Wall-clock limit of a profiling run: ncu replays every kernel once per pass (ten or more
  * passes for these metrics) and starts in seconds. At least NCU_MIN_WALL_S, twenty times the

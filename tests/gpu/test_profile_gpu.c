@@ -4,7 +4,8 @@
  *
  *   uncoalesced  neighbouring threads 4 MiB apart: both sides profiled, the diagnosis names
  *                uncoalesced access (sectors per request well above the reference's) and the
- *                report says so in words;
+ *                report says so in words, naming the line of the excess sectors (ncu's source
+ *                page: scale_gpu.cu:12);
  *   starved      48 KiB of shared memory per 64-thread block: the diagnosis names low
  *                occupancy with shared memory as its limiter, and the report says so.
  *
@@ -20,6 +21,8 @@
 #include "../e2e/e2e.h"
 
 #include "grade/profile.h"
+#include "report/phrases.h"
+#include "report/profile.h"
 
 static char *out_dir;
 
@@ -79,7 +82,7 @@ static void capture(const char *fixture)
     const char *dest = getenv("LG_PROFILE_CAPTURE");
     char *script = xstrfmt(
         "mkdir -p \"$2\" && find \"$1/.work\" -type d -name 'profile-*' | while read -r d; do "
-        "n=$(basename \"$d\"); for f in profile-run.txt profile.csv; do "
+        "n=$(basename \"$d\"); for f in profile-run.txt profile.csv profile-source.csv; do "
         "[ -f \"$d/$f\" ] && cp \"$d/$f\" \"$2/$3-$n-$f\"; done; done; true");
     const char *argv[] = {"/bin/sh", "-c",    script,
                           "sh",      out_dir, dest && *dest ? dest : "build/tests/ncu-capture",
@@ -138,6 +141,34 @@ static void profiled(const struct graded *g, struct profile_diagnosis *d)
     fflush(stdout);
 }
 
+/* The source page named the line the excess sectors come from, and the explanation says it. */
+static void excess_line_named(const struct graded *g, const struct profile_diagnosis *d)
+{
+    const struct variant_profile *p = e2e_variant(&g->r, "scale", "gpu")->profile;
+    const struct ncu_line *l = &p->student.prof.kernels[d->kernel].excess_line;
+    ck_assert_msg(d->line == PROFILE_LINE_EXCESS && l->file,
+                  "no source line for the excess sectors (see profile-source.csv under --keep; "
+                  "log %s)",
+                  g->log);
+    ck_assert_str_eq(l->file, "scale_gpu.cu");
+    ck_assert_int_eq(l->line, 12);
+    struct strings s;
+    struct error err;
+    size_t n;
+    strings_init(&s);
+    ck_assert_msg(strings_load(&s, "templates/en/strings.txt", &err) == 0, "%s", err.msg);
+    char **list = profile_sentences(&s, false, p, &n);
+    bool named = false;
+    for (size_t i = 0; i < n; i++)
+        named |= strstr(list[i], "scale_gpu.cu:12") != NULL;
+    printf(
+        "profile-gpu: excess sectors from %s:%ld \"%s\" (%.0f%%, %.0f%% of its sectors wasted)\n",
+        l->file, l->line, l->source, 100 * l->share, 100 * l->wasted);
+    ck_assert_msg(named, "the explanation does not name scale_gpu.cu:12");
+    profile_sentences_free(list);
+    strings_release(&s);
+}
+
 START_TEST(test_uncoalesced_named)
 {
     struct graded g;
@@ -152,6 +183,7 @@ START_TEST(test_uncoalesced_named)
                       d.sectors_per_request, d.ref_sectors_per_request, d.causes, g.log);
         ck_assert_msg(!(d.causes & PROFILE_LOW_OCCUPANCY), "occupancy blamed too");
         ck_assert_msg(report_says(&g, "uncoalesced"), "the report %s does not say it", g.report);
+        excess_line_named(&g, &d);
     }
     graded_release(&g);
 }

@@ -197,6 +197,137 @@ START_TEST(failures_told_apart)
 }
 END_TEST
 
+/* A profile holding kernels of these names (the raw page's minimal form), for the source page. */
+static void profile_of(struct ncu_profile *p, const char *const *names, size_t n)
+{
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addstr(&sb, "\"ID\",\"Kernel Name\"\n\"\",\"\"\n");
+    for (size_t i = 0; i < n; i++)
+        strbuf_addf(&sb, "\"%zu\",\"%s\"\n", i, names[i]);
+    ncu_profile_init(p);
+    ck_assert_int_eq(ncu_parse_csv(sb.buf, sb.len, p), 0);
+    ck_assert_int_eq(p->n_kernels, n);
+    strbuf_release(&sb);
+}
+
+static int parse_source(const char *text, struct ncu_profile *p)
+{
+    return ncu_parse_source(text, strlen(text), p);
+}
+
+/* Captured on the H100 (ncu 2025.3.1, CUDA 13: tests/fixtures/ncu/README.md): the uncoalesced
+ * fixture's kernel, whose line 12 moves 29360128 excess sectors of its 33554432. */
+START_TEST(h100_source_lines)
+{
+    static const char *const names[] = {"scale_strided(const float *, float *, int)"};
+    struct ncu_profile p;
+    struct strbuf sb = STRBUF_INIT;
+    profile_of(&p, names, 1);
+    read_fixture("h100_uncoalesced_source.csv", &sb);
+    ck_assert_int_eq(ncu_parse_source(sb.buf, sb.len, &p), 1);
+    const struct ncu_line *x = &p.kernels[0].excess_line, *h = &p.kernels[0].hot_line;
+    ck_assert_str_eq(x->file, "scale_gpu.cu");
+    ck_assert_int_eq(x->line, 12);
+    ck_assert_str_eq(x->source, "out[i] = 2.0f * x[i];");
+    ck_assert_double_eq_tol(x->count, 29360128, 1e-6);
+    ck_assert_double_eq_tol(x->share, 1.0, 1e-9); /* every excess sector is this line's */
+    ck_assert_double_eq_tol(x->wasted, 0.875, 1e-9);
+    /* Stall samples: 29865 of the lines' 34815 (line 8, the index's arithmetic, has 4661). */
+    ck_assert_str_eq(h->file, "scale_gpu.cu");
+    ck_assert_int_eq(h->line, 12);
+    ck_assert_double_eq_tol(h->count, 29865, 1e-6);
+    ck_assert_double_eq_tol(h->share, 29865.0 / 34815.0, 1e-9);
+    ck_assert(isnan(h->wasted));
+    ncu_profile_release(&p);
+    strbuf_release(&sb);
+}
+END_TEST
+
+/* --print-source cuda alone: the text of the file, no metric, no function: nothing measured. */
+START_TEST(source_without_metrics)
+{
+    static const char *const names[] = {"scale_strided(const float *, float *, int)"};
+    struct ncu_profile p;
+    struct strbuf sb = STRBUF_INIT;
+    profile_of(&p, names, 1);
+    read_fixture("h100_uncoalesced_source_only.csv", &sb);
+    ck_assert_int_eq(ncu_parse_source(sb.buf, sb.len, &p), 0);
+    ck_assert_ptr_null(p.kernels[0].excess_line.file);
+    ck_assert_ptr_null(p.kernels[0].hot_line.file);
+    ck_assert_int_eq(parse_source("garbage\n,,\n", &p), -1);
+    ncu_profile_release(&p);
+    strbuf_release(&sb);
+}
+END_TEST
+
+#define SRC_HEADER                                                                                 \
+    "\"Line No\",\"Source\",\"Address\",\"Source\",\"Warp Stall Sampling (All Samples)\","         \
+    "\"L2 Theoretical Sectors Global Excessive\",\"L2 Theoretical Sectors Global\"\n"
+
+/* Two kernels, the harness's block between them, "-" values, a kernel spanning two files (an
+ * inlined header: the same line number in each) and launched twice (its counts summed). */
+START_TEST(source_blocks)
+{
+    static const char *const names[] = {"void a(float *)", "b(int)"};
+    static const char text[] =
+        "\"File Path\",\"/w/k.cu\"\n\"Function Name\",\"a(float *)\"\n" SRC_HEADER
+        "\"3\",\"  x[i] = 1;\",\"-\",\"-\",\"10\",\"-\",\"-\"\n"
+        "\"\",\"\",\"0x10\",\"STG [R2], R0\",\"10\",\"-\",\"-\"\n"
+        "\"4\",\"y = x[j];\",\"-\",\"-\",\"30\",\"-\",\"-\"\n"
+        "\"File Path\",\"/w/inl.h\"\n\"Function Name\",\"a(float *)\"\n" SRC_HEADER
+        "\"3\",\"return v[k];\",\"-\",\"-\",\"25\",\"-\",\"-\"\n"
+        "\"File Path\",\"/w/k.cu\"\n\"Function Name\",\"a(float *)\"\n" SRC_HEADER
+        "\"3\",\"  x[i] = 1;\",\"-\",\"-\",\"25\",\"-\",\"-\"\n"
+        "\"File Path\",\"/w/h.cu\"\n\"Function Name\",\"lg_draw_kernel(float *)\"\n" SRC_HEADER
+        "\"9\",\"draw\",\"-\",\"-\",\"1000\",\"500\",\"600\"\n"
+        "\"File Path\",\"/w/k.cu\"\n\"Function Name\",\"b(int)\"\n" SRC_HEADER
+        "\"7\",\"z[8 * i] = 0;\",\"-\",\"-\",\"0\",\"60\",\"80\"\n"
+        "\"8\",\"w[i] = 0;\",\"-\",\"-\",\"0\",\"20\",\"-\"\n";
+    struct ncu_profile p;
+    profile_of(&p, names, 2);
+    ck_assert_int_eq(parse_source(text, &p), 2);
+    const struct ncu_kernel *a = &p.kernels[0], *b = &p.kernels[1];
+    /* a: k.cu:3 35, k.cu:4 30, inl.h:3 25 (not merged with k.cu:3). */
+    ck_assert_str_eq(a->hot_line.file, "k.cu");
+    ck_assert_int_eq(a->hot_line.line, 3);
+    ck_assert_str_eq(a->hot_line.source, "x[i] = 1;");
+    ck_assert_double_eq_tol(a->hot_line.count, 35, 1e-9);
+    ck_assert_double_eq_tol(a->hot_line.share, 35.0 / 90.0, 1e-9);
+    ck_assert_ptr_null(a->excess_line.file); /* "-": not measured, not 0 */
+    /* b: no stall sample at all: no hot line; its excess, line 7's 60 of 80 in all. */
+    ck_assert_ptr_null(b->hot_line.file);
+    ck_assert_int_eq(b->excess_line.line, 7);
+    ck_assert_double_eq_tol(b->excess_line.share, 0.75, 1e-9);
+    ck_assert_double_eq_tol(b->excess_line.wasted, 0.75, 1e-9);
+    ck_assert_int_eq(p.n_kernels, 2); /* the harness's block added no kernel */
+    ncu_profile_release(&p);
+}
+END_TEST
+
+/* A long line is cut at a character, not inside one; a name ncu gives no kernel for is skipped. */
+START_TEST(source_text_capped)
+{
+    static const char *const names[] = {"k()"};
+    struct strbuf sb = STRBUF_INIT;
+    strbuf_addstr(&sb, "\"File Path\",\"k.cu\"\n\"Function Name\",\"k()\"\n" SRC_HEADER "\"1\",\"");
+    for (int i = 0; i < 60; i++)
+        strbuf_addstr(&sb, "é");
+    strbuf_addstr(&sb,
+                  "\",\"-\",\"-\",\"5\",\"-\",\"-\"\n\"Function Name\",\"other()\"\n" SRC_HEADER
+                  "\"2\",\"hot\",\"-\",\"-\",\"500\",\"-\",\"-\"\n");
+    struct ncu_profile p;
+    profile_of(&p, names, 1);
+    ck_assert_int_eq(ncu_parse_source(sb.buf, sb.len, &p), 1);
+    const char *src = p.kernels[0].hot_line.source;
+    ck_assert_int_eq(p.kernels[0].hot_line.line, 1);
+    ck_assert_int_eq(strlen(src), NCU_SOURCE_MAX + strlen("…"));
+    ck_assert(!strncmp(src + NCU_SOURCE_MAX, "…", strlen("…")));
+    ck_assert_double_eq_tol(p.kernels[0].hot_line.share, 1.0, 1e-9);
+    ncu_profile_release(&p);
+    strbuf_release(&sb);
+}
+END_TEST
+
 START_TEST(metric_keys_round_trip)
 {
     for (int m = 0; m < NCU_METRIC_COUNT; m++) {
@@ -221,7 +352,10 @@ START_TEST(command_lines)
         clocks |= !strcmp(argv[i], "--clock-control") && !strcmp(argv[i + 1], "none");
         cache |= !strcmp(argv[i], "--cache-control") && !strcmp(argv[i + 1], "none");
     }
-    ck_assert(export && clocks && cache);
+    bool section = false;
+    for (size_t i = 1; i + 1 < n; i++)
+        section |= !strcmp(argv[i], "--section") && !strcmp(argv[i + 1], "SourceCounters");
+    ck_assert(export && clocks && cache && section);
     for (int m = 0; m < NCU_METRIC_COUNT; m++)
         ck_assert(strstr(metric_list, ncu_metric_name((enum ncu_metric)m)) != NULL);
     ck_assert(strstr(metric_list, "regex:^" NCU_STALL_PREFIX) != NULL);
@@ -234,6 +368,11 @@ START_TEST(command_lines)
     n = ncu_import_argv("ncu", "r.ncu-rep", argv);
     ck_assert_int_eq(n, 8);
     ck_assert_str_eq(argv[2], "r.ncu-rep");
+    ck_assert_ptr_null(argv[n]);
+    n = ncu_source_argv("ncu", "r.ncu-rep", argv);
+    ck_assert_int_eq(n, 8);
+    ck_assert_str_eq(argv[5], "source");
+    ck_assert_str_eq(argv[7], "cuda,sass");
     ck_assert_ptr_null(argv[n]);
 }
 END_TEST
@@ -298,6 +437,10 @@ static Suite *suite(void)
     tcase_add_test(tc, values_and_units);
     tcase_add_test(tc, garbage_is_no_header);
     tcase_add_test(tc, failures_told_apart);
+    tcase_add_test(tc, h100_source_lines);
+    tcase_add_test(tc, source_without_metrics);
+    tcase_add_test(tc, source_blocks);
+    tcase_add_test(tc, source_text_capped);
     tcase_add_test(tc, metric_keys_round_trip);
     tcase_add_test(tc, command_lines);
     tcase_add_test(tc, limits);

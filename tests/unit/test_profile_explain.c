@@ -2,8 +2,8 @@
  * profile_explain: the diagnosis rules of --profile (grade/profile.h) on the ncu fixtures
  * (tests/fixtures/ncu/), each shown to hold and, with the number it rests on changed, to fail;
  * the sentences in both languages (templates/<lang>/strings.txt) naming coalescing, occupancy
- * and its limiter, the stall; the cross-check's rule; the line when nothing was measured; the
- * profile's round trip through results.json.
+ * and its limiter, the stall, the source line (the H100's source page); the cross-check's rule;
+ * the line when nothing was measured; the profile's round trip through results.json.
  */
 #include "base/alloc.h"
 #include "base/error.h"
@@ -75,6 +75,21 @@ static void load_strings(const char *lang, struct strings *s)
     strings_init(s);
     ck_assert_msg(strings_load(s, path, &err) == 0, "%s", err.msg);
     free(path);
+}
+
+/* The H100's source page of the uncoalesced fixture (tests/fixtures/ncu/README.md) read into the
+ * student's main kernel, renamed as the captured one. */
+static void with_source(struct variant_profile *p)
+{
+    struct ncu_kernel *k = stu_kernel(p);
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    free(k->name);
+    k->name = xstrdup("scale_strided(const float *, float *, int)");
+    ck_assert_msg(read_file(FIXTURES "/h100_uncoalesced_source.csv", &sb, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_int_ge(ncu_parse_source(sb.buf, sb.len, &p->student.prof), 1);
+    strbuf_release(&sb);
 }
 
 /* Every sentence joined, to look for words in. */
@@ -313,6 +328,110 @@ START_TEST(missing_lines)
 }
 END_TEST
 
+/* Uncoalesced: the sentence names the line the excess sectors come from. */
+START_TEST(sentences_name_excess_line)
+{
+    struct variant_profile *p = fixture_profile("uncoalesced");
+    with_source(p);
+    struct profile_diagnosis d;
+    diagnose(p, &d);
+    ck_assert_int_eq(d.line, PROFILE_LINE_EXCESS);
+    char *en = sentences_text("en", p), *es = sentences_text("es", p);
+    ck_assert_msg(strstr(en, "100% of these excess sectors is scale_gpu.cu:12: "
+                             "“out[i] = 2.0f * x[i];” (88% of the sectors it reads or writes"),
+                  "%s", en);
+    ck_assert_msg(!strstr(en, "wait most at"), "%s", en); /* one line named, not two */
+    ck_assert_msg(strstr(es, "scale_gpu.cu:12: «out[i] = 2.0f * x[i];»") && !strstr(es, "profile."),
+                  "%s", es);
+    free(en);
+    free(es);
+    /* The line's text not printed (source file not found): the place alone. */
+    free(stu_kernel(p)->excess_line.source);
+    stu_kernel(p)->excess_line.source = xstrdup("");
+    stu_kernel(p)->excess_line.wasted = NAN;
+    en = sentences_text("en", p);
+    ck_assert_msg(strstr(en, "excess sectors is scale_gpu.cu:12.") && !strstr(en, "“"), "%s", en);
+    free(en);
+    variant_profile_free(p);
+}
+END_TEST
+
+/* Not uncoalesced: the line holding most stall samples, when it holds a clear share. */
+START_TEST(sentences_name_hot_line)
+{
+    struct variant_profile *p = fixture_profile("occupancy");
+    with_source(p);
+    struct profile_diagnosis d;
+    diagnose(p, &d);
+    ck_assert(!(d.causes & PROFILE_UNCOALESCED));
+    ck_assert_int_eq(d.line, PROFILE_LINE_HOT);
+    char *en = sentences_text("en", p), *es = sentences_text("es", p);
+    ck_assert_msg(strstr(en, "wait most at scale_gpu.cu:12: “out[i] = 2.0f * x[i];” (86% of the "
+                             "stall samples)"),
+                  "%s", en);
+    ck_assert_msg(strstr(es, "esperan sobre todo en scale_gpu.cu:12") && !strstr(es, "profile."),
+                  "%s", es);
+    free(en);
+    free(es);
+    stu_kernel(p)->hot_line.share = 0.25; /* no line stands out: none named */
+    diagnose(p, &d);
+    ck_assert_int_eq(d.line, PROFILE_LINE_NONE);
+    en = sentences_text("en", p);
+    ck_assert_msg(!strstr(en, "scale_gpu.cu"), "%s", en);
+    free(en);
+    variant_profile_free(p);
+    /* Uncoalesced without an excess line (not measured): the hot line instead. */
+    p = fixture_profile("uncoalesced");
+    with_source(p);
+    free(stu_kernel(p)->excess_line.file);
+    stu_kernel(p)->excess_line.file = NULL;
+    diagnose(p, &d);
+    ck_assert_int_eq(d.line, PROFILE_LINE_HOT);
+    variant_profile_free(p);
+}
+END_TEST
+
+/* The lines through results.json, and a results.json written before them (no line) read. */
+START_TEST(json_round_trip_lines)
+{
+    struct variant_profile *p = fixture_profile("uncoalesced");
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            with_source(p);
+        struct strbuf sb = STRBUF_INIT;
+        struct json_writer w;
+        json_writer_init(&w, &sb);
+        variant_profile_to_json(&w, p);
+        ck_assert((strstr(sb.buf, "\"excess_line\"") != NULL) == (pass == 1));
+        struct json_value *v = NULL;
+        ck_assert(json_parse(sb.buf, sb.len, &v, NULL) == 0);
+        struct variant_profile *q = variant_profile_from_json(v);
+        const struct ncu_kernel *a = stu_kernel(p), *b = &q->student.prof.kernels[0];
+        const struct ncu_line *la[] = {&a->excess_line, &a->hot_line};
+        const struct ncu_line *lb[] = {&b->excess_line, &b->hot_line};
+        for (int i = 0; i < 2; i++) {
+            ck_assert_int_eq(la[i]->file == NULL, lb[i]->file == NULL);
+            if (!la[i]->file)
+                continue;
+            ck_assert_str_eq(lb[i]->file, la[i]->file);
+            ck_assert_int_eq(lb[i]->line, la[i]->line);
+            ck_assert_str_eq(lb[i]->source, la[i]->source);
+            ck_assert_double_eq_tol(lb[i]->count, la[i]->count, 1e-6);
+            ck_assert_double_eq_tol(lb[i]->share, la[i]->share, 1e-9);
+            ck_assert(isnan(la[i]->wasted) ? isnan(lb[i]->wasted)
+                                           : fabs(la[i]->wasted - lb[i]->wasted) < 1e-9);
+        }
+        struct profile_diagnosis d;
+        profile_diagnose(&q->student.prof, &q->reference.prof, &d);
+        ck_assert_int_eq(d.line, pass == 0 ? PROFILE_LINE_NONE : PROFILE_LINE_EXCESS);
+        variant_profile_free(q);
+        json_value_free(v);
+        strbuf_release(&sb);
+    }
+    variant_profile_free(p);
+}
+END_TEST
+
 START_TEST(json_round_trip)
 {
     struct variant_profile *p = fixture_profile("uncoalesced");
@@ -445,6 +564,9 @@ static Suite *suite(void)
     tcase_add_test(tc, crosscheck_rule);
     tcase_add_test(tc, missing_lines);
     tcase_add_test(tc, json_round_trip);
+    tcase_add_test(tc, sentences_name_excess_line);
+    tcase_add_test(tc, sentences_name_hot_line);
+    tcase_add_test(tc, json_round_trip_lines);
     tcase_add_test(tc, report_section);
     suite_add_tcase(s, tc);
     return s;
