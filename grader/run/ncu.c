@@ -690,6 +690,8 @@ size_t ncu_profile_argv(const char *program, const char *report, bool flush_cach
     strbuf_addstr(&sb, "regex:^" NCU_STALL_PREFIX ".*_per_issue_active\\.ratio$");
     *metric_list = strbuf_detach(&sb);
     /* --section SourceCounters: the per-line counts of the source page (ncu_parse_source);
+     * --import-source yes: the source text kept in the report, since the import runs where the
+     * build folder (whose paths -lineinfo recorded) is not shown;
      * --clock-control none: the GPU at the clocks the grader's timing ran at, so that the
      * durations can be checked against it (ncu's default locks the base clock). */
     const char *v[] = {program,
@@ -699,6 +701,8 @@ size_t ncu_profile_argv(const char *program, const char *report, bool flush_cach
                        *metric_list,
                        "--section",
                        "SourceCounters",
+                       "--import-source",
+                       "yes",
                        "--launch-count",
                        NCU_LAUNCH_COUNT,
                        "--clock-control",
