@@ -1,7 +1,8 @@
 /*
  * Hidden cases in what students read. Lab 6 is graded with its hidden cases included and
  * every student artifact is scanned for the hidden cases' ids and sizes (n1500 = matmul at
- * n=1500, n123457 = grade2 at n=123457): a student may learn how many hidden cases there are
+ * n=1500, n123457 and n20M = grade2 at n=123457 and n=20000001; grade2's n1 is too short a
+ * name to scan for): a student may learn how many hidden cases there are
  * and how they went, nothing that hints at what they are.
  *
  * - `grader check --hidden` (the student view): the console, stdout and stderr, and
@@ -42,7 +43,7 @@ static bool mentions(const char *text, const char *n)
 
 static void check_file(const char *path)
 {
-    static const char *const hints[] = {"n1500", "1500", "n123457", "123457"};
+    static const char *const hints[] = {"n1500", "1500", "n123457", "123457", "n20M", "20000001"};
     char *text = slurp(path);
     for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
         ck_assert_msg(!mentions(text, hints[i]), "%s names the hidden case '%s':\n%.3000s", path,
@@ -76,7 +77,7 @@ static void check_run(const char *student, const char *lang, bool with_hidden)
                 n_hidden += cr->hidden;
                 ran += cr->hidden && cr->verdict == V_PASS;
             }
-    ck_assert_uint_eq(n_hidden, 6);
+    ck_assert_uint_eq(n_hidden, 12);
     ck_assert_msg(with_hidden ? ran >= 2 : ran == 0, "%zu hidden cases passed", ran);
     results_release(&r);
     check_file(log);
@@ -85,14 +86,14 @@ static void check_run(const char *student, const char *lang, bool with_hidden)
     /* What may be said: how many, and how they went. */
     bool es = !strcmp(lang, "es");
     const char *count = !with_hidden
-                            ? (es ? "6 casos ocultos (" : "6 hidden cases (")
-                            : (es ? " de 6 correctos; fallidos: 0." : " of 6 passed, 0 failed.");
+                            ? (es ? "12 casos ocultos (" : "12 hidden cases (")
+                            : (es ? " de 12 correctos; fallidos: 0." : " of 12 passed, 0 failed.");
     char *text = slurp(log);
     ck_assert_msg(strstr(text, count), "no '%s' in %s:\n%.3000s", count, log, text);
     free(text);
     text = slurp(md);
-    count = !with_hidden ? (es ? "6 casos ocultos (" : "6 hidden cases (")
-                         : (es ? " de 6 correctos" : " of 6 passed");
+    count = !with_hidden ? (es ? "12 casos ocultos (" : "12 hidden cases (")
+                         : (es ? " de 12 correctos" : " of 12 passed");
     ck_assert_msg(strstr(text, count), "no '%s' in %s:\n%.3000s", count, md, text);
     free(text);
     free(md);
