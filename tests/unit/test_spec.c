@@ -233,10 +233,14 @@ START_TEST(test_lab6_loads)
     ck_assert_str_eq(g2->args[3].name, "a");
     ck_assert_str_eq(g2->args[3].value, "3.5");
     ck_assert_int_eq(g2->args[3].dtype, LG_F64);
-    ck_assert_uint_eq(g2->n_cases, 3);
+    ck_assert_uint_eq(g2->n_cases, 5);
     ck_assert_str_eq(g2->cases[1].id, "n5M");
     ck_assert_int_eq(g2->cases[1].sizes[0].value, 5000000);
     ck_assert(g2->cases[2].hidden);
+    /* n = 1 and past 65535 blocks of 256 threads (grader mutate's survivors, labs/README.md). */
+    ck_assert(g2->cases[3].hidden && !g2->cases[3].slow && g2->cases[3].sizes[0].value == 1);
+    ck_assert(g2->cases[4].hidden && g2->cases[4].slow);
+    ck_assert_int_eq(g2->cases[4].sizes[0].value, 20000001);
     ck_assert_int_eq(g2->timing.max_samples, 100);
     ck_assert_uint_eq(g2->variants[0].student.n_libs, 0);
     char *grade2 = xstrfmt("%s/kernels/grade2.cu", real_root);
