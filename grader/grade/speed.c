@@ -96,14 +96,14 @@ static bool series_tail_honest(const struct messages *msgs, const struct run_ser
     if (!s->has_tail || !s->stu_event || !s->n || s->stu_event[0] < 0)
         return true;
     double stu_ev = stats_median(s->stu_event, s->n);
-    double excess = s->tail_stu_ms - fmax(s->paired ? s->tail_ref_ms : 0, s->tail_idle_ms);
-    if (excess <= TAIL_MARGIN_MS + TAIL_RATIO * stu_ev)
+    double base = fmax(s->paired ? s->tail_ref_ms : 0, s->tail_idle_ms);
+    if (s->tail_stu_ms - base <= TAIL_MARGIN_MS + TAIL_RATIO * stu_ev)
         return true;
     cheat(cr, xstrfmt(messages_get(msgs, "the GPU stayed busy %.3f ms after the call's last "
                                          "event (the reference's: %.3f ms): work left running "
                                          "on another stream after the call returned is not a "
                                          "speed-up"),
-                      s->tail_stu_ms, fmax(s->tail_ref_ms, s->tail_idle_ms)));
+                      s->tail_stu_ms, base));
     return false;
 }
 
