@@ -189,22 +189,6 @@ static void judge_side(const struct run_outcome *o, struct profile_side *s)
     s->detail = detail;
 }
 
-/* What a finished run under ncu left: its output (profile-run.txt), the report's two pages,
- * and how it ended. */
-static void read_side(struct grading *g, const char *ncu, const char *dir, const char *report_file,
-                      bool reference, const struct run_outcome *o, struct profile_side *s)
-{
-    s->wall_s = o->sb.wall_s;
-    char *out = path_join(dir, "profile-run.txt");
-    write_file_atomic(out, o->sb.output ? o->sb.output : "", o->sb.output_len, NULL);
-    free(out);
-    if (file_exists(report_file)) {
-        import_report(g, ncu, dir, report_file, s);
-        import_source(g, ncu, dir, report_file, !reference, s);
-    }
-    judge_side(o, s);
-}
-
 /* One side's run under ncu: the runner on case c, one checked call, no timing. */
 static int profile_side_run(struct grading *g, const struct exercise_spec *ex,
                             const struct variant_spec *v, const struct case_spec *c,
@@ -251,7 +235,15 @@ static int profile_side_run(struct grading *g, const struct exercise_spec *ex,
         skip_side(s, PROFILE_FAILED, PROFILE_TOOL_FAILED);
         s->detail = xstrdup(rerr.msg);
     } else {
-        read_side(g, ncu, dir, report_file, reference, &o, s);
+        s->wall_s = o.sb.wall_s;
+        char *out = path_join(dir, "profile-run.txt");
+        write_file_atomic(out, o.sb.output ? o.sb.output : "", o.sb.output_len, NULL);
+        free(out);
+        if (file_exists(report_file)) {
+            import_report(g, ncu, dir, report_file, s);
+            import_source(g, ncu, dir, report_file, !reference, s);
+        }
+        judge_side(&o, s);
     }
     run_outcome_release(&o);
     ncu_paths_free(ro);
