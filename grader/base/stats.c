@@ -164,3 +164,33 @@ double stats_paired_ratio(const double *a, const double *b, size_t n, double *lo
         *hi = rhi;
     return med;
 }
+
+double stats_paired_ratio_ordered(const double *a, const double *b, const char *order, size_t n,
+                                  double *lo, double *hi)
+{
+    size_t k[2] = {0, 0};
+    for (size_t i = 0; order && i < n; i++)
+        if (order[i] == '0' || order[i] == '1')
+            k[order[i] - '0']++;
+    if (!order || strlen(order) != n || k[0] + k[1] != n || k[0] < STATS_MIN_PER_ORDER ||
+        k[1] < STATS_MIN_PER_ORDER)
+        return stats_paired_ratio(a, b, n, lo, hi);
+    double med[2], l[2], h[2];
+    double *sa = xmalloc(n * sizeof(double)), *sb = xmalloc(n * sizeof(double));
+    for (int g = 0; g < 2; g++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (order[i] == '0' + g) {
+                sa[m] = a[i];
+                sb[m++] = b[i];
+            }
+        med[g] = stats_paired_ratio(sa, sb, m, &l[g], &h[g]);
+    }
+    free(sa);
+    free(sb);
+    if (lo)
+        *lo = sqrt(l[0] * l[1]);
+    if (hi)
+        *hi = sqrt(h[0] * h[1]);
+    return sqrt(med[0] * med[1]);
+}

@@ -31,5 +31,17 @@ void stats_timing(const double *ms, size_t n, struct timing *t);
  * interval for it (order statistics of the ratios, about 95%).
  */
 double stats_paired_ratio(const double *a, const double *b, size_t n, double *lo, double *hi);
+/*
+ * The same, with each pair's order: order[i] '0' when a[i] was taken first, '1' when b[i] was.
+ * Whichever call of a pair runs first can pay for the pause before it (threads that went to
+ * sleep, caches the checks evicted): the ratios then fall in two groups, and a median over both
+ * lands wherever the coin flips of the orders put it. With at least STATS_MIN_PER_ORDER pairs
+ * of each order, the ratio is the geometric mean of the two groups' medians, which cancels
+ * such a penalty, and the bounds the geometric means of their bounds (no narrower than either
+ * group's alone would warrant); otherwise, or with no order (NULL), stats_paired_ratio.
+ */
+#define STATS_MIN_PER_ORDER 3
+double stats_paired_ratio_ordered(const double *a, const double *b, const char *order, size_t n,
+                                  double *lo, double *hi);
 
 #endif

@@ -8,6 +8,7 @@
 #include "base/messages.h"
 #include "report/report.h"
 #include "grade/results.h"
+#include "run/runner.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -215,7 +216,11 @@ static int write_report(const struct batch_opts *o, const struct results *r, con
     ro.student_view = true;
     memset(&out, 0, sizeof(out));
     error_init(&rerr);
+    /* pandoc and LaTeX take cores for seconds: not while another worker times CPU code. */
+    int lock = ro.pdf ? runner_host_share_lock() : -1;
     int rrc = report_student(r, dir, &ro, &out, &rerr);
+    if (lock >= 0)
+        close(lock);
     if (!out.md_written) {
         *err = rerr;
         error_prefix(err, "report: ");

@@ -4,10 +4,11 @@
  * submission is built in parallel on the CPU cores, then run one at a time per
  * GPU (several GPUs: one worker process each, CUDA_VISIBLE_DEVICES), with timed
  * CPU work serialised across workers by a lock so timings do not disturb each
- * other. Each student's results are written atomically as soon as they exist,
- * with a stamp of what was graded: running the same command again after a crash
- * or Ctrl-C continues where it stopped and never re-grades unchanged work
- * (unless forced). Shards (--shard K/N) grade a slice; batch_merge joins them.
+ * other: a timed CPU run holds it exclusively, timed GPU runs and PDF rendering
+ * shared (run/runner.h), so none of them overlaps a timed CPU run. Each student's results are
+ * written atomically as soon as they exist, with a stamp of what was graded: running the same
+ * command again after a crash or Ctrl-C continues where it stopped and never re-grades unchanged
+ * work (unless forced). Shards (--shard K/N) grade a slice; batch_merge joins them.
  */
 #ifndef LG_BATCH_H
 #define LG_BATCH_H

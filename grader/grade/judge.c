@@ -368,6 +368,7 @@ int judge_case(struct grading *g, const struct exercise_spec *ex, const struct v
     int idx = (int)(co - o->cases);
     note_run_limits(g->r, &o->sb);
     cr->wall_s = co->wall_s;
+    memcpy(cr->stage_s, co->stage_s, sizeof(cr->stage_s));
     cr->cpu_s = o->sb.cpu_s;
     cr->peak_rss_kb = o->sb.peak_rss_kb;
     if (run_untrusted(g, v, o, idx, cr))

@@ -210,6 +210,21 @@ static void put_bool(struct json_writer *w, const char *key, bool v)
     json_writer_bool(w, v);
 }
 
+/* Only for a case that ran: a case never run has no stages, not stages of 0 s. */
+static void put_stages(struct json_writer *w, const double *stage_s)
+{
+    double total = 0;
+    for (int k = 0; k < RUN_STAGE_COUNT; k++)
+        total += stage_s[k];
+    if (total <= 0)
+        return;
+    json_writer_key(w, "stages");
+    json_writer_begin_object(w);
+    for (int k = 0; k < RUN_STAGE_COUNT; k++)
+        put_num(w, run_stage_names[k], stage_s[k]);
+    json_writer_end_object(w);
+}
+
 static void put_timing(struct json_writer *w, const char *key, const struct timing *t)
 {
     json_writer_key(w, key);
@@ -299,6 +314,7 @@ static void put_case(struct json_writer *w, const struct case_result *c)
         put_num(w, "speedup_hi", c->speedup_hi);
         put_num(w, "pairs", c->pairs);
         put_num(w, "checks_s", c->checks_s);
+        put_num(w, "draws_s", c->draws_s);
     }
     if (c->n_rounds) {
         json_writer_key(w, "rounds");
@@ -327,6 +343,7 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     put_num(w, "roofline_first", (double)c->roofline_first);
     put_num(w, "roofline_count", (double)c->roofline_count);
     put_num(w, "wall_s", c->wall_s);
+    put_stages(w, c->stage_s);
     put_num(w, "cpu_s", c->cpu_s);
     put_num(w, "peak_rss_kb", (double)c->peak_rss_kb);
     json_writer_end_object(w);
@@ -711,6 +728,7 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->speedup_hi = num(o, "speedup_hi");
     c->pairs = (int)num(o, "pairs");
     c->checks_s = num(o, "checks_s");
+    c->draws_s = num(o, "draws_s");
     const struct json_value *rounds = json_get(o, "rounds");
     c->n_rounds = arr_len(rounds);
     c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
@@ -742,6 +760,9 @@ static void read_case(const struct json_value *o, struct case_result *c)
     c->roofline_first = roofline_ok ? (size_t)rf : 0;
     c->roofline_count = roofline_ok ? (size_t)rn : 0;
     c->wall_s = num(o, "wall_s");
+    const struct json_value *st = json_get(o, "stages");
+    for (int k = 0; k < RUN_STAGE_COUNT; k++)
+        c->stage_s[k] = num(st, run_stage_names[k]);
     c->cpu_s = num(o, "cpu_s");
     c->peak_rss_kb = num_long(o, "peak_rss_kb");
 }

@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/stats.h"
 #include "run/machine.h"
+#include "run/runner.h"
 #include "grade/profile.h"
 #include "run/sanitizer.h"
 #include "base/strbuf.h"
@@ -113,6 +114,7 @@ struct case_result {
     /* Seconds the harness spent checking the timed pairs (outputs, guards, inputs): what the
      * integrity of the timing costs (`make bench`). */
     double checks_s;
+    double draws_s;      /* and drawing each timed pair's fresh inputs */
     double gflops, gbps; /* from the spec's work formulas; 0 if none */
     struct mismatch *mismatches;
     size_t n_mismatches;
@@ -127,6 +129,9 @@ struct case_result {
      * nothing (report/findings.h), whatever the language they were written in. */
     size_t roofline_first, roofline_count;
     double wall_s, cpu_s;
+    /* Where wall_s went, by the supervisor's clock (run/runner.h's enum run_stage); all 0 for
+     * a case that was not run (or results from before stages were kept). */
+    double stage_s[RUN_STAGE_COUNT];
     long peak_rss_kb;
 };
 

@@ -161,6 +161,9 @@ static const struct field case_fields[] = {
     {"roofline_first", K_NUM, false},
     {"roofline_count", K_NUM, false},
     {"wall_s", K_NUM, false},
+    {"stages", K_OBJ, false},
+    {"checks_s", K_NUM, false},
+    {"draws_s", K_NUM, false},
     {"cpu_s", K_NUM, false},
     {"peak_rss_kb", K_NUM, false},
 };

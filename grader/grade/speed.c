@@ -193,12 +193,14 @@ void speed_case(struct grading *g, const struct exercise_spec *ex, const struct 
     /* One process times both, pair by pair: the same clock readings are the reference's. */
     clock_of(call, &cr->ref_clock);
     cr->checks_s = (call->checks_ms + co->series[RUN_SERIES_TRANSFER].checks_ms) / 1e3;
+    cr->draws_s = (call->draws_ms + co->series[RUN_SERIES_TRANSFER].draws_ms) / 1e3;
     clock_findings(msgs, call, cr);
     blocking_finding(msgs, co, cr);
     if (call->paired && call->n > 0) {
         double lo, hi;
-        double ratio = stats_paired_ratio(series_samples(call, true), series_samples(call, false),
-                                          call->n, &lo, &hi);
+        double ratio =
+            stats_paired_ratio_ordered(series_samples(call, true), series_samples(call, false),
+                                       call->order, call->n, &lo, &hi);
         if (ratio > 0) {
             cr->speedup_ref = 1 / ratio;
             cr->speedup_lo = hi > 0 ? 1 / hi : 0;

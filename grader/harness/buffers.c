@@ -16,8 +16,11 @@ int lg_buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, char *
     if (total == 0)
         total = 1;
     if (space == LG_SPACE_HOST) {
+        /* Page-aligned, as pinned and device memory are: the function's buffers and the
+         * reference's then sit alike in the caches and pages, run after run, and a paired
+         * comparison does not depend on where the allocator happened to put each. */
         void *p = NULL;
-        if (posix_memalign(&p, 256, total) != 0) {
+        if (posix_memalign(&p, 4096, total) != 0) {
             snprintf(err, errsize, "cannot allocate %zu bytes of host memory", total);
             return -1;
         }

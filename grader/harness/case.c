@@ -250,6 +250,7 @@ static void outputs_ready(struct lg_case_state *s, int k)
 void lg_case_checks(struct lg_case_state *s)
 {
     char label[32];
+    lg_control("P %d checks", s->index);
     for (int k = 0; k < s->c->checks; k++) {
         prepare_check(s, k);
         lg_result("phase check %d", k);

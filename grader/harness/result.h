@@ -4,8 +4,8 @@
  * result.txt in the working folder gets one line per event, flushed before every call into
  * student code, so that when the process dies the grader knows which case and phase it died
  * in. Where the grader passed a control pipe (its fd in LG_CONTROL_FD), lg_control() also sends the
- * case and series boundaries there: the supervisor timestamps them with its own clock (the student
- * cannot slow it down) and enforces each case's own time limit.
+ * case, stage and series boundaries there: the supervisor timestamps them with its own clock (the
+ * student cannot slow it down), enforces each case's own time limit, and times each stage.
  */
 #ifndef LG_HARNESS_RESULT_H
 #define LG_HARNESS_RESULT_H

@@ -7,14 +7,16 @@
  * reference's (on the device for device outputs), its guard zones, and, when it ran first,
  * that it left its inputs alone. A function that caches results (by pointer, by content, by
  * call count), computes lazily, on a stream of its own, only where it finds poison, or not at
- * all when it believes it is timed, fails the check of the pair it cheated in. The speedup is
- * the median of the pairs' ratios; sampling stops when its 95% interval is within the job's
- * target_ci, or the budget is spent.
+ * all when it believes it is timed, fails the check of the pair it cheated in. Pairs come in
+ * blocks of two, one of each order; the speedup is taken from each order's pairs apart
+ * (base/stats.h's stats_paired_ratio_ordered); sampling stops when its 95% interval is within
+ * the job's target_ci, or the budget is spent.
  *
  * Without a paired reference (the reference's own runs), the function is timed alone on the
  * same fresh inputs, and sampling stops on the relative standard error.
  *
- * Lines written (result.h): "series", "samples", "order", "checks", "tail" (GPU: the device's
+ * Lines written (result.h): "series", "samples", "order", "checks" (the time spent checking
+ * the pairs, and drawing their inputs), "tail" (GPU: the device's
  * busy time after the stop events, already charged to the event samples), "clock", "throttle",
  * "blocking", "timed_mismatch", "timed_guard", "timed_modified"; grader/run/runlog.c reads
  * them.
@@ -26,6 +28,9 @@
 
 #include <stdint.h>
 
+/* The control pipe also gets "P <case> warmup" before a series' warm-up ("P <case> checks" is
+ * case.c's, before the checked calls), "S" and "E" around the series: the supervisor times each
+ * stage of the case from them (run/runner.h's enum run_stage). */
 /* Time the case's call, and with transfers where the job asks and device arrays exist.
  * seed: unpredictable by the student (getrandom), mixed into every timed input set. */
 void lg_case_time(struct lg_case_state *s, uint64_t seed);

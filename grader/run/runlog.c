@@ -149,7 +149,7 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
 {
     char name[16], order[16384];
     int a, b, c;
-    double ms;
+    double ms, draws;
     int si = sscanf(line, "%*s %15s", name) == 1 ? series_index(name) : -1;
     struct run_series *s = r->c && si >= 0 ? &r->c->series[si] : NULL;
     if (!s || !s->present)
@@ -160,8 +160,10 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
     else if (!strcmp(key, "clock") && sscanf(line, "clock %*s %d %d", &a, &b) == 2) {
         s->clock_min_mhz = a;
         s->clock_max_mhz = b;
-    } else if (!strcmp(key, "checks") && sscanf(line, "checks %*s %lf", &ms) == 1 && ms >= 0) {
+    } else if (!strcmp(key, "checks") && sscanf(line, "checks %*s %lf %lf", &ms, &draws) == 2 &&
+               ms >= 0 && draws >= 0) {
         s->checks_ms = ms;
+        s->draws_ms = draws;
     } else if (!strcmp(key, "tail") && !s->has_tail &&
                sscanf(line, "tail %*s %lf %lf %lf", &s->tail_stu_ms, &s->tail_ref_ms,
                       &s->tail_idle_ms) == 3) {

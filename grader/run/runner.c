@@ -215,68 +215,124 @@ static void sandbox_setup(const struct run_spec *s, const char **argv, const cha
     opts->n_case_limits = s->n_cases;
 }
 
-/* Batch grading with several workers: timed CPU work runs alone on the machine, and timed GPU
- * work alone on its GPU where workers share one (see class/batch.h). */
-static int timing_lock(const struct run_spec *s)
+/* The lock file named by the environment variable, held in mode (LOCK_EX, LOCK_SH); -1 when
+ * the variable is unset (no batch) or the file cannot be opened (timings then only risk noise). */
+static int take_lock(const char *var, int mode)
 {
-    const char *lock_path =
-        getenv(s->v->target == TARGET_CPU ? "LABGRADER_CPU_LOCK" : "LABGRADER_GPU_LOCK");
+    const char *lock_path = getenv(var);
     int fd = -1;
-    if (lock_path && *lock_path && s->time) {
+    if (lock_path && *lock_path) {
         fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (fd >= 0)
-            while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+            while (flock(fd, mode) != 0 && errno == EINTR)
                 ;
     }
     return fd;
 }
 
-/* The supervisor's timestamps: each case's wall time, and each series' span as the supervisor
- * saw it beside the span the harness measured. A control line out of order is tampering. */
-static void apply_events(const struct run_spec *s, struct run_outcome *o)
+int runner_host_share_lock(void)
 {
+    return take_lock("LABGRADER_CPU_LOCK", LOCK_SH);
+}
 
-    double case_start = -1, series_start = -1, series_after = -1;
-    int in_case = -1;
+/* Batch grading with several workers (see class/batch.h): timed CPU work runs alone on the
+ * machine, holding the CPU lock exclusively. Timed GPU work runs alone on its GPU where workers
+ * share one, and holds the CPU lock shared: GPU runs on different GPUs overlap, but none overlaps
+ * a timed CPU run, whose memory bandwidth and cores its draws, checks and pageable copies would
+ * take. GPU first, then CPU: a CPU run never waits on a GPU lock, so no cycle. */
+static void timing_locks(const struct run_spec *s, int fd[2])
+{
+    fd[0] = fd[1] = -1;
+    if (!s->time)
+        return;
+    if (s->v->target == TARGET_CPU) {
+        fd[0] = take_lock("LABGRADER_CPU_LOCK", LOCK_EX);
+        return;
+    }
+    fd[0] = take_lock("LABGRADER_GPU_LOCK", LOCK_EX);
+    fd[1] = take_lock("LABGRADER_CPU_LOCK", LOCK_SH);
+}
+
+const char *const run_stage_names[RUN_STAGE_COUNT] = {"setup", "checked", "warmup", "timed",
+                                                      "after"};
+
+/* Walking the control pipe's lines: the case and stage running, since when. */
+struct event_walk {
+    int in_case, stage;
+    double case_start, stage_start, series_start, series_after;
+};
+
+/* The stage running ends at t (its time goes to the case it belongs to) and another begins. */
+static void stage_enter(struct event_walk *w, struct run_outcome *o, int stage, double t)
+{
+    if (w->in_case >= 0 && w->stage >= 0)
+        o->cases[w->in_case].stage_s[w->stage] += fmax(0, t - w->stage_start);
+    w->stage = stage;
+    w->stage_start = t;
+}
+
+/* "E": the series' span as the supervisor saw it, beside the harness's. false: malformed. */
+static bool series_end(const struct event_walk *w, const struct sandbox_event *ev,
+                       struct run_outcome *o)
+{
+    char name[16];
+    int i, n_pairs = -1;
+    double span;
+    unsigned long long seal = 0, vdso = 0;
+    if (sscanf(ev->line, "E %d %15s %lf %d %llx %llx", &i, name, &span, &n_pairs, &seal, &vdso) !=
+            6 ||
+        i != w->in_case || w->series_start < 0 || n_pairs < 0)
+        return false;
+    for (int k = 0; k < RUN_SERIES_COUNT; k++)
+        if (!strcmp(series_names[k], name)) {
+            struct run_series *x = &o->cases[i].series[k];
+            x->supervised = true;
+            x->supervisor_span_ms = (ev->t_s - w->series_start) * 1e3;
+            x->supervisor_max_ms = (ev->t_s - w->series_after) * 1e3;
+            x->supervisor_min_ms = fmax(0, ev->t_after_s - w->series_start) * 1e3;
+            x->harness_span_ms = span;
+            x->sealed_n = (size_t)n_pairs;
+            x->seal = seal;
+            x->vdso = vdso;
+        }
+    return true;
+}
+
+/* The supervisor's timestamps: each case's stages, and each series' span as the supervisor saw
+ * it beside the span the harness measured. */
+void runner_apply_events(const struct run_spec *s, struct run_outcome *o)
+{
+    struct event_walk w = {.in_case = -1, .stage = -1, .series_start = -1};
     char name[16];
     for (size_t e = 0; e < o->sb.n_events && !o->tampered; e++) {
         const struct sandbox_event *ev = &o->sb.events[e];
         int i;
-        double span;
-        int n_pairs = -1;
-        unsigned long long seal = 0, vdso = 0;
-        if (sscanf(ev->line, "B %d", &i) == 1 && i == in_case + 1 && (size_t)i < s->n_cases) {
-            if (in_case >= 0)
-                o->cases[in_case].wall_s = ev->t_s - case_start;
-            in_case = i;
-            case_start = ev->t_s;
-        } else if (sscanf(ev->line, "S %d %15s", &i, name) == 2 && i == in_case) {
-            series_start = ev->t_s;
-            series_after = ev->t_after_s;
-        } else if (sscanf(ev->line, "E %d %15s %lf %d %llx %llx", &i, name, &span, &n_pairs, &seal,
-                          &vdso) == 6 &&
-                   i == in_case && series_start >= 0 && n_pairs >= 0) {
-            for (int k = 0; k < RUN_SERIES_COUNT; k++)
-                if (!strcmp(series_names[k], name)) {
-                    struct run_series *x = &o->cases[i].series[k];
-                    x->supervised = true;
-                    x->supervisor_span_ms = (ev->t_s - series_start) * 1e3;
-                    x->supervisor_max_ms = (ev->t_s - series_after) * 1e3;
-                    x->supervisor_min_ms = fmax(0, ev->t_after_s - series_start) * 1e3;
-                    x->harness_span_ms = span;
-                    x->sealed_n = (size_t)n_pairs;
-                    x->seal = seal;
-                    x->vdso = vdso;
-                }
-            series_start = -1;
+        if (sscanf(ev->line, "B %d", &i) == 1 && i == w.in_case + 1 && (size_t)i < s->n_cases) {
+            stage_enter(&w, o, -1, ev->t_s);
+            if (w.in_case >= 0)
+                o->cases[w.in_case].wall_s = ev->t_s - w.case_start;
+            w.in_case = i;
+            w.case_start = ev->t_s;
+            stage_enter(&w, o, RUN_STAGE_SETUP, ev->t_s);
+        } else if (sscanf(ev->line, "P %d %15s", &i, name) == 2 && i == w.in_case &&
+                   (!strcmp(name, "checks") || !strcmp(name, "warmup")) && w.series_start < 0) {
+            stage_enter(&w, o, name[0] == 'c' ? RUN_STAGE_CHECKED : RUN_STAGE_WARMUP, ev->t_s);
+        } else if (sscanf(ev->line, "S %d %15s", &i, name) == 2 && i == w.in_case) {
+            w.series_start = ev->t_s;
+            w.series_after = ev->t_after_s;
+            stage_enter(&w, o, RUN_STAGE_TIMED, ev->t_s);
+        } else if (series_end(&w, ev, o)) {
+            w.series_start = -1;
+            stage_enter(&w, o, RUN_STAGE_AFTER, ev->t_s);
         } else {
             o->tampered = xstrfmt("the control pipe carried a line the harness does not send "
                                   "there: '%.60s'",
                                   ev->line);
         }
     }
-    if (in_case >= 0)
-        o->cases[in_case].wall_s = o->sb.wall_s - case_start;
+    stage_enter(&w, o, -1, o->sb.wall_s);
+    if (w.in_case >= 0)
+        o->cases[w.in_case].wall_s = o->sb.wall_s - w.case_start;
 }
 
 /* The samples as result.txt gave them, sealed as the harness sealed them when it sent the
@@ -351,7 +407,7 @@ static void read_result(const struct run_spec *s, struct run_outcome *o)
     free(res_path);
     strbuf_release(&res);
     if (!o->tampered)
-        apply_events(s, o);
+        runner_apply_events(s, o);
     if (!o->tampered)
         cross_check(o);
 }
@@ -370,12 +426,14 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
         goto out;
     ro = run_ro_paths(s);
     sandbox_setup(s, argv, ro, &opts);
-    int lock_fd = timing_lock(s);
+    int lock_fd[2];
+    timing_locks(s, lock_fd);
     trace_point("    %s: job written, starting", s->v->id);
     int sbrc = sandbox_run(&opts, &o->sb, err);
     trace_point("    %s: process ended", s->v->id);
-    if (lock_fd >= 0)
-        close(lock_fd);
+    for (int k = 1; k >= 0; k--)
+        if (lock_fd[k] >= 0)
+            close(lock_fd[k]);
     if (sbrc != 0) {
         error_prefix(err, "cannot run %s: ", s->runner);
         goto out;

@@ -39,6 +39,7 @@ struct run_series {
     int throttle_dropped, throttle_max_mhz;
     bool throttle_gave_up;
     double checks_ms; /* the harness's time checking the pairs, outside the timed calls */
+    double draws_ms;  /* and drawing each pair's fresh inputs */
     /* GPU: the medians of how long the device stayed busy after the stop events of the
      * function's and the reference's calls, and on an idle device (harness.h's
      * lg_gpu_event_stop); the harness already added what is beyond idle to the event times. */
@@ -69,6 +70,19 @@ struct run_incident {
     long long before, after; /* guards: bytes changed before and after the data */
 };
 
+/* A case's stages, as the supervisor saw them: inputs and buffers, the checked calls, the
+ * warm-up calls, the timed series (their draws and checks included), and what follows a series
+ * (its results written). */
+enum run_stage {
+    RUN_STAGE_SETUP,
+    RUN_STAGE_CHECKED,
+    RUN_STAGE_WARMUP,
+    RUN_STAGE_TIMED,
+    RUN_STAGE_AFTER,
+    RUN_STAGE_COUNT
+};
+extern const char *const run_stage_names[RUN_STAGE_COUNT];
+
 struct run_case_outcome {
     bool started, finished; /* "case i begin" and "case i end" seen */
     int checks_done;
@@ -87,6 +101,9 @@ struct run_case_outcome {
     char *blocking_off; /* "synchronizes", "setup" */
     struct run_series series[RUN_SERIES_COUNT];
     double wall_s; /* from its begin to its end (or the run's end), by the supervisor's clock */
+    /* Where that time went, by the same clock (the harness announces each stage on the control
+     * pipe): seconds per enum run_stage. */
+    double stage_s[RUN_STAGE_COUNT];
 };
 
 struct run_outcome {
@@ -137,6 +154,13 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
 /* Fill o (n_cases already set) from result.txt's text. Lines the harness could not have
  * written set o->tampered instead. */
 void runner_parse_result(struct run_outcome *o, const char *text);
+/* Then the control pipe's lines in o->sb.events (s->n_cases cases): each case's wall time and
+ * stages, each series' span as the supervisor saw it. A line out of order sets o->tampered. */
+void runner_apply_events(const struct run_spec *s, struct run_outcome *o);
+/* In a batch (LABGRADER_CPU_LOCK set), the machine's CPU timing lock held shared, for heavy host
+ * work that must not overlap a timed CPU run (a report's PDF); the caller closes the fd. -1
+ * outside a batch. */
+int runner_host_share_lock(void);
 /* RLIMIT_CPU of a student run: the wall-clock limit on every online CPU. 0 (none) when
  * there is no wall-clock limit. */
 double runner_cpu_limit(double timeout_s, long online_cpus);

@@ -7,8 +7,13 @@
 #include "spec/plan.h"
 
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 static struct lab lab;
 
@@ -206,7 +211,7 @@ START_TEST(test_series_and_samples)
                        "1.0\nsamples call stu_host 2 2 2\nsamples call ref_event 3 3 3\n"
                        "samples call ref_host 4 4 4\norder call 010\n"
                        "clock call 1755 1980\nthrottle call 2 0 1980\n"
-                       "tail call 0.0213 0.0020 0.0015\ncase 0 end\n"
+                       "tail call 0.0213 0.0020 0.0015\nchecks call 1.5 20.25\ncase 0 end\n"
                        "status ok\n");
     ck_assert_ptr_null(o.tampered);
     const struct run_series *s = &o.cases[0].series[RUN_SERIES_CALL];
@@ -219,6 +224,7 @@ START_TEST(test_series_and_samples)
     ck_assert_int_eq(s->throttle_max_mhz, 1980);
     ck_assert(s->has_tail && s->tail_stu_ms == 0.0213 && s->tail_ref_ms == 0.0020 &&
               s->tail_idle_ms == 0.0015);
+    ck_assert(s->checks_ms == 1.5 && s->draws_ms == 20.25);
     ck_assert_int_eq(o.cases[0].blocking, 1);
     ck_assert(!o.cases[0].series[RUN_SERIES_TRANSFER].present);
     run_outcome_release(&o);
@@ -232,6 +238,8 @@ START_TEST(test_series_and_samples)
         CASE0 "series sideways 1 0 0\n",
         CASE0 "series call 1 0 0\nsamples call stu_host 1\ntail call 1 1 1\ntail call 0 0 0\n",
         CASE0 "series call 1 0 0\nsamples call stu_host 1\ntail call 1 x\n",
+        CASE0 "series call 1 0 0\nsamples call stu_host 1\nchecks call 0.1\n",
+        CASE0 "series call 1 0 0\nsamples call stu_host 1\nchecks call 0.1 -3\n",
     };
     for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
         parse(&o, 1, forged[i]);
@@ -243,6 +251,87 @@ START_TEST(test_series_and_samples)
     ck_assert_ptr_null(o.tampered);
     ck_assert(!o.cases[0].series[RUN_SERIES_CALL].present);
     run_outcome_release(&o);
+}
+END_TEST
+
+/* The control pipe's lines, as the supervisor timestamped them. */
+static void control(struct run_outcome *o, size_t n_cases, const char *const *lines,
+                    const double *t, size_t n)
+{
+    parse(o, n_cases, "");
+    o->sb.events = calloc(n, sizeof(*o->sb.events));
+    for (size_t i = 0; i < n; i++) {
+        snprintf(o->sb.events[i].line, sizeof(o->sb.events[i].line), "%s", lines[i]);
+        o->sb.events[i].t_s = o->sb.events[i].t_after_s = t[i];
+    }
+    o->sb.n_events = n;
+    o->sb.wall_s = t[n - 1] + 0.5;
+    struct run_spec s = {0};
+    s.n_cases = n_cases;
+    runner_apply_events(&s, o);
+}
+
+START_TEST(test_stages)
+{
+    struct run_outcome o;
+    const char *lines[] = {"B 0",
+                           "P 0 checks",
+                           "P 0 warmup",
+                           "S 0 call",
+                           "E 0 call 2000.000 10 0 0",
+                           "P 0 warmup",
+                           "S 0 transfer",
+                           "E 0 transfer 1000.000 10 0 0",
+                           "B 1",
+                           "P 1 checks"};
+    const double t[] = {1, 1.25, 2, 2.5, 4.5, 5, 5.25, 6.25, 7, 7.5};
+    control(&o, 2, lines, t, 10);
+    ck_assert_ptr_null(o.tampered);
+    const double *st = o.cases[0].stage_s;
+    ck_assert(st[RUN_STAGE_SETUP] == 0.25 && st[RUN_STAGE_CHECKED] == 0.75);
+    ck_assert(st[RUN_STAGE_WARMUP] == 0.5 + 0.25 && st[RUN_STAGE_TIMED] == 2 + 1);
+    ck_assert(st[RUN_STAGE_AFTER] == 0.5 + 0.75);
+    ck_assert(o.cases[0].wall_s == 6);
+    ck_assert(o.cases[0].series[RUN_SERIES_CALL].supervisor_span_ms == 2000);
+    /* The last case runs to the end of the run. */
+    ck_assert(o.cases[1].stage_s[RUN_STAGE_SETUP] == 0.5);
+    ck_assert(o.cases[1].stage_s[RUN_STAGE_CHECKED] == 0.5);
+    run_outcome_release(&o);
+    /* A stage of a case not running, a stage the harness has no name for, a stage inside a
+     * series: lines the harness does not send. */
+    const char *bad[][3] = {{"B 0", "P 1 checks", "P 0 warmup"},
+                            {"B 0", "P 0 sleeping", "P 0 warmup"},
+                            {"B 0", "S 0 call", "P 0 checks"}};
+    for (size_t i = 0; i < 3; i++) {
+        control(&o, 2, bad[i], t, 3);
+        ck_assert_msg(o.tampered != NULL, "not caught: %s", bad[i][1]);
+        run_outcome_release(&o);
+    }
+}
+END_TEST
+
+/* Heavy host work in a batch holds the CPU timing lock shared: alongside each other, never
+ * alongside a timed CPU run (which holds it exclusively). */
+START_TEST(test_host_share_lock)
+{
+    char path[] = "/tmp/lg-test-lock-XXXXXX";
+    int tmp = mkstemp(path);
+    ck_assert_int_ge(tmp, 0);
+    close(tmp);
+    unsetenv("LABGRADER_CPU_LOCK");
+    ck_assert_int_eq(runner_host_share_lock(), -1);
+    setenv("LABGRADER_CPU_LOCK", path, 1);
+    int a = runner_host_share_lock(), b = runner_host_share_lock();
+    ck_assert(a >= 0 && b >= 0);
+    int ex = open(path, O_RDWR);
+    ck_assert(flock(ex, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK);
+    close(a);
+    ck_assert(flock(ex, LOCK_EX | LOCK_NB) != 0);
+    close(b);
+    ck_assert_int_eq(flock(ex, LOCK_EX | LOCK_NB), 0);
+    close(ex);
+    unsetenv("LABGRADER_CPU_LOCK");
+    unlink(path);
 }
 END_TEST
 
@@ -286,6 +375,8 @@ int main(void)
     tcase_add_test(rc, test_error_lines);
     tcase_add_test(rc, test_series_and_samples);
     tcase_add_test(rc, test_incidents);
+    tcase_add_test(rc, test_stages);
+    tcase_add_test(rc, test_host_share_lock);
     suite_add_tcase(s, rc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

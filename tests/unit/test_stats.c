@@ -182,6 +182,42 @@ START_TEST(test_paired_ratio_degenerate)
 }
 END_TEST
 
+/* Whoever goes first in a pair pays 20%: the plain median follows the coin flips of the orders,
+ * the stratified ratio does not. */
+START_TEST(test_paired_ratio_ordered)
+{
+    double a[20], b[20], lo, hi;
+    char order[21];
+    for (int first0 = 3; first0 <= 17; first0 += 7) {
+        for (int i = 0; i < 20; i++) {
+            bool stu_first = i < first0;
+            order[i] = stu_first ? '0' : '1';
+            double jitter = 1 + 0.001 * (i % 5);
+            a[i] = (stu_first ? 1.2 : 1.0) * jitter;
+            b[i] = (stu_first ? 1.0 : 1.2);
+        }
+        order[20] = '\0';
+        double plain = stats_paired_ratio(a, b, 20, NULL, NULL);
+        double r = stats_paired_ratio_ordered(a, b, order, 20, &lo, &hi);
+        ck_assert_msg(fabs(r - 1.0) < 0.01, "%d stu-first pairs: ratio %g", first0, r);
+        ck_assert(lo <= r && r <= hi && hi / lo < 1.05);
+        /* The plain median sits in the larger group (1.2 or 1/1.2), or between the two. */
+        if (first0 != 10)
+            ck_assert(fabs(plain - 1.0) > 0.15);
+    }
+    /* Too few of one order, no order, or an order string that does not match: the plain one. */
+    for (int i = 0; i < 20; i++)
+        order[i] = i < 2 ? '0' : '1';
+    double plo, phi, plain = stats_paired_ratio(a, b, 20, &plo, &phi);
+    ck_assert(stats_paired_ratio_ordered(a, b, order, 20, &lo, &hi) == plain);
+    ck_assert(lo == plo && hi == phi);
+    ck_assert(stats_paired_ratio_ordered(a, b, NULL, 20, &lo, &hi) == plain);
+    ck_assert(stats_paired_ratio_ordered(a, b, "0101", 20, &lo, &hi) == plain);
+    order[5] = 'x';
+    ck_assert(stats_paired_ratio_ordered(a, b, order, 20, &lo, &hi) == plain);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("stats");
@@ -193,6 +229,7 @@ int main(void)
     tcase_add_test(tc, test_inputs_untouched);
     tcase_add_test(tc, test_paired_ratio_interval);
     tcase_add_test(tc, test_paired_ratio_degenerate);
+    tcase_add_test(tc, test_paired_ratio_ordered);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
