@@ -169,11 +169,12 @@ double stats_paired_ratio_ordered(const double *a, const double *b, const char *
                                   double *lo, double *hi)
 {
     size_t k[2] = {0, 0};
-    for (size_t i = 0; order && i < n; i++)
+    /* An order of another length than the pairs is no order (and is never read past its end). */
+    bool usable = order && strnlen(order, n + 1) == n;
+    for (size_t i = 0; usable && i < n; i++)
         if (order[i] == '0' || order[i] == '1')
             k[order[i] - '0']++;
-    if (!order || strlen(order) != n || k[0] + k[1] != n || k[0] < STATS_MIN_PER_ORDER ||
-        k[1] < STATS_MIN_PER_ORDER)
+    if (!usable || k[0] + k[1] != n || k[0] < STATS_MIN_PER_ORDER || k[1] < STATS_MIN_PER_ORDER)
         return stats_paired_ratio(a, b, n, lo, hi);
     double med[2], l[2], h[2];
     double *sa = xmalloc(n * sizeof(double)), *sb = xmalloc(n * sizeof(double));

@@ -1,9 +1,9 @@
 /*
  * variant_run: a variant's cases in one process (one CUDA context, one start-up), each under
  * its own time limit. A crash ends the process but not the variant: the cases after it run
- * again in a new process, so a bug at one size costs no other size. A case that times out
- * does end it for every larger case: they are not run (a hang costs one case's limit, not
- * one per case), and each says so.
+ * again in a new process, so a bug at one size costs no other size. Cases run smallest first,
+ * and a case that times out ends the variant for every case no smaller: they are not run (a
+ * hang costs one case's limit, not one per case), and each says so.
  */
 #include "grade/grading.h"
 
@@ -103,6 +103,19 @@ static size_t settle(const struct exercise_spec *ex, struct variant_runs *out,
     return k + 1;
 }
 
+/* Smallest first (by the bytes of their arrays; equal sizes in the spec's order): a function
+ * that hangs at every size then costs one case's limit, the smallest's, and every other case
+ * is "not run" after it. */
+static void smallest_first(const struct exercise_spec *ex, size_t *pending, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        size_t c = pending[i], j = i;
+        for (; j > 0 && ex->cases[pending[j - 1]].array_bytes > ex->cases[c].array_bytes; j--)
+            pending[j] = pending[j - 1];
+        pending[j] = c;
+    }
+}
+
 int variant_run(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                 const char *runner, const char *reference_lib, const bool *selected,
                 struct variant_runs *out, struct error *err)
@@ -117,6 +130,7 @@ int variant_run(struct grading *g, const struct exercise_spec *ex, const struct 
         if (selected[i])
             pending[n++] = i;
     }
+    smallest_first(ex, pending, n);
     int rc = 0;
     while (n > 0 && rc == 0) {
         rc = run_once(g, ex, v, runner, reference_lib, pending, n, out, err);
