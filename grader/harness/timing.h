@@ -2,10 +2,11 @@
  * timing: the function timed against its reference, call by call, on inputs neither has seen.
  *
  * Each timed pair draws a fresh set of inputs outside the timed region (draw.h, on the device
- * for device arrays), times the function and the paired reference on it in a random order,
- * then, outside the timed region again, checks the function's outputs against the
- * reference's (on the device for device outputs), its guard zones, and, when it ran first,
- * that it left its inputs alone. A function that caches results (by pointer, by content, by
+ * for device arrays), times the function and the paired reference on it (in an order drawn at
+ * random for each block of two pairs, the other order for the second), then, outside the
+ * timed region again, checks the function's outputs against the reference's (on the device
+ * for device outputs), its guard zones, and, when it ran first, that it left its inputs
+ * alone. A function that caches results (by pointer, by content, by
  * call count), computes lazily, on a stream of its own, only where it finds poison, or not at
  * all when it believes it is timed, fails the check of the pair it cheated in. Pairs come in
  * blocks of two, one of each order; the speedup is taken from each order's pairs apart
