@@ -279,6 +279,32 @@ static void put_mismatch(struct json_writer *w, const struct mismatch *m)
     json_writer_end_object(w);
 }
 
+/* The speedups, their interval and what the timed pairs cost; the rounds' times. */
+static void put_speed(struct json_writer *w, const struct case_result *c)
+{
+    put_num(w, "baseline_ms", c->baseline_ms);
+    put_num(w, "speedup_ref", c->speedup_ref);
+    put_num(w, "speedup_baseline", c->speedup_baseline);
+    if (c->pairs > 0) {
+        put_num(w, "speedup_lo", c->speedup_lo);
+        put_num(w, "speedup_hi", c->speedup_hi);
+        put_num(w, "pairs", c->pairs);
+        put_num(w, "checks_s", c->checks_s);
+        put_num(w, "draws_s", c->draws_s);
+    }
+    if (c->n_rounds) {
+        json_writer_key(w, "rounds");
+        json_writer_begin_array(w);
+        for (size_t i = 0; i < c->n_rounds; i++) {
+            json_writer_begin_object(w);
+            put_num(w, "ms", c->round_ms[i]);
+            put_num(w, "ref_ms", c->round_ref_ms[i]);
+            json_writer_end_object(w);
+        }
+        json_writer_end_array(w);
+    }
+}
+
 static void put_case(struct json_writer *w, const struct case_result *c)
 {
     json_writer_begin_object(w);
@@ -306,27 +332,7 @@ static void put_case(struct json_writer *w, const struct case_result *c)
     put_timing(w, "ref_time_transfer", &c->ref_time_transfer);
     put_gpu_clock(w, "gpu_clock", &c->clock);
     put_gpu_clock(w, "ref_gpu_clock", &c->ref_clock);
-    put_num(w, "baseline_ms", c->baseline_ms);
-    put_num(w, "speedup_ref", c->speedup_ref);
-    put_num(w, "speedup_baseline", c->speedup_baseline);
-    if (c->pairs > 0) {
-        put_num(w, "speedup_lo", c->speedup_lo);
-        put_num(w, "speedup_hi", c->speedup_hi);
-        put_num(w, "pairs", c->pairs);
-        put_num(w, "checks_s", c->checks_s);
-        put_num(w, "draws_s", c->draws_s);
-    }
-    if (c->n_rounds) {
-        json_writer_key(w, "rounds");
-        json_writer_begin_array(w);
-        for (size_t i = 0; i < c->n_rounds; i++) {
-            json_writer_begin_object(w);
-            put_num(w, "ms", c->round_ms[i]);
-            put_num(w, "ref_ms", c->round_ref_ms[i]);
-            json_writer_end_object(w);
-        }
-        json_writer_end_array(w);
-    }
+    put_speed(w, c);
     put_num(w, "gflops", c->gflops);
     put_num(w, "gbps", c->gbps);
     json_writer_key(w, "mismatches");
@@ -701,6 +707,26 @@ static void fill_from_older_text(struct variant_result *vr)
     }
 }
 
+static void read_speed(const struct json_value *o, struct case_result *c)
+{
+    c->baseline_ms = num(o, "baseline_ms");
+    c->speedup_ref = num(o, "speedup_ref");
+    c->speedup_baseline = num(o, "speedup_baseline");
+    c->speedup_lo = num(o, "speedup_lo");
+    c->speedup_hi = num(o, "speedup_hi");
+    c->pairs = (int)num(o, "pairs");
+    c->checks_s = num(o, "checks_s");
+    c->draws_s = num(o, "draws_s");
+    const struct json_value *rounds = json_get(o, "rounds");
+    c->n_rounds = arr_len(rounds);
+    c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
+    c->round_ref_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
+    for (size_t i = 0; i < c->n_rounds; i++) {
+        c->round_ms[i] = num(json_at(rounds, i), "ms");
+        c->round_ref_ms[i] = num(json_at(rounds, i), "ref_ms");
+    }
+}
+
 static void read_case(const struct json_value *o, struct case_result *c)
 {
     c->case_id = dup_str(o, "case_id");
@@ -721,22 +747,7 @@ static void read_case(const struct json_value *o, struct case_result *c)
     read_timing(json_get(o, "ref_time_transfer"), &c->ref_time_transfer);
     read_gpu_clock(json_get(o, "gpu_clock"), &c->clock);
     read_gpu_clock(json_get(o, "ref_gpu_clock"), &c->ref_clock);
-    c->baseline_ms = num(o, "baseline_ms");
-    c->speedup_ref = num(o, "speedup_ref");
-    c->speedup_baseline = num(o, "speedup_baseline");
-    c->speedup_lo = num(o, "speedup_lo");
-    c->speedup_hi = num(o, "speedup_hi");
-    c->pairs = (int)num(o, "pairs");
-    c->checks_s = num(o, "checks_s");
-    c->draws_s = num(o, "draws_s");
-    const struct json_value *rounds = json_get(o, "rounds");
-    c->n_rounds = arr_len(rounds);
-    c->round_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
-    c->round_ref_ms = c->n_rounds ? xcalloc(c->n_rounds, sizeof(double)) : NULL;
-    for (size_t i = 0; i < c->n_rounds; i++) {
-        c->round_ms[i] = num(json_at(rounds, i), "ms");
-        c->round_ref_ms[i] = num(json_at(rounds, i), "ref_ms");
-    }
+    read_speed(o, c);
     c->gflops = num(o, "gflops");
     c->gbps = num(o, "gbps");
     const struct json_value *ms = json_get(o, "mismatches");
