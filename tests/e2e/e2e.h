@@ -89,6 +89,29 @@ static inline const struct variant_result *e2e_variant(const struct results *r, 
     return NULL;
 }
 
+/* "ex/variant/case CODE: message; ..." for every case that did not pass nor was skipped, so
+ * that a failed assertion on a whole grade says which case and why (CI keeps no work folder).
+ * Caller frees. */
+static inline char *e2e_failed_cases(const struct results *r)
+{
+    char *out = xstrdup("");
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
+            const struct variant_result *vr = &r->exercises[e].variants[v];
+            for (size_t c = 0; c < vr->n_cases; c++) {
+                const struct case_result *cr = &vr->cases[c];
+                if (cr->verdict == V_PASS || cr->verdict == V_SKIPPED)
+                    continue;
+                char *more =
+                    xstrfmt("%s%s/%s/%s %s: %s; ", out, r->exercises[e].exercise_id, vr->variant_id,
+                            cr->case_id, verdict_code(cr->verdict), cr->message ? cr->message : "");
+                free(out);
+                out = more;
+            }
+        }
+    return out;
+}
+
 /*
  * Grade one fixture and check every (exercise, variant) row of it against the
  * expected verdict column. Cases graded: n256 (matmul) and n1000 (grade2).

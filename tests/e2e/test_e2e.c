@@ -47,8 +47,10 @@ START_TEST(test_solution_passes_with_timing)
     char *json = xstrfmt("%s/lab6/solution/results.json", out_dir);
     results_init(&r);
     ck_assert_msg(results_read(&r, json, &err) == 0, "%s", err.msg);
-    ck_assert_msg(status == 0, "exit %d (log %s)", status, log);
-    ck_assert_int_eq(r.n_fail, 0);
+    char *failed = e2e_failed_cases(&r);
+    ck_assert_msg(status == 0, "exit %d (log %s): %s", status, log, failed);
+    ck_assert_msg(r.n_fail == 0, "%s", failed);
+    free(failed);
     ck_assert_int_eq(r.n_grader_errors, 0);
     ck_assert_int_gt(r.n_pass, 0);
     /* Every passed CPU case was timed, and the CPU baseline speedup is known. */
