@@ -32,12 +32,24 @@ jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo 1 || echo 2)}
 # One suite: its output in $tmp/<i>.out, its exit status and seconds in $tmp/<i>.rc.
 run_one() {
     local i=$1 bin=$2 t0=$SECONDS rc
-    CK_FORK=yes timeout -k 30 "$suite_timeout" "$bin" > "$tmp/$i.out" 2>&1; rc=$?
+    CK_FORK=yes CK_XML_LOG_FILE_NAME="$tmp/$i.xml" timeout -k 30 "$suite_timeout" "$bin" \
+        > "$tmp/$i.out" 2>&1; rc=$?
     [ $rc -eq 124 ] && echo "$label: $(basename "$bin") still running after ${suite_timeout} s: killed (LG_SUITE_TIMEOUT)" >> "$tmp/$i.out"
     echo "$rc $((SECONDS - t0))" > "$tmp/$i.rc"
 }
 
 passed=0; failed=0; skips=0; bad=()
+# Where a long suite's time went (Check's XML log: each test's duration), so that keeping
+# `make test` inside its budget starts from figures: its three slowest tests, for suites of 30 s
+# or more.
+slowest() {
+    [ "$2" -ge 30 ] && [ -s "$1" ] || return 0
+    awk '/<test[ >]/ { intest = 1 } /<\/test>/ { intest = 0 }
+         intest && match($0, /<id>[^<]*<\/id>/) { id = substr($0, RSTART + 4, RLENGTH - 9) }
+         intest && match($0, /<duration>[^<]*<\/duration>/) {
+             print substr($0, RSTART + 10, RLENGTH - 21), id }' "$1" | sort -rn | head -n 3 |
+        awk '{ printf "%s%s %.0f s", (NR > 1 ? ", " : "           slowest: "), $2, $1 } END { if (NR) print "" }'
+}
 # A finished suite's summary (and its failures' output).
 report() {
     local i=$1 bin=$2 out rc took line n checks f e
@@ -55,6 +67,7 @@ report() {
         printf '%s\n' "$out" | grep -vE '^[0-9]+%: Checks' | tail -n 40
     fi
     printf '%-10s %-32s %-48s %4d s\n' "$label" "$(basename "$bin")" "${line:-exit $rc}" "$took"
+    slowest "$tmp/$i.xml" "$took"
     # A check that could not run here passes, so say why, rather than let it look like a run.
     printf '%s\n' "$out" | grep -iE '(^|[: ])skipped: ' | sort -u | sed 's/^/           /'
     skips=$((skips + $(printf '%s\n' "$out" | grep -ciE '(^|[: ])skipped: ')))

@@ -19,5 +19,10 @@ void lg_fail(int code, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 /* One line to the supervisor over fd 3, when the grader opened it. */
 void lg_control(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Case i is about to time: "W <i>" to the supervisor, then wait for its byte on the grant pipe
+ * (LG_GRANT_FD): in a batch, until no other worker's work can disturb the series
+ * (grader/run/phaselock.h). 0, or -1 when the supervisor stopped answering. Without a grant
+ * pipe (the program run by hand), at once. "R <i>" (lg_control) gives the locks back. */
+int lg_timing_turn(int i);
 
 #endif

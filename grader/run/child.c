@@ -68,13 +68,16 @@ void child_run(const struct child_plan *p)
     int null = move_high(p->null_fd);
     int json = move_high(p->json_fd);
     int ctl = move_high(p->ctl_fd);
+    int grant = ctl >= 0 ? move_high(p->grant_fd) : -1;
     if (report < 0)
         _exit(127);
-    if (out < 0 || null < 0 || (p->json_fd >= 0 && json < 0) || (p->ctl_fd >= 0 && ctl < 0))
+    if (out < 0 || null < 0 || (p->json_fd >= 0 && json < 0) || (p->ctl_fd >= 0 && ctl < 0) ||
+        (ctl >= 0 && p->grant_fd >= 0 && grant < 0))
         child_fail(report, STAGE_FDS, errno);
-    int report_target = 3 + (json >= 0) + (ctl >= 0);
+    int report_target = 3 + (json >= 0) + (ctl >= 0) + (grant >= 0);
     if (dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
-        (json >= 0 && dup2(json, 3) < 0) || (ctl >= 0 && dup2(ctl, p->ctl_target) < 0))
+        (json >= 0 && dup2(json, 3) < 0) || (ctl >= 0 && dup2(ctl, p->ctl_target) < 0) ||
+        (grant >= 0 && dup2(grant, p->ctl_target + 1) < 0))
         child_fail(report, STAGE_FDS, errno);
     if (dup3(report, report_target, O_CLOEXEC) < 0)
         child_fail(report, STAGE_FDS, errno);

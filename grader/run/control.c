@@ -35,7 +35,26 @@ static void event(struct sb_control *c, double now)
         (size_t)i < c->n_limits) {
         c->current = i;
         c->case_deadline = c->limits[i] > 0 ? now + c->limits[i] : 0;
+    } else if (sscanf(e->line, "W %d", &i) == 1 && i == c->current && i >= 0) {
+        /* Served after any "R" read before it (one read can bring a case's "R" and the next
+         * case's "B" and "W"): the idle modes first, then the timed ones. */
+        c->want_timed = true;
+    } else if (sscanf(e->line, "R %d", &i) == 1 && i == c->current && i >= 0) {
+        /* The run stops timing as of this line, whenever the locks are turned back. */
+        c->want_idle = true;
+        c->want_timed = false;
+        c->timed = false;
+    } else if ((e->line[0] == 'S' || e->line[0] == 'E') && e->line[1] == ' ' && !c->timed) {
+        c->unlocked_series = true;
     }
+}
+
+void sb_control_granted(struct sb_control *c, double wait_s)
+{
+    if (c->case_deadline > 0)
+        c->case_deadline += wait_s;
+    c->want_timed = false;
+    c->timed = true;
 }
 
 void sb_control_idle(struct sb_control *c, double since)
@@ -102,6 +121,7 @@ void sb_control_finish(struct sb_control *c, struct sandbox_result *r, bool case
     r->events = c->events;
     r->n_events = c->n;
     r->case_timed_out = case_expired ? c->current : -1;
+    r->unlocked_series = c->unlocked_series;
     c->events = NULL;
     c->n = c->alloc = 0;
     c->fd = -1;

@@ -6,9 +6,11 @@
  * student's code cannot slow down) twice: when it read the line (written no later) and when it
  * last found the pipe empty before (written no earlier), and moves the run's deadline to the
  * current case's own limit, so that a case that hangs costs its own limit and the cases before it
- * keep theirs. Lines are kept whole up to 63 bytes, at most SB_CONTROL_MAX_EVENTS of them: a flood
- * from the student's code costs it only its own record. struct sb_control owns its events until
- * sb_control_finish hands them to the result.
+ * keep theirs. "W <i>" asks for the timing locks' timed modes, "R <i>" gives them back
+ * (phaselock.h; the supervisor serves both and answers on the grant pipe). Lines are kept whole up
+ * to 63 bytes, at most SB_CONTROL_MAX_EVENTS of them: a flood from the student's code costs it only
+ * its own record. struct sb_control owns its events until sb_control_finish hands them to the
+ * result.
  */
 #ifndef LG_CONTROL_H
 #define LG_CONTROL_H
@@ -22,6 +24,9 @@
 /* The fd the child's end goes to when the run has no bubblewrap status pipe (3 otherwise 4);
  * the harness finds it in LG_CONTROL_FD. */
 #define SB_CONTROL_ENV "LG_CONTROL_FD"
+/* The grant pipe's read end, the next fd after the control pipe's: one byte on it answers each
+ * "W <i>" (grants.c). */
+#define SB_GRANT_ENV "LG_GRANT_FD"
 
 struct sb_control {
     int fd; /* the read end, -1 when the run has no control pipe */
@@ -36,6 +41,11 @@ struct sb_control {
     double case_deadline;
     double start;
     double drained; /* when a read last emptied the pipe (since start) */
+    /* The timing locks (sandbox.h's `locks`): a "W <i>" or "R <i>" of the current case not yet
+     * served; whether the run may time now (from its grant to its "R"); and a series that began
+     * or ended ("S", "E") outside that: a grant forged or reused, or a forged "R" mid-series,
+     * never the harness's own order. */
+    bool want_timed, want_idle, timed, unlocked_series;
 };
 
 void sb_control_init(struct sb_control *c, int fd, const struct sandbox_opts *o, double start);
@@ -48,6 +58,9 @@ void sb_control_idle(struct sb_control *c, double since);
 double sb_control_deadline(const struct sb_control *c, double run_deadline);
 /* Whether the deadline that passed was the current case's own. */
 bool sb_control_case_expired(const struct sb_control *c, double now);
+/* The run waited wait_s for its timed locks, frozen: the current case's limit moves on by as
+ * much; the run holds them from now. */
+void sb_control_granted(struct sb_control *c, double wait_s);
 /* Hand the events over to r (and which case's limit ended it, when one did); closes fd. */
 void sb_control_finish(struct sb_control *c, struct sandbox_result *r, bool case_expired);
 

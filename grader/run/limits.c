@@ -92,8 +92,11 @@ void limits_environment(const struct sandbox_opts *o, const char *workdir, int c
         env_set(env, *e);
     if (ctl_target >= 0) {
         char *ctl_entry = xstrfmt(SB_CONTROL_ENV "=%d", ctl_target);
+        char *grant_entry = xstrfmt(SB_GRANT_ENV "=%d", ctl_target + 1);
         env_set(env, ctl_entry);
+        env_set(env, grant_entry);
         free(ctl_entry);
+        free(grant_entry);
     }
 }
 

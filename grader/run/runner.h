@@ -72,13 +72,15 @@ struct run_incident {
 
 /* A case's stages, as the supervisor saw them: inputs and buffers, the checked calls, the
  * warm-up calls, the timed series (their draws and checks included), and what follows a series
- * (its results written). */
+ * (its results written); and, in a batch, waiting for the timing locks before the warm-up
+ * (queue: other workers' timed series; not counted against the case's limit). */
 enum run_stage {
     RUN_STAGE_SETUP,
     RUN_STAGE_CHECKED,
     RUN_STAGE_WARMUP,
     RUN_STAGE_TIMED,
     RUN_STAGE_AFTER,
+    RUN_STAGE_QUEUE,
     RUN_STAGE_COUNT
 };
 extern const char *const run_stage_names[RUN_STAGE_COUNT];

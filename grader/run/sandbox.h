@@ -31,6 +31,15 @@ enum isolation {
 
 const char *isolation_name(enum isolation i);
 
+/* A timing lock a run holds (phaselock.h): its file, and the mode held while the run is not
+ * timing and while it is. */
+#define SB_MAX_LOCKS 2
+enum sb_lock_mode { SB_LOCK_NONE, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE };
+struct sb_lock {
+    const char *path;
+    enum sb_lock_mode idle, timed;
+};
+
 struct sandbox_opts {
     const char *const *argv;     /* argv[0] is looked up in PATH if it has no slash */
     const char *workdir;         /* scratch directory: cwd, writable */
@@ -62,6 +71,13 @@ struct sandbox_opts {
     bool control;
     const double *case_limits_s;
     size_t n_case_limits;
+    /* With `control`: the timing locks (phaselock.h), held in their idle modes from before the
+     * start, and in their timed modes from each "W <i>" line until the next "R <i>". A run that
+     * asks waits frozen where its cgroup can freeze it, the wait is not counted against its
+     * limits, and one byte on the grant pipe (its fd in LG_GRANT_FD) lets it go on; with no
+     * locks, at once. */
+    const struct sb_lock *locks;
+    size_t n_locks;
 };
 
 /* A line a run sent over its control pipe, and when the supervisor read it. */
@@ -118,6 +134,10 @@ struct sandbox_result {
     struct sandbox_event *events;
     size_t n_events;
     int case_timed_out;
+    /* The timing locks: seconds the run waited for them (not counted against its limits), and
+     * a timed series that began while the run did not hold its timed modes (tampering). */
+    double lock_wait_s;
+    bool unlocked_series;
 };
 
 void sandbox_opts_init(struct sandbox_opts *o);

@@ -1,7 +1,7 @@
 /*
  * sandbox_internal: what the sandbox's own modules share; nothing outside grader/run/sandbox*,
- * supervisor, limits, cgroup, bwrap, sweep, procscan, child, capture, classify and memwatch
- * includes it (the rest of the grader uses run/sandbox.h).
+ * supervisor, limits, cgroup, bwrap, sweep, procscan, child, capture, classify, memwatch,
+ * control and grants includes it (the rest of the grader uses run/sandbox.h).
  *
  * The modules, in the order a run meets them:
  *   limits.c     the clean environment, the program looked up in the sandbox's PATH, rlimits
@@ -9,6 +9,7 @@
  *   cgroup.c     the run's cgroup v2: create, attach, limits, kill, accounting, remove
  *   child.c      the child between fork and exec (async-signal-safe)
  *   supervisor.c spawn, supervise (clock, output, memory), end the run, reap; the entry points
+ *   grants.c     the timing locks served to the run, phase by phase (phaselock.c holds them)
  *   capture.c    the output kept: a head up to the cap and an optional tail
  *   memwatch.c   the memory limit without a cgroup: the run's process tree sampled
  *   sweep.c      killing escaped descendants; the running runs, for signal handlers
@@ -21,6 +22,8 @@
 #define LG_SANDBOX_INTERNAL_H
 
 #include "run/sandbox.h"
+#include "run/control.h"
+#include "run/phaselock.h"
 #include "base/strbuf.h"
 
 #include <stdbool.h>
@@ -199,6 +202,7 @@ struct child_plan {
     pid_t parent;
     int go_fd, go_write_fd, report_fd, out_fd, null_fd, json_fd;
     int ctl_fd, ctl_target; /* the control pipe's write end and its number in the child */
+    int grant_fd;           /* the grant pipe's read end (at ctl_target + 1), -1 without */
     struct child_limits limits;
 };
 
@@ -247,6 +251,31 @@ void memwatch_start(struct memwatch *w, pid_t root, long long limit_bytes);
 bool memwatch_poll(struct memwatch *w, double now);
 /* Milliseconds until the next sample (for poll()); -1 when not watching. */
 int memwatch_wait_ms(const struct memwatch *w, double now);
+
+/* ------------------------------------------------------------------------ */
+/* grants.c                                                                 */
+
+/* How often a waiting run's locks are tried again (phaselock.h: nothing there blocks). */
+#define SB_GRANT_POLL_MS 2
+
+struct grants {
+    struct phaselock locks;
+    int pipe[2]; /* the grant pipe: [0] goes to the child (as target), [1] stays here */
+    int target;  /* the grant pipe's fd in the child, -1 without a control pipe */
+    bool waiting;
+    double wait_since, waited_s; /* the wait under way, and all finished ones */
+};
+
+void grants_init(struct grants *g);
+/* With a control pipe: the locks opened and held in their idle modes (waiting for them), and
+ * the grant pipe made; without one, nothing. */
+int grants_open(struct grants *g, const struct sandbox_opts *o, int target, struct error *err);
+/* Serves what the control pipe asked for (sb_control's want_timed, want_idle); how soon to
+ * come back in milliseconds while a wait goes on, -1 when nothing is pending. */
+int grants_serve(struct grants *g, struct sb_control *c, const char *cgroup_dir, double now);
+/* Seconds the run spent waiting for locks, the wait under way included. */
+double grants_paused(const struct grants *g, double now);
+void grants_close(struct grants *g);
 
 /* ------------------------------------------------------------------------ */
 /* classify.c                                                               */

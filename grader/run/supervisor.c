@@ -40,7 +40,8 @@ struct run {
     int out_pipe[2], report_pipe[2], go_pipe[2], json_pipe[2], ctl_pipe[2];
     int ctl_target; /* the control pipe's fd in the child, -1 without one */
     struct sb_control ctl;
-    bool case_expired; /* the current case's own limit ended the run */
+    struct grants grants; /* the timing locks, served on the control pipe's requests */
+    bool case_expired;    /* the current case's own limit ended the run */
     int null_fd, pidfd, slot;
     struct cgroup cg;
     struct capture cap;
@@ -83,6 +84,7 @@ static void run_init(struct run *run, const struct sandbox_opts *o, enum isolati
     /* The control pipe goes after bubblewrap's status pipe (3) where there is one. */
     run->ctl_target = !o->control ? -1 : iso == ISOLATION_BWRAP ? 4 : 3;
     sb_control_init(&run->ctl, -1, o, 0);
+    grants_init(&run->grants);
     run->null_fd = run->pidfd = run->slot = -1;
     run->cg = (struct cgroup)CGROUP_INIT;
     capture_init(&run->cap, o);
@@ -157,6 +159,10 @@ static int run_open_pipes(struct run *run)
     run->plan.json_fd = run->json_pipe[1];
     run->plan.ctl_fd = run->ctl_pipe[1];
     run->plan.ctl_target = run->ctl_target;
+    /* Last: it may wait for other runs' timed series to end before this one starts. */
+    if (grants_open(&run->grants, run->o, run->ctl_target + 1, run->err) != 0)
+        return setup_failed(run->r, run->err, "%s", run->err->msg);
+    run->plan.grant_fd = run->grants.pipe[0];
     return 0;
 }
 
@@ -193,6 +199,7 @@ static void run_adopt(struct run *run)
     sb_close_fd(&run->out_pipe[1]);
     sb_close_fd(&run->json_pipe[1]);
     sb_close_fd(&run->ctl_pipe[1]);
+    sb_close_fd(&run->grants.pipe[0]);
     sb_close_fd(&run->null_fd);
     sb_control_init(&run->ctl, run->ctl_pipe[0], o, run->start);
     run->ctl_pipe[0] = -1; /* the control's now */
@@ -279,17 +286,29 @@ static int run_poll_ms(const struct run *run, double deadline, double now, bool 
     return timeout_ms;
 }
 
-/* Collect output, watch the clock and the memory, notice the exit. */
+/* The deadline now: the run's and its case's, moved on by its waits for timing locks, none
+ * while it waits (frozen, or blocked on the grant pipe). */
+static double run_deadline_now(const struct run *run, double now)
+{
+    if (run->grants.waiting)
+        return 0;
+    double run_deadline = run->o->wall_limit_s > 0
+                              ? run->start + run->o->wall_limit_s + grants_paused(&run->grants, now)
+                              : 0;
+    return sb_control_deadline(&run->ctl, run_deadline);
+}
+
+/* Collect output, watch the clock and the memory, serve the timing locks, notice the exit. */
 static void run_supervise(struct run *run)
 {
-    double run_deadline = run->o->wall_limit_s > 0 ? run->start + run->o->wall_limit_s : 0;
     run->out_open = true;
     bool ctl_open = run->ctl.fd >= 0;
     for (;;) {
         if (run->pidfd < 0 && child_has_exited(run->pid))
             break;
         double now = now_seconds();
-        double deadline = sb_control_deadline(&run->ctl, run_deadline);
+        int grant_ms = grants_serve(&run->grants, &run->ctl, run->cg.dir, now);
+        double deadline = run_deadline_now(run, now);
         if (deadline > 0 && deadline - now <= 0) {
             run->timed_out = !child_has_exited(run->pid);
             run->case_expired = run->timed_out && sb_control_case_expired(&run->ctl, now);
@@ -314,7 +333,10 @@ static void run_supervise(struct run *run)
         }
         /* The clock read again: a memory sample may have taken a while. */
         double before = now_seconds();
-        int prc = poll(fds, nfds, run_poll_ms(run, deadline, before, ctl_open));
+        int wait_ms = run_poll_ms(run, deadline, before, ctl_open);
+        if (grant_ms >= 0 && (wait_ms < 0 || wait_ms > grant_ms))
+            wait_ms = grant_ms;
+        int prc = poll(fds, nfds, wait_ms);
         if (prc < 0 && errno != EINTR)
             sb_sleep_ms(10); /* should not happen; do not spin */
         if (prc >= 0 && ctl_idx >= 0 && !fds[ctl_idx].revents)
@@ -429,6 +451,8 @@ static void run_cleanup(struct run *run)
         sb_close_fd(&run->json_pipe[i]);
         sb_close_fd(&run->ctl_pipe[i]);
     }
+    run->r->lock_wait_s = grants_paused(&run->grants, now_seconds());
+    grants_close(&run->grants);
     sb_control_finish(&run->ctl, run->r, run->case_expired);
     sb_close_fd(&run->null_fd);
     capture_release(&run->cap);

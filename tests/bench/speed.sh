@@ -4,7 +4,7 @@
 # what the checks of the timed pairs cost. Prints table rows ("measure|value|target|ratio") on
 # stdout, progress on stderr. Lab 6 on a GPU machine; the CPU test lab (tests/fixtures/labcpu)
 # everywhere. BENCH_REGRADES (5) re-grades for the steadiness rows; BENCH_CLASS (7) students
-# for the class row (0 skips it). BENCH_ROWS picks the groups (default "check class steady") and
+# for the class rows (0 skips them). BENCH_ROWS picks the groups (default "check class steady") and
 # BENCH_LABS the labs ("lab6 labcpu"), so that each part fits a time-limited machine.
 set -u
 BIN=$1
@@ -65,43 +65,58 @@ for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
 PY
 }
 
-# A class with one kernel that hangs: submissions per minute, and what the hang cost.
+# A class with one submission that hangs: submissions per minute, and what the hang cost.
 # Students are copies of the lab's solution, as in the issue's table (each made distinct, so
-# nothing is shared through the object cache). Not tests/fixtures/lab6/correct: its naive
-# matmul_cpu (B read by columns) runs past --timeout 20 at n1024 with timing on, a TO that
-# every student then waits out under the machine's CPU timing lock (measured on the H100:
-# 20 s per student, 1.8 submissions/min).
+# nothing is shared through the object cache), one of them with the hanging file laid over it.
+# Not tests/fixtures/lab6/correct for lab 6: its naive matmul_cpu (B read by columns) runs past
+# --timeout 20 at n1024 with timing on, a TO that every student then waits out under the
+# machine's CPU timing lock (measured on the H100: 20 s per student, 1.8 submissions/min).
+# Workers: BENCH_WORKERS (4), sharing the GPU or, for a CPU lab, the machine, taking turns for
+# their timed series (docs/timing.md, "Timing locks").
 class_rows() {
-    local lab=labs/lab6 class=$WORK/class out=$WORK/class-out
+    local lab=$1 sol=$2 name=$3 hang_src=$4 hang_file=$5 ex=$6 variant=$7
+    local class=$WORK/class-$name out=$WORK/class-out-$name workers=${BENCH_WORKERS:-4}
     rm -rf "$class" "$out"
     mkdir -p "$class"
     for i in $(seq 1 "$CLASS"); do
-        cp -r labs/lab6/solution "$class/s$i"
+        cp -r "$sol" "$class/s$i"
         for f in "$class/s$i"/*.c* ; do printf '\n/* student %s */\n' "$i" >> "$f"; done
     done
-    cp tests/hostile/gpu_endless_kernel/grade2_gpu.cu "$class/s1/grade2_gpu.cu"
-    note "class of $CLASS, one hangs"
-    # The issue's row: no slow cases, --timeout 20; BENCH_WORKERS workers share the GPU.
+    cp "$hang_src" "$class/s1/$hang_file"
+    note "$name: class of $CLASS, one hangs"
+    # The issue's row: no slow cases, --timeout 20.
     local wall=$(timed "$BIN" grade "$lab" --submissions "$class" --out "$out" --no-pdf \
-        --timeout 20 --no-slow --gpus "${BENCH_WORKERS:-4}")
+        --timeout 20 --no-slow --gpus "$workers")
     local per_min=$(awk -v n="$CLASS" -v w="$wall" 'BEGIN { printf "%.1f", n * 60 / w }')
-    row "class of $CLASS (one hangs, ${BENCH_WORKERS:-4} workers), submissions/min" "$per_min" "target 20" \
-        "$(ratio 20 "$per_min")"
-    local hang=$(python3 - "$out" <<'PY'
+    row "class of $CLASS $name (one hangs, $workers workers), submissions/min" "$per_min" \
+        "target 20" "$(ratio 20 "$per_min")"
+    local hang=$(python3 - "$out" "$ex" "$variant" <<'PY'
 import glob, json, sys
-for f in glob.glob(sys.argv[1] + "/lab6/s1/results.json"):
+for f in glob.glob(sys.argv[1] + "/*/s1/results.json"):
     r = json.load(open(f))
     print("%.1f" % sum(c.get("wall_s", 0) for e in r["exercises"] for v in e["variants"]
-                       if v["variant_id"] == "gpu_dev" and e["exercise_id"] == "grade2"
+                       if v["variant_id"] == sys.argv[3] and e["exercise_id"] == sys.argv[2]
                        for c in v["cases"]))
 PY
 )
-    row "  the hang's cost (s, grade2/gpu_dev)" "${hang:--}" "target 40 (2x20)" \
+    row "  the hang's cost (s, $ex/$variant)" "${hang:--}" "target 40 (2x20)" \
         "$(ratio "${hang:-0}" 40)"
+    # Where the runs waited for each other: the cases' queue stages, summed over the class.
+    local queue=$(python3 - "$out" <<'PY'
+import glob, json, sys
+q = 0.0
+for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
+    r = json.load(open(f))
+    q += sum(c.get("stages", {}).get("queue", 0) for e in r["exercises"] for v in e["variants"]
+             for c in v["cases"])
+print("%.1f" % q)
+PY
+)
+    row "  waiting for the timing locks, all runs (s)" "${queue:--}" "-" ""
     if [ -n "${BENCH_LOGS:-}" ]; then
         mkdir -p "$BENCH_LOGS"
-        for f in "$out"/lab6/*/results.json; do
-            cp "$f" "$BENCH_LOGS/class-$(basename "$(dirname "$f")").json"
+        for f in "$out"/*/*/results.json; do
+            cp "$f" "$BENCH_LOGS/class-$name-$(basename "$(dirname "$f")").json"
         done
     fi
 }
@@ -160,7 +175,9 @@ one_student() {
 if [ $gpu = yes ]; then
     want check lab6 && check_rows labs/lab6 labs/lab6/solution lab6 matmul_gpu.cu \
         "--only grade2 --case n1000"
-    want class lab6 && [ "$CLASS" -gt 0 ] && class_rows
+    want class lab6 && [ "$CLASS" -gt 0 ] &&
+        class_rows labs/lab6 labs/lab6/solution lab6 tests/hostile/gpu_endless_kernel/grade2_gpu.cu \
+            grade2_gpu.cu grade2 gpu_dev
     if want steady lab6; then
         one_student labs/lab6/solution lab6
         steadiness_rows labs/lab6 labs/lab6/solution lab6
@@ -168,6 +185,11 @@ if [ $gpu = yes ]; then
 fi
 if want check labcpu; then
     check_rows tests/fixtures/labcpu tests/fixtures/labcpu/solution labcpu dot.c "--only dot --case n10"
+fi
+# The CPU lab's class: the hang is tests/fixtures/class/s07's saxpy (a 16-bit loop counter).
+if want class labcpu && [ "$CLASS" -gt 0 ]; then
+    class_rows tests/fixtures/labcpu tests/fixtures/labcpu/solution labcpu \
+        tests/fixtures/class/s07/saxpy.c saxpy.c saxpy cpu
 fi
 if want steady labcpu; then
     one_student tests/fixtures/labcpu/solution labcpu

@@ -44,11 +44,11 @@ static void check_timeout(const struct hostile_suite *s, const struct hostile_ru
 static void check_fork_bomb(const struct hostile_suite *s, const struct hostile_run *run)
 {
     (void)s;
-    /* The bomb really went off (so that "none left" means something): its children were
-     * seen side by side. How many depends on how fast a loaded machine forks within the 5 s
-     * limit and on the 0.2 s sampling (CI once saw 7 at most), so any tree of them counts. */
-    ck_assert_msg(run->bombs_seen >= 2, "only %d lgbomb processes seen while grading",
-                  run->bombs_seen);
+    /* The bomb really went off (so that "none left" means something): a child of it was
+     * seen. How many at once depends on how fast a loaded machine forks within the 5 s limit
+     * and on the 0.2 s sampling (CI once saw 7 at most, a loaded 2-core run of `make test`
+     * 1), so one sighting is the evidence: only a fork names a process "lgbomb". */
+    ck_assert_msg(run->bombs_seen >= 1, "no lgbomb process seen while grading");
     message_has(run, "grade2", "cpu", "timed out");
 }
 

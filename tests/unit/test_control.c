@@ -1,7 +1,8 @@
 /*
  * The supervisor's end of the control pipe (run/control.h): every line's two timestamps must
  * bound when it was written, however late the supervisor reads, so that the span checks made
- * from them (run/runner.c, grade/speed.c) never call an honest series forged.
+ * from them (run/runner.c, grade/speed.c) never call an honest series forged; and the timing
+ * locks' requests ("W", "R") must be kept in the harness's order, a series outside them noted.
  */
 #include "run/control.h"
 
@@ -98,12 +99,70 @@ START_TEST(test_idle_bounds_the_next_line)
 }
 END_TEST
 
+/* The timing locks' requests (run/grants.c serves them). One read can bring a case's "R", the
+ * next case's "B" and its "W": both requests stand, the idle one served first. */
+START_TEST(test_release_and_next_request_read_together)
+{
+    struct sandbox_result r;
+    double limits[2] = {10, 10};
+    open_pipe();
+    ctl.limits = limits;
+    ctl.n_limits = 2;
+    say("B 0\nW 0\n");
+    ck_assert(sb_control_read(&ctl));
+    ck_assert(ctl.want_timed && !ctl.timed);
+    double before = ctl.case_deadline;
+    sb_control_granted(&ctl, 3.0);
+    ck_assert(ctl.timed && !ctl.want_timed);
+    ck_assert(ctl.case_deadline == before + 3.0); /* the wait is not the case's */
+    say("S 0 call\nE 0 call\nR 0\nB 1\nW 1\n");
+    ck_assert(sb_control_read(&ctl));
+    ck_assert(ctl.want_idle && ctl.want_timed && !ctl.timed);
+    ck_assert(!ctl.unlocked_series);
+    finish(&r);
+    ck_assert(!r.unlocked_series);
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/* A series that begins before the grant (a forged or second "W" answered early), or a forged
+ * "R" in the middle of one: the series is not under the locks, and the result says so. */
+START_TEST(test_series_outside_the_locks)
+{
+    const char *scripts[] = {"B 0\nW 0\nS 0 call\n", "B 0\nW 0\n!S 0 call\nR 0\nE 0 call\n"};
+    for (size_t k = 0; k < 2; k++) {
+        struct sandbox_result r;
+        double limits[1] = {10};
+        open_pipe();
+        ctl.limits = limits;
+        ctl.n_limits = 1;
+        const char *line = scripts[k];
+        const char *grant_at = strchr(line, '!');
+        if (grant_at) {
+            char head[64];
+            snprintf(head, sizeof(head), "%.*s", (int)(grant_at - line), line);
+            say(head);
+            ck_assert(sb_control_read(&ctl));
+            sb_control_granted(&ctl, 0);
+            line = grant_at + 1;
+        }
+        say(line);
+        ck_assert(sb_control_read(&ctl));
+        finish(&r);
+        ck_assert_msg(r.unlocked_series, "script %zu", k);
+        sandbox_result_release(&r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("control");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_lines_read_together);
     tcase_add_test(tc, test_idle_bounds_the_next_line);
+    tcase_add_test(tc, test_release_and_next_request_read_together);
+    tcase_add_test(tc, test_series_outside_the_locks);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

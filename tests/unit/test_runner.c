@@ -4,6 +4,7 @@
  * only, as a host-pointer function copies and waits inside the call by design. Run from the
  * repository root. */
 #include "run/runner.h"
+#include "base/alloc.h"
 #include "spec/plan.h"
 
 #include <check.h>
@@ -274,23 +275,18 @@ static void control(struct run_outcome *o, size_t n_cases, const char *const *li
 START_TEST(test_stages)
 {
     struct run_outcome o;
-    const char *lines[] = {"B 0",
-                           "P 0 checks",
-                           "P 0 warmup",
-                           "S 0 call",
-                           "E 0 call 2000.000 10 0 0",
-                           "P 0 warmup",
-                           "S 0 transfer",
-                           "E 0 transfer 1000.000 10 0 0",
-                           "B 1",
-                           "P 1 checks"};
-    const double t[] = {1, 1.25, 2, 2.5, 4.5, 5, 5.25, 6.25, 7, 7.5};
-    control(&o, 2, lines, t, 10);
+    const char *lines[] = {"B 0",        "P 0 checks",   "W 0",
+                           "P 0 warmup", "S 0 call",     "E 0 call 2000.000 10 0 0",
+                           "P 0 warmup", "S 0 transfer", "E 0 transfer 1000.000 10 0 0",
+                           "R 0",        "B 1",          "P 1 checks"};
+    const double t[] = {1, 1.25, 1.75, 2, 2.5, 4.5, 5, 5.25, 6.25, 6.5, 7, 7.5};
+    control(&o, 2, lines, t, 12);
     ck_assert_ptr_null(o.tampered);
     const double *st = o.cases[0].stage_s;
-    ck_assert(st[RUN_STAGE_SETUP] == 0.25 && st[RUN_STAGE_CHECKED] == 0.75);
+    ck_assert(st[RUN_STAGE_SETUP] == 0.25 && st[RUN_STAGE_CHECKED] == 0.5);
+    ck_assert(st[RUN_STAGE_QUEUE] == 0.25); /* waiting for the timing locks */
     ck_assert(st[RUN_STAGE_WARMUP] == 0.5 + 0.25 && st[RUN_STAGE_TIMED] == 2 + 1);
-    ck_assert(st[RUN_STAGE_AFTER] == 0.5 + 0.75);
+    ck_assert(st[RUN_STAGE_AFTER] == 0.5 + 0.25 + 0.5);
     ck_assert(o.cases[0].wall_s == 6);
     ck_assert(o.cases[0].series[RUN_SERIES_CALL].supervisor_span_ms == 2000);
     /* The last case runs to the end of the run. */
@@ -298,13 +294,19 @@ START_TEST(test_stages)
     ck_assert(o.cases[1].stage_s[RUN_STAGE_CHECKED] == 0.5);
     run_outcome_release(&o);
     /* A stage of a case not running, a stage the harness has no name for, a stage inside a
-     * series: lines the harness does not send. */
-    const char *bad[][3] = {{"B 0", "P 1 checks", "P 0 warmup"},
-                            {"B 0", "P 0 sleeping", "P 0 warmup"},
-                            {"B 0", "S 0 call", "P 0 checks"}};
-    for (size_t i = 0; i < 3; i++) {
-        control(&o, 2, bad[i], t, 3);
-        ck_assert_msg(o.tampered != NULL, "not caught: %s", bad[i][1]);
+     * series; the timing locks asked for twice in a case, given back before they were asked
+     * for, asked for or given back inside a series: lines the harness does not send. */
+    const char *bad[][4] = {{"B 0", "P 1 checks", "P 0 warmup", "P 0 warmup"},
+                            {"B 0", "P 0 sleeping", "P 0 warmup", "P 0 warmup"},
+                            {"B 0", "S 0 call", "P 0 checks", "P 0 checks"},
+                            {"B 0", "W 0", "W 0", "P 0 warmup"},
+                            {"B 0", "R 0", "W 0", "P 0 warmup"},
+                            {"B 0", "W 0", "S 0 call", "R 0"},
+                            {"B 0", "W 0", "R 0", "R 0"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        control(&o, 2, bad[i], t, 4);
+        ck_assert_msg(o.tampered != NULL, "not caught: %s, %s, %s", bad[i][1], bad[i][2],
+                      bad[i][3]);
         run_outcome_release(&o);
     }
 }
@@ -332,6 +334,9 @@ START_TEST(test_host_share_lock)
     close(ex);
     unsetenv("LABGRADER_CPU_LOCK");
     unlink(path);
+    char *turn = xstrfmt("%s.turn", path);
+    unlink(turn);
+    free(turn);
 }
 END_TEST
 
