@@ -194,17 +194,16 @@ bench: deps all
 # stages share one grader cache (LABGRADER_CACHE, removed at the end unless it was given): the
 # sanitizers' stage grades the same labs with the same references and the same (uninstrumented)
 # harness, so it builds and calibrates nothing the first stage already did.
-# The builds run a job per CPU (the suites then pace themselves: tests/run-suites.sh). The unit
-# stage runs beside the end-to-end one (-j2: its longest suite, test_sandbox, mostly waits on
-# its runs' limits, which the end-to-end suites' compiles and runs fill); each prints its
-# summary when it ends.
+# The builds run a job per CPU (the suites then pace themselves: tests/run-suites.sh). The
+# stages run one after another: the unit stage beside the end-to-end one loaded test_sandbox's
+# runs past their safety limits on two cores.
 test: deps-test
 	@tests/check-layers.sh
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory -j$(JOBS) test-bins
 	@own=; if [ -z "$${LABGRADER_CACHE:-}" ]; then own=$$(mktemp -d /tmp/lg-test-cache-XXXXXX); \
 	  export LABGRADER_CACHE=$$own; fi; trap '[ -z "$$own" ] || rm -rf "$$own"' EXIT; \
-	  $(MAKE) --no-print-directory -j2 test-unit test-e2e && $(MAKE) --no-print-directory test-asan
+	  $(MAKE) --no-print-directory test-unit test-e2e && $(MAKE) --no-print-directory test-asan
 
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 test-bins: all $(UNIT_BIN) $(E2E_BIN)
@@ -226,7 +225,7 @@ ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(SAN_FLAGS)" 
 	  E2E_BIN="$(addprefix build/asan/tests/,$(filter $(ASAN_E2E),$(E2E_SRC:tests/e2e/%.c=%)))"
 test-asan:
 	@$(ASAN_MAKE) -j$(JOBS) test-bins
-	@$(ASAN_MAKE) -j2 test-unit test-e2e
+	@$(ASAN_MAKE) test-unit test-e2e
 
 test-gpu: deps all $(GPU_BIN)
 	@LG_BIN=$(abspath $(BIN)) tests/run-suites.sh gpu $(GPU_BIN)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,24 +57,24 @@ void lg_fail(int code, const char *kind, const char *fmt, ...)
     exit(code);
 }
 
-/* The pipe the sandbox put at the fd the environment variable names (grader/run/control.h),
- * or -1. */
-static int pipe_from_env(const char *var)
+/* The pipe (or socket) the sandbox put at the fd the environment variable names
+ * (grader/run/control.h), or -1. */
+static int pipe_from_env(const char *var, bool socket)
 {
     struct stat st;
     const char *fd_text = getenv(var);
     char *end;
     long fd = fd_text ? strtol(fd_text, &end, 10) : -1;
-    return fd >= 3 && fd < 64 && *end == '\0' && fstat((int)fd, &st) == 0 && S_ISFIFO(st.st_mode)
-               ? (int)fd
-               : -1;
+    if (fd < 3 || fd >= 64 || *end != '\0' || fstat((int)fd, &st) != 0)
+        return -1;
+    return (socket ? S_ISSOCK(st.st_mode) : S_ISFIFO(st.st_mode)) ? (int)fd : -1;
 }
 
 int lg_timing_turn(int i)
 {
     static int grant = -2;
     if (grant == -2)
-        grant = pipe_from_env("LG_GRANT_FD");
+        grant = pipe_from_env("LG_GRANT_FD", true);
     if (grant < 0)
         return 0;
     lg_control("W %d", i);
@@ -88,7 +89,7 @@ void lg_control(const char *fmt, ...)
 {
     char line[256];
     if (control == -2)
-        control = pipe_from_env("LG_CONTROL_FD");
+        control = pipe_from_env("LG_CONTROL_FD", false);
     if (control < 0)
         return;
     va_list ap;

@@ -80,14 +80,31 @@ static void drop_turnstiles(struct phaselock *pl)
         }
 }
 
-/* Every lock in mode want (per lock: the spec's idle or timed), or none of them. A lock whose
- * wanted mode is exclusive keeps its turnstile across failed attempts (writers first); the
- * others pass through theirs. */
+static enum sb_lock_mode wanted(const struct phaselock *pl, size_t i, bool timed)
+{
+    return timed ? pl->spec[i].timed : pl->spec[i].idle;
+}
+
+/* Lets go of every lock held in another mode than the one wanted: a lock already held as
+ * wanted is kept (a GPU run keeps the CPU lock shared while it waits for its GPU). */
+static void let_go_others(struct phaselock *pl, bool timed)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->held[i] != SB_LOCK_NONE && pl->held[i] != (int)wanted(pl, i, timed)) {
+            unlock(pl->fd[i]);
+            pl->held[i] = SB_LOCK_NONE;
+        }
+}
+
+/* Every lock in its wanted mode (the spec's idle or timed), or none of those this attempt took.
+ * A lock whose wanted mode is exclusive keeps its turnstile across failed attempts (writers
+ * first); the others pass through theirs. */
 static bool try_all(struct phaselock *pl, bool timed)
 {
+    bool took[SB_MAX_LOCKS] = {false};
     for (size_t i = 0; i < pl->n; i++) {
-        enum sb_lock_mode m = timed ? pl->spec[i].timed : pl->spec[i].idle;
-        if (m == SB_LOCK_NONE)
+        enum sb_lock_mode m = wanted(pl, i, timed);
+        if (m == SB_LOCK_NONE || pl->held[i] == (int)m)
             continue;
         if (!pl->turn_held[i] && !try_flock(pl->turn[i], LOCK_EX))
             goto fail;
@@ -95,6 +112,7 @@ static bool try_all(struct phaselock *pl, bool timed)
         if (!try_flock(pl->fd[i], flock_op(m)))
             goto fail;
         pl->held[i] = (int)m;
+        took[i] = true;
         if (m != SB_LOCK_EXCLUSIVE) {
             unlock(pl->turn[i]);
             pl->turn_held[i] = false;
@@ -103,10 +121,12 @@ static bool try_all(struct phaselock *pl, bool timed)
     drop_turnstiles(pl);
     return true;
 fail:
-    let_go(pl);
     for (size_t i = 0; i < pl->n; i++) {
-        enum sb_lock_mode m = timed ? pl->spec[i].timed : pl->spec[i].idle;
-        if (pl->turn_held[i] && m != SB_LOCK_EXCLUSIVE) {
+        if (took[i]) {
+            unlock(pl->fd[i]);
+            pl->held[i] = SB_LOCK_NONE;
+        }
+        if (pl->turn_held[i] && wanted(pl, i, timed) != SB_LOCK_EXCLUSIVE) {
             unlock(pl->turn[i]);
             pl->turn_held[i] = false;
         }
@@ -134,7 +154,7 @@ bool phaselock_try_timed(struct phaselock *pl)
 {
     if (holds(pl, true))
         return true;
-    let_go(pl);
+    let_go_others(pl, true);
     return try_all(pl, true);
 }
 
@@ -147,7 +167,7 @@ bool phaselock_try_idle(struct phaselock *pl)
 {
     if (holds(pl, false))
         return true;
-    let_go(pl);
+    let_go_others(pl, false);
     return try_all(pl, false);
 }
 

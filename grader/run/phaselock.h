@@ -14,9 +14,12 @@
  * exclusive mode holds the turnstile, and a run entering any mode passes through it, so a
  * stream of shared holders cannot starve a waiting timed series.
  *
- * No deadlock: a run that asks for its timed modes first lets go of everything it holds (its
- * process is waiting for the grant, doing nothing); waiting runs hold only turnstiles, and
- * only of the locks they want exclusively; every attempt takes all of its locks or none.
+ * No deadlock: a run that asks for its timed modes first lets go of every lock it holds in
+ * another mode (its process is waiting for the grant, doing nothing), keeping only those it
+ * holds as wanted already (a GPU run's shared CPU lock); waiting runs hold besides only
+ * turnstiles, of the locks they want exclusively; every attempt takes all of its locks or
+ * none. A run that keeps a shared lock while it waits waits only for holders of another lock
+ * (its GPU's), which never wait for the one it keeps.
  * Nothing here blocks: the supervisor polls phaselock_try_timed between its other duties, and
  * phaselock_idle_wait polls before the run starts.
  *
@@ -43,8 +46,9 @@ struct phaselock {
 int phaselock_open(struct phaselock *pl, const struct sb_lock *locks, size_t n, struct error *err);
 /* Waits (polling every few milliseconds) until every lock is held in its idle mode. */
 void phaselock_idle_wait(struct phaselock *pl);
-/* One attempt at every lock's timed mode, without waiting; the first attempt lets go of
- * everything held. true once all are held (turnstiles released); false: call again later. */
+/* One attempt at every lock's timed mode, without waiting; the first attempt lets go of the
+ * locks held in another mode. true once all are held (turnstiles released); false: call again
+ * later. */
 bool phaselock_try_timed(struct phaselock *pl);
 /* From the timed modes back to the idle ones: exclusive to shared never waits (nobody else
  * holds the lock); a lock whose idle mode is none is let go. */

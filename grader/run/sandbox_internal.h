@@ -260,7 +260,7 @@ int memwatch_wait_ms(const struct memwatch *w, double now);
 
 struct grants {
     struct phaselock locks;
-    int pipe[2]; /* the grant pipe: [0] goes to the child (as target), [1] stays here */
+    int pipe[2]; /* the grant pipe (a socket pair): [0] goes to the child (as target), [1] here */
     int target;  /* the grant pipe's fd in the child, -1 without a control pipe */
     bool waiting;
     double wait_since, waited_s; /* the wait under way, and all finished ones */
