@@ -164,12 +164,13 @@ START_TEST(test_wait_not_counted)
 }
 END_TEST
 
-/* A run that times without its grant (its own "W" answered before the harness's, here: no
- * wait for the byte at all) or gives the lock back in the middle of a series: noted. */
+/* A run that times without its grant (its own "W" answered before the harness's; here the
+ * series' start written with the request, in one write, so the supervisor reads both before it
+ * can answer) or gives the lock back in the middle of a series: noted. */
 START_TEST(test_series_outside_the_lock)
 {
     static const char *const scripts[] = {
-        SAY("B 0") SAY("W 0") SAY("S 0 call") SAY("E 0 call") "exit 0",
+        SAY("B 0") "printf 'W 0\\nS 0 call\\n' >&\"$LG_CONTROL_FD\"; " SAY("E 0 call") "exit 0",
         SAY("B 0") SAY("W 0") WAIT_GRANT SAY("S 0 call") SAY("R 0") SAY("E 0 call") "exit 0"};
     for (size_t k = 0; k < 2; k++) {
         struct sandbox_result r;
