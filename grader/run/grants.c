@@ -67,20 +67,22 @@ static void grant(struct grants *g)
         ;
 }
 
-/* The wait began (the run frozen) or goes on; true once it is over. */
+/* One attempt at the modes wanted; the run frozen from the first that fails until one succeeds
+ * (a free lock, the usual case, freezes nothing). true once they are held. */
 static bool wait_for(struct grants *g, bool timed, const char *cgroup_dir, double now)
 {
-    if (!g->waiting) {
+    bool got = timed ? phaselock_try_timed(&g->locks) : phaselock_try_idle(&g->locks);
+    if (!got && !g->waiting) {
         g->waiting = true;
         g->wait_since = now;
         freeze(cgroup_dir, true);
     }
-    if (!(timed ? phaselock_try_timed(&g->locks) : phaselock_try_idle(&g->locks)))
-        return false;
-    g->waiting = false;
-    g->waited_s += now_seconds() - g->wait_since;
-    freeze(cgroup_dir, false);
-    return true;
+    if (got && g->waiting) {
+        g->waiting = false;
+        g->waited_s += now_seconds() - g->wait_since;
+        freeze(cgroup_dir, false);
+    }
+    return got;
 }
 
 int grants_serve(struct grants *g, struct sb_control *c, const char *cgroup_dir, double now)
