@@ -101,7 +101,9 @@ PY
 )
     row "  the hang's cost (s, $ex/$variant)" "${hang:--}" "target 40 (2x20)" \
         "$(ratio "${hang:-0}" 40)"
-    # Where the runs waited for each other: the cases' queue stages, summed over the class.
+    # How long series waited for their turn: the cases' queue stages, summed over the class (a
+    # GPU series waiting for its GPU; a timed CPU run waits before it starts, which no stage
+    # counts).
     local queue=$(python3 - "$out" <<'PY'
 import glob, json, sys
 q = 0.0
@@ -112,7 +114,7 @@ for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
 print("%.1f" % q)
 PY
 )
-    row "  waiting for the timing locks, all runs (s)" "${queue:--}" "-" ""
+    row "  series waiting for their turn (queue stages, s)" "${queue:--}" "-" ""
     if [ -n "${BENCH_LOGS:-}" ]; then
         mkdir -p "$BENCH_LOGS"
         for f in "$out"/*/*/results.json; do
