@@ -43,11 +43,11 @@ static int move_high(int fd)
     return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 16);
 }
 
-void child_run(const struct child_plan *p)
+/* The go-ahead: arm the parent-death signal before waiting for it, and drop our copy of the go
+ * pipe's write end, or a grader that dies before writing it leaves this child blocked in read()
+ * forever, holding its own write end open. */
+static void wait_for_go(const struct child_plan *p)
 {
-    /* Arm the parent-death signal before waiting for the go-ahead, and drop our copy of the
-     * go pipe's write end: otherwise a grader that dies before writing it leaves this child
-     * blocked in read() forever, holding its own write end open. */
     close(p->go_write_fd);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
         child_fail(p->report_fd, STAGE_PDEATHSIG, errno);
@@ -60,8 +60,14 @@ void child_run(const struct child_plan *p)
     while (n < 0 && errno == EINTR);
     if (n != 1)
         _exit(127); /* the supervisor went away */
+}
 
-    /* Move everything we keep out of the way of 0..4 first: any of them may have been
+/* The descriptors the command gets, in their places (stdin from /dev/null, the output, bwrap's
+ * status pipe, the control pipe and the grant socket after it), everything else closed; returns
+ * where the report pipe is now (closed on exec). */
+static int place_fds(const struct child_plan *p)
+{
+    /* Move everything we keep out of the way of 0..5 first: any of them may have been
      * given a low number if the grader runs with a closed stdin. */
     int report = move_high(p->report_fd);
     int out = move_high(p->out_fd);
@@ -89,6 +95,13 @@ void child_run(const struct child_plan *p)
         for (long fd = report + 1; fd < top; fd++)
             close((int)fd);
     }
+    return report;
+}
+
+void child_run(const struct child_plan *p)
+{
+    wait_for_go(p);
+    int report = place_fds(p);
 
     if (setsid() < 0)
         child_fail(report, STAGE_SETSID, errno);
