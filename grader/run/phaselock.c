@@ -204,3 +204,20 @@ void phaselock_release(struct phaselock *pl)
     }
     pl->n = 0;
 }
+
+int phaselock_hold_shared(const char *path)
+{
+    char *turn_path = xstrfmt("%s.turn", path);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int turn = open(turn_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    free(turn_path);
+    if (turn >= 0)
+        while (flock(turn, LOCK_EX) != 0 && errno == EINTR)
+            ;
+    if (fd >= 0)
+        while (flock(fd, LOCK_SH) != 0 && errno == EINTR)
+            ;
+    if (turn >= 0)
+        close(turn);
+    return fd;
+}

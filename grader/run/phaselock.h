@@ -60,4 +60,9 @@ bool phaselock_try_idle(struct phaselock *pl);
 /* Lets go of everything and closes the files. */
 void phaselock_release(struct phaselock *pl);
 
+/* For work outside any run that must not overlap a timed series (batch.c's PDFs): the lock at
+ * path held shared, through its turnstile, waiting as long as it takes. Returns the descriptor
+ * (closing it lets go; the caller owns it), or -1 when the file cannot be opened. */
+int phaselock_hold_shared(const char *path);
+
 #endif

@@ -1,4 +1,5 @@
 #include "run/runner.h"
+#include "run/phaselock.h"
 
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -6,13 +7,10 @@
 #include "base/trace.h"
 #include "spec/plan.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 static const char *const series_names[RUN_SERIES_COUNT] = {"call", "transfer"};
@@ -225,23 +223,7 @@ static const char *lock_path(const char *var)
 int runner_host_share_lock(void)
 {
     const char *path = lock_path("LABGRADER_CPU_LOCK");
-    if (!path)
-        return -1;
-    /* Through the turnstile (run/phaselock.h), so that a timed series waiting for the lock is
-     * not kept waiting by a stream of shared holders. */
-    char *turn_path = xstrfmt("%s.turn", path);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    int turn = open(turn_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    free(turn_path);
-    if (turn >= 0)
-        while (flock(turn, LOCK_EX) != 0 && errno == EINTR)
-            ;
-    if (fd >= 0)
-        while (flock(fd, LOCK_SH) != 0 && errno == EINTR)
-            ;
-    if (turn >= 0)
-        close(turn);
-    return fd;
+    return path ? phaselock_hold_shared(path) : -1;
 }
 
 /* Batch grading with several workers (see class/batch.h), as data for the sandbox
