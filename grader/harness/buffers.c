@@ -3,11 +3,47 @@
 #include "draw.h"
 #include "fill.h"
 #include "harness.h"
+#include "par.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Host buffers of at least a huge page start on one, with the same advice: whether the kernel
+ * backs a buffer with 2 MiB pages otherwise depends on where malloc's mapping happened to start,
+ * so the function's output and the reference's could differ in pages (and in copy speed, for a
+ * GPU function with host pointers) from one run to the next, and so would the speedup. */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static int host_alloc(struct lg_buf *b, size_t total)
+{
+    if (total >= HUGE_PAGE) {
+        size_t keep = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE, len = keep + HUGE_PAGE;
+        unsigned char *m =
+            mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            size_t lead = (HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE;
+            if (lead)
+                munmap(m, lead);
+            if (len - lead > keep)
+                munmap(m + lead + keep, len - lead - keep);
+            /* Only advice: where transparent huge pages are off, it changes nothing. */
+            madvise(m + lead, keep, MADV_HUGEPAGE);
+            b->base = m + lead;
+            b->mapped = keep;
+            return 0;
+        }
+    }
+    /* Page-aligned, as pinned and device memory are: the function's buffers and the
+     * reference's then sit alike in the caches and pages, run after run. */
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, total) != 0)
+        return -1;
+    b->base = p;
+    return 0;
+}
 
 int lg_buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, char *err, size_t errsize)
 {
@@ -16,15 +52,10 @@ int lg_buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, char *
     if (total == 0)
         total = 1;
     if (space == LG_SPACE_HOST) {
-        /* Page-aligned, as pinned and device memory are: the function's buffers and the
-         * reference's then sit alike in the caches and pages, run after run, and a paired
-         * comparison does not depend on where the allocator happened to put each. */
-        void *p = NULL;
-        if (posix_memalign(&p, 4096, total) != 0) {
+        if (host_alloc(b, total) != 0) {
             snprintf(err, errsize, "cannot allocate %zu bytes of host memory", total);
             return -1;
         }
-        b->base = p;
     } else {
         b->base = lg_gpu_alloc(total, space, err, errsize);
         if (!b->base)
@@ -41,7 +72,9 @@ void lg_buf_free(struct lg_buf *b)
 {
     if (!b->base)
         return;
-    if (b->space == LG_SPACE_HOST)
+    if (b->space == LG_SPACE_HOST && b->mapped)
+        munmap(b->base, b->mapped);
+    else if (b->space == LG_SPACE_HOST)
         free(b->base);
     else
         lg_gpu_free(b->base, b->space);
@@ -113,34 +146,53 @@ int lg_buf_draw(struct lg_buf *b, enum lg_dtype t, size_t count, int dist, doubl
 }
 
 /* Eight independent lanes: one chain of multiplies per word would be latency-bound (tens of
- * milliseconds for the 40 MB inputs of a large case, on every timed pair). Only ever compared
- * within the process, before and after a call. */
+ * milliseconds for the 40 MB inputs of a large case, on every timed pair); and parts of the
+ * buffer on several CPUs, split by its size alone so that the digest never depends on how
+ * many ran. Only ever compared within the process, before and after a call. */
 #define DIGEST_LANES 8
+#define DIGEST_MIN_WORDS (1u << 18)
+
+struct digest_job {
+    const unsigned char *p;
+    uint64_t part[LG_PAR_MAX_PARTS];
+};
+
+static void digest_part(void *ctx, size_t lo, size_t hi, size_t part)
+{
+    struct digest_job *j = ctx;
+    uint64_t lane[DIGEST_LANES];
+    size_t i = lo;
+    for (int k = 0; k < DIGEST_LANES; k++)
+        lane[k] = 0x243f6a8885a308d3ull + (uint64_t)k;
+    for (; i + DIGEST_LANES <= hi; i += DIGEST_LANES)
+        for (int k = 0; k < DIGEST_LANES; k++) {
+            uint64_t w;
+            memcpy(&w, j->p + 8 * (i + (size_t)k), 8);
+            lane[k] = lg_draw_mix(lane[k] ^ (w + i + (size_t)k));
+        }
+    uint64_t h = lo;
+    for (int k = 0; k < DIGEST_LANES; k++)
+        h = lg_draw_mix(h ^ lane[k]);
+    for (; i < hi; i++) {
+        uint64_t w;
+        memcpy(&w, j->p + 8 * i, 8);
+        h = lg_draw_mix(h ^ (w + i));
+    }
+    j->part[part] = h;
+}
+
 uint64_t lg_buf_digest(const struct lg_buf *b)
 {
     if (b->space == LG_SPACE_DEVICE)
         return lg_gpu_digest(b->p, b->bytes);
-    uint64_t lane[DIGEST_LANES];
-    const unsigned char *p = b->p;
-    size_t words = b->bytes / 8, i = 0;
-    for (int k = 0; k < DIGEST_LANES; k++)
-        lane[k] = 0x243f6a8885a308d3ull + (uint64_t)k;
-    for (; i + DIGEST_LANES <= words; i += DIGEST_LANES)
-        for (int k = 0; k < DIGEST_LANES; k++) {
-            uint64_t w;
-            memcpy(&w, p + 8 * (i + (size_t)k), 8);
-            lane[k] = lg_draw_mix(lane[k] ^ (w + i + (size_t)k));
-        }
+    struct digest_job j = {.p = b->p};
+    size_t words = b->bytes / 8, n_parts = lg_par_parts(words, DIGEST_MIN_WORDS);
+    lg_par_for(words, n_parts, digest_part, &j);
     uint64_t h = 0;
-    for (int k = 0; k < DIGEST_LANES; k++)
-        h = lg_draw_mix(h ^ lane[k]);
-    for (; i < words; i++) {
-        uint64_t w;
-        memcpy(&w, p + 8 * i, 8);
-        h = lg_draw_mix(h ^ (w + i));
-    }
-    for (size_t j = words * 8; j < b->bytes; j++)
-        h = lg_draw_mix(h ^ ((uint64_t)p[j] << 8) ^ j);
+    for (size_t k = 0; k < n_parts; k++)
+        h = lg_draw_mix(h ^ j.part[k]);
+    for (size_t i = words * 8; i < b->bytes; i++)
+        h = lg_draw_mix(h ^ ((uint64_t)j.p[i] << 8) ^ i);
     return h;
 }
 
@@ -153,36 +205,61 @@ static bool close_enough(double a, double e, double rtol, double atol, bool equa
     return fabs(a - e) <= atol + rtol * fabs(e);
 }
 
+#define COMPARE_MIN_PER_PART (1u << 18)
+
+struct compare_job {
+    const void *a, *e;
+    enum lg_dtype t;
+    double rtol, atol;
+    bool equal_nan;
+    long long bad[LG_PAR_MAX_PARTS], first[LG_PAR_MAX_PARTS];
+};
+
+/* One part's mismatches, and its first. Typed loops for the float types every timed pair
+ * compares (millions of elements). */
+static void compare_part(void *ctx, size_t lo, size_t hi, size_t part)
+{
+    struct compare_job *j = ctx;
+    long long bad = 0, first = -1;
+    if (j->t == LG_F32) {
+        const float *a = j->a, *e = j->e;
+        for (size_t i = lo; i < hi; i++)
+            if (a[i] != e[i] && !close_enough(a[i], e[i], j->rtol, j->atol, j->equal_nan) &&
+                bad++ == 0)
+                first = (long long)i;
+    } else if (j->t == LG_F64) {
+        const double *a = j->a, *e = j->e;
+        for (size_t i = lo; i < hi; i++)
+            if (a[i] != e[i] && !close_enough(a[i], e[i], j->rtol, j->atol, j->equal_nan) &&
+                bad++ == 0)
+                first = (long long)i;
+    } else {
+        for (size_t i = lo; i < hi; i++) {
+            double a = lg_dtype_load(j->t, j->a, i), e = lg_dtype_load(j->t, j->e, i);
+            if (!close_enough(a, e, j->rtol, j->atol, j->equal_nan) && bad++ == 0)
+                first = (long long)i;
+        }
+    }
+    j->bad[part] = bad;
+    j->first[part] = first;
+}
+
 long long lg_buf_compare(const struct lg_buf *actual, const struct lg_buf *expected,
                          enum lg_dtype t, size_t count, double rtol, double atol, bool equal_nan,
                          long long *first)
 {
-    long long bad = 0;
     *first = -1;
     if (actual->space == LG_SPACE_DEVICE)
         return lg_gpu_compare(actual->p, expected->p, (int)t, count, rtol, atol, equal_nan ? 1 : 0,
                               first);
-    /* Typed loops for the float types every timed pair compares (millions of elements). */
-    if (t == LG_F32) {
-        const float *a = actual->p, *e = expected->p;
-        for (size_t i = 0; i < count; i++)
-            if (a[i] != e[i] && !close_enough(a[i], e[i], rtol, atol, equal_nan) && bad++ == 0)
-                *first = (long long)i;
-        return bad;
-    }
-    if (t == LG_F64) {
-        const double *a = actual->p, *e = expected->p;
-        for (size_t i = 0; i < count; i++)
-            if (a[i] != e[i] && !close_enough(a[i], e[i], rtol, atol, equal_nan) && bad++ == 0)
-                *first = (long long)i;
-        return bad;
-    }
-    for (size_t i = 0; i < count; i++) {
-        double a = lg_dtype_load(t, actual->p, i), e = lg_dtype_load(t, expected->p, i);
-        if (close_enough(a, e, rtol, atol, equal_nan))
-            continue;
-        if (bad++ == 0)
-            *first = (long long)i;
+    struct compare_job j = {actual->p, expected->p, t, rtol, atol, equal_nan, {0}, {0}};
+    size_t n_parts = lg_par_parts(count, COMPARE_MIN_PER_PART);
+    lg_par_for(count, n_parts, compare_part, &j);
+    long long bad = 0;
+    for (size_t k = 0; k < n_parts; k++) {
+        if (*first < 0 && j.first[k] >= 0)
+            *first = j.first[k];
+        bad += j.bad[k];
     }
     return bad;
 }

@@ -21,6 +21,7 @@
 
 struct lg_buf {
     unsigned char *base; /* the allocation */
+    size_t mapped;       /* host: its mapping's length (huge-page aligned), or 0 (malloc'd) */
     void *p;             /* what the function gets: base + guard */
     size_t bytes;        /* of data, without the guards */
     size_t guard;        /* 0 or LG_GUARD_BYTES on each side */

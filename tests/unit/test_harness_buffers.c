@@ -1,0 +1,273 @@
+/* The harness's host-side passes over large buffers (grader/harness/par.h, buffers.h, fill.h):
+ * split across CPUs, they must give what one CPU gives, whatever the split: every element
+ * visited once, the same draws, the same digest, the same mismatch count and first index.
+ * The harness is compiled into this test (its GPU functions are only reached for device
+ * buffers, which these tests never make: the fakes below say so if one were). */
+#include "harness/buffers.c"
+#include "harness/fill.c"
+#include "harness/par.c"
+
+#include <check.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize)
+{
+    (void)bytes, (void)space;
+    snprintf(err, errsize, "no GPU in this test");
+    return NULL;
+}
+void lg_gpu_free(void *p, int space)
+{
+    (void)p, (void)space;
+}
+int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize)
+{
+    (void)dst, (void)src, (void)bytes, (void)to_device;
+    snprintf(err, errsize, "no GPU in this test");
+    return -1;
+}
+int lg_gpu_memset(void *dev, int byte, size_t bytes)
+{
+    return (void)dev, (void)byte, (void)bytes, -1;
+}
+int lg_gpu_draw(void *dev, int dtype, size_t count, int dist, double p1, double p2, uint64_t seed)
+{
+    return (void)dev, (void)dtype, (void)count, (void)dist, (void)p1, (void)p2, (void)seed, -1;
+}
+long long lg_gpu_compare(const void *actual, const void *expected, int dtype, size_t count,
+                         double rtol, double atol, int equal_nan, long long *first)
+{
+    (void)actual, (void)expected, (void)dtype, (void)count, (void)rtol, (void)atol, (void)equal_nan;
+    *first = -1;
+    return -1;
+}
+uint64_t lg_gpu_digest(const void *dev, size_t bytes)
+{
+    return (void)dev, (void)bytes, 0;
+}
+
+/* Runs of a test on one CPU, as a Slurm step or taskset may give: the single-threaded path. */
+static cpu_set_t saved_cpus;
+static void one_cpu(void)
+{
+    cpu_set_t one;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(saved_cpus), &saved_cpus), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &saved_cpus)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+static void all_cpus(void)
+{
+    ck_assert_int_eq(sched_setaffinity(0, sizeof(saved_cpus), &saved_cpus), 0);
+}
+
+struct visits {
+    unsigned char *seen;
+    size_t part_lo[LG_PAR_MAX_PARTS], part_hi[LG_PAR_MAX_PARTS];
+    int part_calls[LG_PAR_MAX_PARTS];
+};
+
+static void visit(void *ctx, size_t lo, size_t hi, size_t part)
+{
+    struct visits *v = ctx;
+    for (size_t i = lo; i < hi; i++)
+        v->seen[i]++;
+    v->part_lo[part] = lo;
+    v->part_hi[part] = hi;
+    v->part_calls[part]++;
+}
+
+static void check_cover(size_t count, size_t n_parts)
+{
+    struct visits v = {.seen = calloc(count ? count : 1, 1)};
+    lg_par_for(count, n_parts, visit, &v);
+    for (size_t i = 0; i < count; i++)
+        ck_assert_int_eq(v.seen[i], 1);
+    for (size_t k = 0; k < n_parts; k++) {
+        ck_assert_int_eq(v.part_calls[k], 1);
+        ck_assert_uint_eq(v.part_lo[k], k ? v.part_hi[k - 1] : 0);
+    }
+    ck_assert_uint_eq(v.part_hi[n_parts - 1], count);
+    free(v.seen);
+}
+
+START_TEST(test_parts_bounded)
+{
+    ck_assert_uint_eq(lg_par_parts(0, 100), 1);
+    ck_assert_uint_eq(lg_par_parts(99, 100), 1);
+    ck_assert_uint_eq(lg_par_parts(250, 100), 2);
+    ck_assert_uint_eq(lg_par_parts((size_t)1 << 40, 100), LG_PAR_MAX_PARTS);
+    ck_assert_uint_eq(lg_par_parts(7, 0), 7);
+}
+END_TEST
+
+START_TEST(test_every_element_once)
+{
+    check_cover(1000003, 17);
+    check_cover(5, 5);
+    check_cover(1, 1);
+    check_cover(100, LG_PAR_MAX_PARTS);
+    one_cpu();
+    check_cover(1000003, 17); /* one thread takes every part */
+    all_cpus();
+}
+END_TEST
+
+static void host_buf(struct lg_buf *b, size_t bytes)
+{
+    char err[128];
+    ck_assert_int_eq(lg_buf_alloc(b, bytes, LG_SPACE_HOST, true, err, sizeof(err)), 0);
+}
+
+START_TEST(test_fill_same_on_one_cpu)
+{
+    size_t n = 3000017;
+    struct lg_buf a, b;
+    host_buf(&a, n * sizeof(double));
+    host_buf(&b, n * sizeof(double));
+    lg_host_fill(LG_F64, a.p, n, 1, 0, 1, 42);
+    one_cpu();
+    lg_host_fill(LG_F64, b.p, n, 1, 0, 1, 42);
+    all_cpus();
+    ck_assert_int_eq(memcmp(a.p, b.p, n * sizeof(double)), 0);
+    lg_host_fill(LG_F64, b.p, n, 1, 0, 1, 43);
+    ck_assert_int_ne(memcmp(a.p, b.p, n * sizeof(double)), 0);
+    lg_buf_free(&a);
+    lg_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_digest_sees_every_byte)
+{
+    /* Several parts, and a tail that is not a whole word. */
+    size_t bytes = (size_t)5 * 8 * DIGEST_MIN_WORDS + 5;
+    struct lg_buf a;
+    host_buf(&a, bytes);
+    lg_host_fill(LG_U8, a.p, bytes, 0, 0, 255, 7);
+    uint64_t h = lg_buf_digest(&a);
+    one_cpu();
+    ck_assert_uint_eq(lg_buf_digest(&a), h); /* the split is the buffer's, not the threads' */
+    all_cpus();
+    size_t at[] = {0,        8 * DIGEST_MIN_WORDS - 1, 8 * DIGEST_MIN_WORDS, bytes / 2, bytes - 6,
+                   bytes - 1};
+    unsigned char *p = a.p;
+    for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+        p[at[k]] ^= 0x10;
+        ck_assert_msg(lg_buf_digest(&a) != h, "a change at byte %zu went unseen", at[k]);
+        p[at[k]] ^= 0x10;
+        ck_assert_uint_eq(lg_buf_digest(&a), h);
+    }
+    /* Two words swapped across parts: the positions count, not only the values. */
+    uint64_t w0, w1, w = 8 * DIGEST_MIN_WORDS;
+    memcpy(&w0, p, 8);
+    memcpy(&w1, p + w, 8);
+    memcpy(p, &w1, 8);
+    memcpy(p + w, &w0, 8);
+    ck_assert(w0 == w1 || lg_buf_digest(&a) != h);
+    lg_buf_free(&a);
+}
+END_TEST
+
+START_TEST(test_compare_counts_across_parts)
+{
+    size_t n = 4 * COMPARE_MIN_PER_PART + 3;
+    struct lg_buf a, e;
+    host_buf(&a, n * sizeof(float));
+    host_buf(&e, n * sizeof(float));
+    lg_host_fill(LG_F32, e.p, n, 0, -1, 1, 9);
+    memcpy(a.p, e.p, n * sizeof(float));
+    float *x = a.p, *y = e.p;
+    long long first;
+    ck_assert_int_eq(lg_buf_compare(&a, &e, LG_F32, n, 1e-5, 1e-8, false, &first), 0);
+    ck_assert_int_eq(first, -1);
+    /* Mismatches in the third part and the first: the first index is the smallest. */
+    size_t late = 2 * COMPARE_MIN_PER_PART + 11, early = 5;
+    x[late] += 1;
+    x[early] = NAN;
+    x[n - 1] = y[n - 1] * (1 + 1e-6f); /* within rtol */
+    ck_assert_int_eq(lg_buf_compare(&a, &e, LG_F32, n, 1e-5, 1e-8, false, &first), 2);
+    ck_assert_int_eq(first, (long long)early);
+    one_cpu();
+    ck_assert_int_eq(lg_buf_compare(&a, &e, LG_F32, n, 1e-5, 1e-8, false, &first), 2);
+    ck_assert_int_eq(first, (long long)early);
+    all_cpus();
+    y[early] = NAN; /* NaN against NaN: equal only with equal_nan */
+    ck_assert_int_eq(lg_buf_compare(&a, &e, LG_F32, n, 1e-5, 1e-8, true, &first), 1);
+    ck_assert_int_eq(first, (long long)late);
+    ck_assert_int_eq(lg_buf_compare(&a, &e, LG_F32, n, 1e-5, 1e-8, false, &first), 2);
+    lg_buf_free(&a);
+    lg_buf_free(&e);
+}
+END_TEST
+
+START_TEST(test_compare_other_types)
+{
+    size_t n = 2 * COMPARE_MIN_PER_PART + 1;
+    struct lg_buf a, e;
+    host_buf(&a, n * sizeof(int32_t));
+    host_buf(&e, n * sizeof(int32_t));
+    lg_host_fill(LG_I32, e.p, n, 4, -100, 100, 3);
+    memcpy(a.p, e.p, n * sizeof(int32_t));
+    int32_t *x = a.p;
+    x[n - 1] += 2;
+    long long first;
+    ck_assert_int_eq(lg_buf_compare(&a, &e, LG_I32, n, 0, 1, false, &first), 1);
+    ck_assert_int_eq(first, (long long)(n - 1));
+    ck_assert_int_eq(lg_buf_compare(&a, &e, LG_I32, n, 0, 2, false, &first), 0);
+    lg_buf_free(&a);
+    lg_buf_free(&e);
+}
+END_TEST
+
+START_TEST(test_large_host_buffers_huge_page_aligned)
+{
+    /* Both sides' large buffers start alike (on a 2 MiB page), whatever malloc would do. */
+    struct lg_buf big[2], small;
+    for (int k = 0; k < 2; k++) {
+        host_buf(&big[k], 3 * HUGE_PAGE + 100 * k);
+        ck_assert_uint_eq((uintptr_t)big[k].base % HUGE_PAGE, 0);
+        ck_assert_uint_ge(big[k].mapped, big[k].bytes + 2 * big[k].guard);
+        memset(big[k].p, 1, big[k].bytes); /* the whole of it is writable */
+        struct lg_guard_damage d;
+        ck_assert_int_eq(lg_buf_guard_check(&big[k], &d), 0);
+    }
+    host_buf(&small, 1000);
+    ck_assert_uint_eq(small.mapped, 0);
+    ck_assert_uint_eq((uintptr_t)small.base % 4096, 0);
+    lg_buf_free(&big[0]);
+    lg_buf_free(&big[1]);
+    lg_buf_free(&small);
+    ck_assert_ptr_null(small.base);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("harness buffers");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_parts_bounded);
+    tcase_add_test(tc, test_every_element_once);
+    tcase_add_test(tc, test_fill_same_on_one_cpu);
+    tcase_add_test(tc, test_digest_sees_every_byte);
+    tcase_add_test(tc, test_compare_counts_across_parts);
+    tcase_add_test(tc, test_compare_other_types);
+    tcase_add_test(tc, test_large_host_buffers_huge_page_aligned);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
