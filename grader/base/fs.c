@@ -72,6 +72,18 @@ static const char *file_type_name(mode_t mode)
     return "not a regular file";
 }
 
+char *read_first_line(const char *path)
+{
+    struct strbuf sb = STRBUF_INIT;
+    char *s = NULL;
+    if (read_file(path, &sb, NULL) == 0) {
+        s = xstrdup(strbuf_str(&sb));
+        s[strcspn(s, "\n")] = '\0';
+    }
+    strbuf_release(&sb);
+    return s;
+}
+
 int read_run_file(const char *path, size_t max_bytes, bool exact, struct strbuf *out,
                   struct error *err)
 {

@@ -13,6 +13,9 @@
 
 /* Files. read_file NUL-terminates; *len excludes the NUL. */
 int read_file(const char *path, struct strbuf *out, struct error *err);
+/* A small file's first line, without its newline (a /proc entry, a version file); NULL when it
+ * cannot be read. Caller frees. */
+char *read_first_line(const char *path);
 /*
  * A file a sandboxed run left in its working folder, read by the grader outside the sandbox:
  * the run's processes controlled it, so it may be anything. Never follows a symbolic link,

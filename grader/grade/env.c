@@ -6,6 +6,7 @@
 #include "base/fs.h"
 #include "base/sha256.h"
 #include "base/trace.h"
+#include "grade/bootmemo.h"
 #include "grade/cache.h"
 
 #include <stdio.h>
@@ -80,10 +81,13 @@ static void choose_blas_core(struct grade_env *env)
     const char *user = getenv("OPENBLAS_CORETYPE");
     if (user && *user)
         return;
-    char *out = run_calibrate(env, "--core", 30), core[32] = "";
+    char *prog = path_join(env->tc.harness_dir, "calibrate");
+    char *memo = bootmemo_path(env->cache_dir, "blascore", prog, NULL, 0);
+    char *out = memo ? bootmemo_read(memo) : NULL, core[32] = "";
+    bool remembered = out != NULL;
     if (!out)
-        return;
-    if (sscanf(out, "openblas_core %31s", core) == 1) {
+        out = run_calibrate(env, "--core", 30);
+    if (out && sscanf(out, "openblas_core %31s", core) == 1) {
         char *flags = calibration_cpu_flags();
         const char *best = calibration_blas_core(core, flags);
         env->blas_chosen = xstrdup(core);
@@ -92,8 +96,44 @@ static void choose_blas_core(struct grade_env *env)
             toolchain_setenv(&env->tc, "OPENBLAS_CORETYPE", best);
         }
         free(flags);
+        if (!remembered && memo)
+            bootmemo_write(memo, out, NULL);
     }
+    trace_point("BLAS core chosen%s", remembered ? " (remembered)" : "");
     free(out);
+    free(memo);
+    free(prog);
+}
+
+/* The GPU probe's answer, remembered for the boot where the GPU answered (bootmemo.h): a
+ * check then creates no CUDA context before its first run. */
+static void probe_gpu(struct grade_env *env)
+{
+    if (gpu_probe_disabled(&env->gpu, &env->tc)) {
+        trace_point("GPU probed: none (%s)", env->gpu.reason);
+        return;
+    }
+    char *prog = path_join(env->tc.harness_dir, "gpuprobe");
+    char *driver = read_first_line("/proc/driver/nvidia/version");
+    const char *extra[] = {driver, getenv("CUDA_VISIBLE_DEVICES"), getenv("NVIDIA_VISIBLE_DEVICES"),
+                           getenv("CUDA_DEVICE_ORDER")};
+    char *memo = driver ? bootmemo_path(env->cache_dir, "gpuprobe", prog, extra, 4) : NULL;
+    char *text = memo ? bootmemo_read(memo) : NULL;
+    if (text && gpu_probe_from_output(&env->gpu, text)) {
+        trace_point("GPU probed: available (remembered)");
+    } else {
+        char *out = NULL;
+        gpu_probe_release(&env->gpu);
+        gpu_probe_run(&env->gpu, &env->tc, &out);
+        if (out && memo)
+            bootmemo_write(memo, out, NULL);
+        free(out);
+        trace_point("GPU probed: %s", env->gpu.available ? "available" : "none");
+    }
+    free(text);
+    free(memo);
+    free(driver);
+    free(prog);
 }
 
 int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *include_dir,
@@ -103,14 +143,6 @@ int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *
         return -1;
     env->tc.isolation = iso;
     trace_point("toolchain detected");
-    gpu_probe_run(&env->gpu, &env->tc);
-    trace_point("GPU probed: %s", env->gpu.available ? "available" : "none");
-    env->cal.valid = false;
-    if (env->gpu.available && env->gpu.cc) {
-        int major = 0, minor = 0;
-        if (sscanf(env->gpu.cc, "%d.%d", &major, &minor) == 2)
-            env->tc.gpu_arch = xstrfmt("sm_%d%d", major, minor);
-    }
     /* One cache for several output folders (a course machine, a test run): its entries are
      * keyed by content and published atomically, so graders may share it. */
     const char *shared = getenv("LABGRADER_CACHE");
@@ -120,6 +152,15 @@ int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *
         return -1;
     /* Absolute: programs run with their own scratch folder as working directory. */
     env->cache_dir = path_abs(cache_dir, err);
+    if (!env->cache_dir)
+        return -1;
+    probe_gpu(env);
+    env->cal.valid = false;
+    if (env->gpu.available && env->gpu.cc) {
+        int major = 0, minor = 0;
+        if (sscanf(env->gpu.cc, "%d.%d", &major, &minor) == 2)
+            env->tc.gpu_arch = xstrfmt("sm_%d%d", major, minor);
+    }
     if (env->memory_limit_bytes == 0) {
         /* Three quarters of the machine's memory: a runaway allocation costs its own
          * grade, not the grader. */
@@ -127,12 +168,9 @@ int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *
         if (pages > 0 && page > 0)
             env->memory_limit_bytes = (long long)pages * page / 4 * 3;
     }
-    if (!env->cache_dir)
-        return -1;
     const char *off = getenv("LABGRADER_NO_CALIBRATE");
     if (!(off && *off))
         choose_blas_core(env);
-    trace_point("BLAS core chosen");
     return 0;
 }
 

@@ -57,11 +57,11 @@ static void probe_line(struct gpu_probe *g, const char *key, const char *v, bool
         g->sms = (int)n;
 }
 
-/* The probe's output read (it is consumed), and why there is no GPU where there is none. */
-static void probe_read(struct gpu_probe *g, const struct sandbox_result *r)
+/* The probe's "key value" lines (text is consumed). */
+static void probe_parse(struct gpu_probe *g, char *text)
 {
     bool in_device0 = false;
-    for (char *line = r->output; line && *line;) {
+    for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n'), *sp;
         if (nl)
             *nl = '\0';
@@ -71,6 +71,12 @@ static void probe_read(struct gpu_probe *g, const struct sandbox_result *r)
         }
         line = nl ? nl + 1 : NULL;
     }
+}
+
+/* The probe's output read (it is consumed), and why there is no GPU where there is none. */
+static void probe_read(struct gpu_probe *g, const struct sandbox_result *r)
+{
+    probe_parse(g, r->output);
     g->available = r->status == SB_EXITED && r->exit_code == 0 && g->name;
     if (!g->available && !g->reason) {
         char d[256];
@@ -84,20 +90,38 @@ static void probe_read(struct gpu_probe *g, const struct sandbox_result *r)
     }
 }
 
-void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc)
+bool gpu_probe_from_output(struct gpu_probe *g, const char *output)
+{
+    char *text = xstrdup(output);
+    probe_parse(g, text);
+    free(text);
+    g->available = g->name && !g->reason;
+    return g->available;
+}
+
+bool gpu_probe_disabled(struct gpu_probe *g, const struct toolchain *tc)
+{
+    const char *forced = getenv("LABGRADER_NO_GPU");
+    if (forced && *forced) {
+        g->reason = xstrfmt("GPU disabled by LABGRADER_NO_GPU=%s", forced);
+        return true;
+    }
+    if (tc->no_cuda_reason) {
+        g->reason = xstrdup(tc->no_cuda_reason);
+        return true;
+    }
+    return false;
+}
+
+void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc, char **output)
 {
     struct sandbox_opts o;
     struct sandbox_result r;
     struct error err;
-    const char *forced = getenv("LABGRADER_NO_GPU");
-    if (forced && *forced) {
-        g->reason = xstrfmt("GPU disabled by LABGRADER_NO_GPU=%s", forced);
+    if (output)
+        *output = NULL;
+    if (gpu_probe_disabled(g, tc))
         return;
-    }
-    if (tc->no_cuda_reason) {
-        g->reason = xstrdup(tc->no_cuda_reason);
-        return;
-    }
     char *prog = path_join(tc->harness_dir, "gpuprobe");
     if (!file_exists(prog)) {
         g->reason = xstrfmt("%s is missing: run 'make'", prog);
@@ -113,10 +137,16 @@ void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc)
     o.isolation = ISOLATION_SUPERVISOR;
     o.env = (const char *const *)tc->env;
     o.gpu = true;
-    if (sandbox_run(&o, &r, &err) != 0)
+    if (sandbox_run(&o, &r, &err) != 0) {
         g->reason = xstrfmt("cannot run the GPU probe: %s", err.msg);
-    else
+    } else {
+        char *raw = output && r.output ? xstrdup(r.output) : NULL;
         probe_read(g, &r);
+        if (g->available && output)
+            *output = raw;
+        else
+            free(raw);
+    }
     /* A run that could not start still holds its (empty) output. */
     sandbox_result_release(&r);
     free(prog);

@@ -38,8 +38,16 @@ struct gpu_probe {
 
 void gpu_probe_init(struct gpu_probe *g);
 void gpu_probe_release(struct gpu_probe *g);
-/* Runs <harness_dir>/gpuprobe when it exists; fills g (never fails: reasons instead). */
-void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc);
+/* true (g's reason set) when GPU work is off here before any probe: LABGRADER_NO_GPU, or no
+ * CUDA toolkit. */
+bool gpu_probe_disabled(struct gpu_probe *g, const struct toolchain *tc);
+/* Runs <harness_dir>/gpuprobe when it exists; fills g (never fails: reasons instead). When the
+ * GPU answered and output is not NULL, *output gets the probe's output (caller frees), for
+ * gpu_probe_from_output in a later process (grade/bootmemo.h). */
+void gpu_probe_run(struct gpu_probe *g, const struct toolchain *tc, char **output);
+/* g from a successful probe's output; false (g then incomplete: release it) when it is not
+ * one. */
+bool gpu_probe_from_output(struct gpu_probe *g, const char *output);
 
 /* Fill m from this machine, the toolchain and the probe (strings are copied). */
 void machine_info_collect(struct machine_info *m, const struct toolchain *tc,

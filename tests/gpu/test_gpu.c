@@ -101,6 +101,42 @@ START_TEST(test_solution_full)
 }
 END_TEST
 
+/* The GPU probe's answer is remembered for the boot (grade/bootmemo.h): a second check, with
+ * the same cache, creates no CUDA context before its runs, and still sees the GPU. */
+START_TEST(test_probe_remembered)
+{
+    char *cache = e2e_tmpdir("probe-cache"), *out = xstrfmt("%s/probe", out_dir);
+    setenv("LABGRADER_CACHE", cache, 1);
+    setenv("LABGRADER_TRACE", "1", 1);
+    const char *argv[] = {e2e_bin(), "check", "labs/lab6", "--no-timing", "--only", "grade2",
+                          "--case",  "n1000", "--no-pdf",  "--out",       out,      NULL};
+    for (int round = 0; round < 2; round++) {
+        char *log = xstrfmt("%s/probe-%d.log", out_dir, round);
+        ck_assert_msg(e2e_run(argv, log) == 0, "check exited non-zero (log %s)", log);
+        struct strbuf sb = STRBUF_INIT;
+        ck_assert_int_eq(read_file(log, &sb, NULL), 0);
+        bool remembered = strstr(sb.buf, "GPU probed: available (remembered)") != NULL;
+        ck_assert_msg(strstr(sb.buf, "GPU probed: available") != NULL, "no GPU (log %s)", log);
+        ck_assert_msg(remembered == (round == 1), "round %d: remembered %d (log %s)", round,
+                      remembered, log);
+        strbuf_release(&sb);
+        free(log);
+    }
+    char *json = xstrfmt("%s/lab6/solution/results.json", out);
+    struct results r;
+    struct error err;
+    results_init(&r);
+    ck_assert_msg(results_read(&r, json, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(r.n_fail, 0);
+    ck_assert(r.machine.gpu_name != NULL);
+    results_release(&r);
+    remove_tree(cache, NULL);
+    free(json);
+    free(out);
+    free(cache);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gpu");
@@ -118,6 +154,7 @@ int main(void)
     tcase_add_test(tc, test_missing_function);
     tcase_add_test(tc, test_signature_mismatch);
     tcase_add_test(tc, test_solution_full);
+    tcase_add_test(tc, test_probe_remembered);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

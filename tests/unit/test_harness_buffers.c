@@ -143,6 +143,29 @@ START_TEST(test_fill_same_on_one_cpu)
 }
 END_TEST
 
+/* The uniform loop of its own draws what lg_draw_value draws, to the bit (the oracle and the
+ * GPU draw through it), and the other distributions still go through it. */
+START_TEST(test_fill_values_are_the_draws)
+{
+    size_t n = 1000;
+    double d[1000];
+    float f[1000];
+    int32_t k[1000];
+    lg_host_fill(LG_F64, d, n, 0, -3, 5, 11);
+    lg_host_fill(LG_F32, f, n, 0, 0, 1, 12);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(d[i] == lg_draw_value(11, i, 0, -3, 5, 0));
+        ck_assert(f[i] == (float)lg_draw_value(12, i, 0, 0, 1, 0));
+    }
+    lg_host_fill(LG_F64, d, n, 1, 2, 0.5, 13);
+    lg_host_fill(LG_I32, k, n, 0, -4, 4, 14);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(d[i] == lg_draw_value(13, i, 1, 2, 0.5, 0));
+        ck_assert_int_eq(k[i], (int32_t)lg_draw_value(14, i, 0, -4, 4, 1));
+    }
+}
+END_TEST
+
 START_TEST(test_digest_sees_every_byte)
 {
     /* Several parts, and a tail that is not a whole word. */
@@ -255,6 +278,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_parts_bounded);
     tcase_add_test(tc, test_every_element_once);
     tcase_add_test(tc, test_fill_same_on_one_cpu);
+    tcase_add_test(tc, test_fill_values_are_the_draws);
     tcase_add_test(tc, test_digest_sees_every_byte);
     tcase_add_test(tc, test_compare_counts_across_parts);
     tcase_add_test(tc, test_compare_other_types);
