@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void add(struct sha256 *h, const char *s)
 {
@@ -64,6 +65,14 @@ char *bootmemo_read(const char *path)
     char *text = xstrdup(strbuf_str(&sb));
     strbuf_release(&sb);
     return text;
+}
+
+void bootmemo_forget(const char *path)
+{
+    char *seal = xstrfmt("%s.sha256", path);
+    unlink(path);
+    unlink(seal);
+    free(seal);
 }
 
 int bootmemo_write(const char *path, const char *text, struct error *err)

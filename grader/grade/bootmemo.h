@@ -24,6 +24,8 @@ char *bootmemo_path(const char *cache_dir, const char *name, const char *program
                     const char *const *extra, size_t n_extra);
 /* The remembered text (caller frees), or NULL: none, damaged (discarded), or too old. */
 char *bootmemo_read(const char *path);
+/* Forget what path remembers (the GPU it names failed a run): the next process probes again. */
+void bootmemo_forget(const char *path);
 /* Remember text at path (atomically, sealed). */
 int bootmemo_write(const char *path, const char *text, struct error *err);
 

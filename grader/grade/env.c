@@ -26,6 +26,7 @@ void grade_env_release(struct grade_env *env)
     toolchain_release(&env->tc);
     gpu_probe_release(&env->gpu);
     free(env->cache_dir);
+    free(env->gpu_memo);
     for (size_t i = 0; i < env->n_ref_times; i++) {
         free(env->ref_times[i].key);
         free(env->ref_times[i].message);
@@ -131,7 +132,7 @@ static void probe_gpu(struct grade_env *env)
         trace_point("GPU probed: %s", env->gpu.available ? "available" : "none");
     }
     free(text);
-    free(memo);
+    env->gpu_memo = memo;
     free(driver);
     free(prog);
 }

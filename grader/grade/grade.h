@@ -27,6 +27,7 @@ struct messages;
 struct grade_env {
     struct toolchain tc;
     struct gpu_probe gpu;
+    char *gpu_memo;  /* where the probe's answer is remembered (bootmemo.h), or NULL */
     char *cache_dir; /* reference builds and expected outputs */
     bool grade_mode; /* instructor grading: a missing GPU is a grader fault, not a skip */
     long long memory_limit_bytes; /* per student run, enforced where cgroups are delegated */

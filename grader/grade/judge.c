@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/messages.h"
+#include "grade/bootmemo.h"
 #include "grade/compare.h"
 
 #include <math.h>
@@ -345,7 +346,10 @@ static bool run_untrusted(struct grading *g, const struct variant_spec *v,
     }
     if (nogpu) {
         /* The grader's own probe found a GPU (else the variant was not run): a machine fault,
-         * or a forgery by code that runs before main. Never a silent skip. */
+         * or a forgery by code that runs before main. Never a silent skip. Its answer may have
+         * been remembered: the next check asks the GPU again. */
+        if (g->env->gpu_memo)
+            bootmemo_forget(g->env->gpu_memo);
         char *m = xstrfmt("the harness found no usable GPU although the grader's probe did: %s",
                           o->error_msg ? o->error_msg : "no GPU");
         judge_skip(cr, V_GRADER, m);

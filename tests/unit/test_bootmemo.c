@@ -105,6 +105,20 @@ START_TEST(test_old_entry_not_read)
 }
 END_TEST
 
+START_TEST(test_forgotten_entry_gone)
+{
+    char *p = bootmemo_path(dir, "gpuprobe", prog, NULL, 0), *seal = xstrfmt("%s.sha256", p);
+    ck_assert_int_eq(bootmemo_write(p, "name H100\n", NULL), 0);
+    ck_assert(file_exists(seal));
+    bootmemo_forget(p);
+    ck_assert(!file_exists(p) && !file_exists(seal));
+    ck_assert_ptr_null(bootmemo_read(p));
+    bootmemo_forget(p); /* twice: nothing to do, no complaint */
+    free(seal);
+    free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("bootmemo");
@@ -114,6 +128,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_damaged_entry_not_read);
     tcase_add_test(tc, test_old_entry_not_read);
+    tcase_add_test(tc, test_forgotten_entry_gone);
     suite_add_tcase(s, tc);
     return s;
 }
