@@ -43,12 +43,12 @@ static bool fill_uniform(const struct chunk *c)
 /* The chunk's fields in locals: a store through a double * could otherwise alias p1 and p2. */
 static void fill_range(const struct chunk *c)
 {
+    if (fill_uniform(c))
+        return;
     const uint64_t seed = c->seed;
     const int dist = c->dist, integer = !lg_dtype_is_float(c->t);
     const double p1 = c->p1, p2 = c->p2;
     const size_t lo = c->lo, hi = c->hi;
-    if (fill_uniform(c))
-        return;
     switch (c->t) {
     case LG_F64: {
         double *p = c->p;
