@@ -306,7 +306,7 @@ static char *reftime_path(const struct grading *g, const struct exercise_spec *e
     gethostname(host, sizeof(host) - 1);
     plan_key_text(ex, v, c, v->reference.function, 1, &key);
     const struct timing_spec *t = &ex->timing;
-    strbuf_addf(&key, "reftime-2 %s %s %s %s %d %d %d %g %g %d %d\n", host,
+    strbuf_addf(&key, "reftime-3 %s %s %s %s %d %d %d %g %g %d %d\n", host,
                 g->env->gpu.name ? g->env->gpu.name : "-",
                 g->env->blas_forced ? g->env->blas_forced : "-", g->ref_digest, t->warmup,
                 t->min_samples, t->max_samples, t->target_rse, t->budget_s, t->flush_l2,

@@ -56,7 +56,8 @@ struct lg_job_case {
 struct lg_timing {
     int warmup;
     int min_pairs, max_pairs;
-    double target_ci; /* stop once the ratio's 95% interval is within +-this (relative) */
+    double target_ci; /* stop once the ratio's 95% interval is within +-this (relative); the
+                       * runner gives 1.96 times the spec's relative standard error */
     double budget_s;  /* wall-clock budget of one series */
     bool flush_l2;
     bool blocking;

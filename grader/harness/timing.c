@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "draw.h"
 #include "result.h"
+#include "stop.h"
 #include "throttle.h"
 
 #include <errno.h>
@@ -228,64 +229,10 @@ static bool inputs_kept(const struct lg_case_state *s, const struct series *ser,
     return true;
 }
 
-/* The 95% interval of the median ratio from order statistics, relative half-width. */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
-}
-
-static double interval_width(const double *stu, const double *ref, int n, bool paired)
-{
-    if (n < 6)
-        return INFINITY;
-    double *r = malloc((size_t)n * sizeof(double));
-    if (!r)
-        return INFINITY;
-    double mean = 0, var = 0;
-    for (int i = 0; i < n; i++)
-        r[i] = paired ? stu[i] / ref[i] : stu[i];
-    if (!paired) {
-        for (int i = 0; i < n; i++)
-            mean += r[i] / n;
-        for (int i = 0; i < n; i++)
-            var += (r[i] - mean) * (r[i] - mean) / (n - 1);
-        free(r);
-        return mean > 0 ? 1.96 * sqrt(var / n) / mean : INFINITY;
-    }
-    qsort(r, (size_t)n, sizeof(double), cmp_double);
-    int lo = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)),
-        hi = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > n - 1 ? n - 1 : hi;
-    double med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2, w = (r[hi] - r[lo]) / 2;
-    free(r);
-    return med > 0 ? w / med : INFINITY;
-}
-
-/* The grader's estimate takes each order's pairs apart (base/stats.h's
- * stats_paired_ratio_ordered): the interval that decides when to stop does the same, the mean of
- * the two groups' relative widths, once each has enough pairs for one (before that, the
- * interval of all the pairs: a tight one says the order costs nothing). */
-static double ordered_width(const struct series *ser, const double *stu, const double *ref)
-{
-    if (ser->n < 12)
-        return interval_width(stu, ref, ser->n, true);
-    double *gs = malloc(2 * (size_t)ser->n * sizeof(double));
-    double w[2] = {INFINITY, INFINITY};
-    if (!gs)
-        return INFINITY;
-    for (int g = 0; g < 2; g++) {
-        int m = 0;
-        for (int i = 0; i < ser->n; i++)
-            if (ser->order[i] == '0' + g) {
-                gs[m] = stu[i];
-                gs[ser->n + m++] = ref[i];
-            }
-        w[g] = interval_width(gs, gs + ser->n, m, true);
-    }
-    free(gs);
-    return (w[0] + w[1]) / 2;
 }
 
 static void series_init(struct series *ser, const char *name, bool transfer, int max_pairs,
@@ -447,19 +394,13 @@ static void emit_series(const struct lg_case_state *s, const struct series *ser)
                   ser->throttle.gave_up ? 1 : 0, ser->throttle.max_mhz);
 }
 
-/* Stop once the interval is tight enough, or the budget is spent. */
+/* Stop once the interval is tight enough, or the budget is spent (stop.h). */
 static bool enough(const struct lg_case_state *s, const struct series *ser, double elapsed_s)
 {
-    const struct lg_timing *t = &s->job->timing;
     bool gpu = s->job->gpu && ser->stu_ev[0] >= 0;
     const double *stu = gpu ? ser->stu_ev : ser->stu_host, *ref = gpu ? ser->ref_ev : ser->ref_host;
-    int floor_n = t->min_pairs < 3 ? t->min_pairs : 3;
-    if (ser->n >= t->max_pairs)
-        return true;
-    double width = s->ref ? ordered_width(ser, stu, ref) : interval_width(stu, ref, ser->n, false);
-    if (ser->n >= t->min_pairs && width <= t->target_ci)
-        return true;
-    return (elapsed_s > t->budget_s && ser->n >= floor_n) || elapsed_s > 4 * t->budget_s;
+    double width = lg_stop_width(stu, ref, ser->order, ser->n, s->ref != NULL);
+    return lg_stop_enough(&s->job->timing, ser->n, width, elapsed_s);
 }
 
 /* The samples emit_series writes, sealed in the same order (base/seal.h). */

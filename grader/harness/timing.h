@@ -11,7 +11,7 @@
  * all when it believes it is timed, fails the check of the pair it cheated in. Pairs come in
  * blocks of two, one of each order; the speedup is taken from each order's pairs apart
  * (base/stats.h's stats_paired_ratio_ordered); sampling stops when its 95% interval is within
- * the job's target_ci, or the budget is spent.
+ * the job's target_ci, or the budget is spent (stop.h).
  *
  * Without a paired reference (the reference's own runs), the function is timed alone on the
  * same fresh inputs, and sampling stops on the relative standard error.
