@@ -39,7 +39,9 @@ static double median_width(double *r, int n)
     return med > 0 ? (r[hi] - r[lo]) / 2 / med : INFINITY;
 }
 
-/* The ratios of the pairs of one order (g '0' or '1'), or of all of them (g 0). */
+/* The ratios of the pairs of one order (g '0' or '1'), or of all of them (g 0). A pair without
+ * a ratio (a time of zero, below the clock's resolution) says nothing of the width, and a NaN
+ * would leave the sort's order undefined: it is left out. */
 static double ratio_width(const double *stu, const double *ref, const char *order, int n, char g)
 {
     double *r = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
@@ -47,7 +49,7 @@ static double ratio_width(const double *stu, const double *ref, const char *orde
         return INFINITY;
     int m = 0;
     for (int i = 0; i < n; i++)
-        if (!g || order[i] == g)
+        if ((!g || order[i] == g) && ref[i] > 0 && stu[i] / ref[i] < INFINITY)
             r[m++] = stu[i] / ref[i];
     double w = m < MIN_FOR_INTERVAL ? INFINITY : median_width(r, m);
     free(r);

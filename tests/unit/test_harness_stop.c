@@ -74,6 +74,25 @@ START_TEST(test_too_few_for_an_interval)
 }
 END_TEST
 
+/* A time of zero gives no ratio: the pair is left out, never a NaN in the sort. */
+START_TEST(test_pairs_without_a_ratio_left_out)
+{
+    double stu[9], ref[9];
+    for (int i = 0; i < 9; i++) {
+        ref[i] = 10;
+        stu[i] = 10 * (0.96 + 0.01 * ((i * 4) % 9));
+    }
+    double w = lg_stop_width(stu, ref, NULL, 9, true);
+    double stu2[11], ref2[11];
+    for (int i = 0; i < 9; i++)
+        stu2[i] = stu[i], ref2[i] = ref[i];
+    stu2[9] = ref2[9] = 0; /* 0 / 0 */
+    stu2[10] = 5, ref2[10] = 0;
+    ck_assert_double_eq_tol(lg_stop_width(stu2, ref2, NULL, 11, true), w, 1e-12);
+    ck_assert(isinf(lg_stop_width(stu2 + 5, ref2 + 5, NULL, 6, true))); /* four ratios left */
+}
+END_TEST
+
 START_TEST(test_unpaired_interval_of_the_mean)
 {
     double t[6] = {9, 11, 9, 11, 9, 11};
@@ -105,6 +124,7 @@ int main(void)
     tcase_add_test(tc, test_median_interval_from_order_statistics);
     tcase_add_test(tc, test_ordered_interval_is_the_estimates);
     tcase_add_test(tc, test_too_few_for_an_interval);
+    tcase_add_test(tc, test_pairs_without_a_ratio_left_out);
     tcase_add_test(tc, test_unpaired_interval_of_the_mean);
     tcase_add_test(tc, test_pairs_target_and_budget);
     suite_add_tcase(s, tc);
