@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Fewest samples an interval is taken from. */
 #define MIN_FOR_INTERVAL 6
@@ -28,14 +29,19 @@ static double mean_width(const double *x, int n)
 
 /* The median's interval from order statistics: ranks n/2 -+ 0.98 sqrt(n), a 95% interval for
  * any distribution of the ratios. r is sorted in place. */
-static double median_width(double *r, int n)
+static double sorted_median(double *r, int n)
 {
     qsort(r, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+}
+
+static double median_width(double *r, int n)
+{
+    double med = sorted_median(r, n);
     int lo = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)),
         hi = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
     lo = lo < 0 ? 0 : lo;
     hi = hi > n - 1 ? n - 1 : hi;
-    double med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
     return med > 0 ? (r[hi] - r[lo]) / 2 / med : INFINITY;
 }
 
@@ -80,4 +86,15 @@ bool lg_stop_enough(const struct lg_timing *t, int n, double width, double elaps
     if (n >= t->min_pairs && width <= t->target_ci)
         return true;
     return (elapsed_s > t->budget_s && n >= floor_n) || elapsed_s > BUDGET_HARD_STOP * t->budget_s;
+}
+
+double lg_stop_median(const double *x, int n)
+{
+    double *c = n > 0 ? malloc((size_t)n * sizeof(double)) : NULL;
+    if (!c)
+        return 0;
+    memcpy(c, x, (size_t)n * sizeof(double));
+    double m = sorted_median(c, n);
+    free(c);
+    return m;
 }

@@ -32,4 +32,8 @@ double lg_stop_width(const double *stu, const double *ref, const char *order, in
  * it has. */
 bool lg_stop_enough(const struct lg_timing *t, int n, double width, double elapsed_s);
 
+/* The median of n samples (0 for none); x is left as it is. The timing loop's "tail" lines
+ * use it too, so that the harness sorts samples in one place. */
+double lg_stop_median(const double *x, int n);
+
 #endif

@@ -229,12 +229,6 @@ static bool inputs_kept(const struct lg_case_state *s, const struct series *ser,
     return true;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void series_init(struct series *ser, const char *name, bool transfer, int max_pairs,
                         int max_clock)
 {
@@ -343,18 +337,6 @@ static void emit_samples(const struct series *ser, const char *which, const doub
     lg_result("%s", buf);
 }
 
-static double median_of(const double *x, int n)
-{
-    double *c = n > 0 ? malloc((size_t)n * sizeof(double)) : NULL;
-    if (!c)
-        return 0;
-    memcpy(c, x, (size_t)n * sizeof(double));
-    qsort(c, (size_t)n, sizeof(double), cmp_double);
-    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-    free(c);
-    return m;
-}
-
 /* Work a call left on streams its events do not see still ran on the GPU: the time the device
  * stayed busy after the stop event, beyond an idle device's and a jitter margin, is added to
  * the call's GPU time, on both sides alike, before the samples are sealed. So a side stream
@@ -384,8 +366,8 @@ static void emit_series(const struct lg_case_state *s, const struct series *ser)
     }
     lg_result("checks %s %.3f %.3f", ser->name, ser->checks_ms, ser->draws_ms);
     if (gpu && ser->n && ser->stu_ev[0] >= 0)
-        lg_result("tail %s %.4f %.4f %.4f", ser->name, median_of(ser->stu_tail, ser->n),
-                  paired ? median_of(ser->ref_tail, ser->n) : 0, ser->idle_tail);
+        lg_result("tail %s %.4f %.4f %.4f", ser->name, lg_stop_median(ser->stu_tail, ser->n),
+                  paired ? lg_stop_median(ser->ref_tail, ser->n) : 0, ser->idle_tail);
     if (ser->clk_max > 0)
         lg_result("clock %s %d %d", ser->name, ser->clk_min, ser->clk_max);
     /* Whenever the maximum is known, so results record what the samples were held to. */

@@ -101,6 +101,16 @@ START_TEST(test_unpaired_interval_of_the_mean)
 }
 END_TEST
 
+START_TEST(test_median_leaves_samples_alone)
+{
+    double odd[5] = {5, 1, 4, 2, 3}, even[4] = {4, 1, 3, 2};
+    ck_assert_double_eq(lg_stop_median(odd, 5), 3);
+    ck_assert_double_eq(lg_stop_median(even, 4), 2.5);
+    ck_assert_double_eq(odd[0], 5); /* not sorted in place */
+    ck_assert_double_eq(lg_stop_median(odd, 0), 0);
+}
+END_TEST
+
 START_TEST(test_pairs_target_and_budget)
 {
     struct lg_timing t = {.min_pairs = 10, .max_pairs = 100, .target_ci = 0.0196, .budget_s = 2};
@@ -126,6 +136,7 @@ int main(void)
     tcase_add_test(tc, test_too_few_for_an_interval);
     tcase_add_test(tc, test_pairs_without_a_ratio_left_out);
     tcase_add_test(tc, test_unpaired_interval_of_the_mean);
+    tcase_add_test(tc, test_median_leaves_samples_alone);
     tcase_add_test(tc, test_pairs_target_and_budget);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
