@@ -57,6 +57,7 @@ struct cli_args {
     const char *submission, *student, *name, *cases;
     bool full, hidden, quiet;
     long long memory_limit; /* bytes; 0: the default */
+    int parallel;           /* variants side by side; 0: by the CPUs */
     /* shared by several */
     const char *out, *lang, *only, *isolation;
     double timeout_s;         /* 0: the lab's */

@@ -181,6 +181,15 @@ const struct cli_option cli_option_table[] = {
      .offset = AT(memory_limit),
      .help = "per-run memory limit, e.g. 4G (default: 3/4 of RAM; enforced where cgroups are "
              "delegated)"},
+    {.name = "--parallel",
+     .kind = OPT_INT,
+     .metavar = "N",
+     .commands = CHECK,
+     .offset = AT(parallel),
+     .value = 1,
+     .max = 64,
+     .help = "variants run side by side, N at a time; timed series still take turns (default: "
+             "half the CPUs, at most 4)"},
     {.name = "--jobs",
      .kind = OPT_INT,
      .metavar = "N",

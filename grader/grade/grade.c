@@ -172,18 +172,6 @@ static int select_cases(struct grading *g, const struct exercise_spec *ex, size_
     return 0;
 }
 
-/* The reference to pair the timed calls with; NULL (and a note on every case) without one. */
-static char *paired_reference(struct grading *g, const struct exercise_spec *ex,
-                              const struct variant_spec *v, char **why, struct error *err)
-{
-    if (g->o->no_timing || !v->has_reference)
-        return NULL;
-    double t0 = now_seconds();
-    char *lib = reference_library(g, ex, v, why, err);
-    g->phase_references_s += now_seconds() - t0;
-    return lib;
-}
-
 static void progress_line(const struct grading *g, const struct exercise_spec *ex,
                           const struct variant_spec *v, const struct case_result *cr)
 {
@@ -241,73 +229,114 @@ static void runs_cleanup(const struct grading *g, struct variant_runs *runs)
     variant_runs_release(runs);
 }
 
-/* Run and judge the selected cases of a built variant. */
-static int run_variant(struct grading *g, const struct exercise_spec *ex,
-                       const struct variant_spec *v, const struct build_result *br,
-                       struct variant_result *vr, const bool *selected, char **expected,
-                       struct error *err)
+/* ---- one variant: prepared by the grading process, then run ---- */
+
+static void variant_task_release(struct variant_task *t)
 {
-    char *why = NULL;
-    char *lib = paired_reference(g, ex, v, &why, err);
-    if (!lib && !why && !g->o->no_timing && v->has_reference)
-        return -1;
+    for (size_t ci = 0; t->expected && ci < t->ex->n_cases; ci++)
+        free(t->expected[ci]);
+    free(t->expected);
+    free(t->selected);
+    free(t->lib);
+    free(t->no_pair);
+    build_result_release(&t->br);
+}
+
+/* The references' timings the runs will ask for (the case limits, the CPU baseline), taken
+ * now, one after another: a variant running beside others must find them measured, never
+ * time a reference itself. */
+static void reference_times_ready(struct grading *g, const struct variant_task *t)
+{
+    const struct exercise_spec *ex = t->ex;
+    const struct variant_spec *v = &ex->variants[t->vi];
+    const struct variant_spec *bv = ex->baseline ? exercise_variant(ex, ex->baseline) : NULL;
+    struct error ignored;
+    double t0 = now_seconds();
+    for (size_t ci = 0; ci < ex->n_cases && !g->o->no_timing; ci++) {
+        if (!t->selected[ci])
+            continue;
+        grading_case_timeout(g, ex, v, &ex->cases[ci]);
+        error_init(&ignored);
+        if (bv)
+            reference_time(g, ex, bv, &ex->cases[ci], &ignored);
+    }
+    g->phase_references_s += now_seconds() - t0;
+}
+
+/* The reference to pair the timed calls with; none (and why, for every case) without one. */
+static int paired_reference(struct grading *g, struct variant_task *t, struct error *err)
+{
+    const struct variant_spec *v = &t->ex->variants[t->vi];
+    if (g->o->no_timing || !v->has_reference)
+        return 0;
+    double t0 = now_seconds();
+    t->lib = reference_library(g, t->ex, v, &t->no_pair, err);
+    g->phase_references_s += now_seconds() - t0;
+    return t->lib || t->no_pair ? 0 : -1;
+}
+
+/* Everything a variant needs before it runs. -1 only on a grader failure. */
+static int variant_prepare(struct grading *g, struct variant_task *t, struct error *err)
+{
+    const struct exercise_spec *ex = t->ex;
+    const struct variant_spec *v = &ex->variants[t->vi];
+    struct variant_result *vr = t->vr;
+    variant_head(ex, v, vr);
+    double t0 = now_seconds();
+    int rc = student_build(g, ex, v, &t->br, err);
+    g->phase_build_s += now_seconds() - t0;
+    trace_point("%s/%s built", ex->id, v->id);
+    if (rc != 0 || g->o->build_only)
+        return rc;
+    vr->built = t->br.status == BUILD_OK;
+    vr->build_log = build_log_excerpt(&t->br);
+    vr->n_warnings = t->br.n_warnings;
+    vr->cases = xcalloc(ex->n_cases, sizeof(*vr->cases));
+    vr->n_cases = ex->n_cases;
+    t->selected = xcalloc(ex->n_cases + 1, sizeof(bool));
+    t->expected = xcalloc(ex->n_cases + 1, sizeof(char *));
+    rc = select_cases(g, ex, t->vi, &t->br, vr, t->selected, t->expected, err);
+    trace_point("%s/%s expected outputs ready", ex->id, v->id);
+    for (size_t ci = 0; ci < ex->n_cases; ci++)
+        t->any |= t->selected[ci];
+    if (rc == 0 && t->any)
+        rc = paired_reference(g, t, err);
+    if (rc == 0 && t->any)
+        reference_times_ready(g, t);
+    return rc;
+}
+
+/* Run and judge the selected cases of a built variant. */
+static int run_variant(struct grading *g, const struct variant_task *t, struct error *err)
+{
+    const struct exercise_spec *ex = t->ex;
+    const struct variant_spec *v = &ex->variants[t->vi];
     struct variant_runs runs;
     double t0 = now_seconds();
     trace_point("%s/%s reference library ready", ex->id, v->id);
-    int rc = variant_run(g, ex, v, br->runner, lib, selected, &runs, err);
+    int rc = variant_run(g, ex, v, t->br.runner, t->lib, t->selected, &runs, err);
     for (size_t i = 0; rc == 0 && trace_enabled() && i < runs.n_outcomes; i++)
         for (size_t k = 0; k < runs.outcomes[i].n_cases; k++)
             trace_point("  case %zu of run %zu: %.3f s", k, i, runs.outcomes[i].cases[k].wall_s);
     if (rc == 0)
-        rc = judge_runs(g, ex, v, vr, &runs, expected, why, err);
+        rc = judge_runs(g, ex, v, t->vr, &runs, t->expected, t->no_pair, err);
     trace_point("%s/%s ran and judged", ex->id, v->id);
     g->phase_runs_s += now_seconds() - t0;
     runs_cleanup(g, &runs);
     if (rc == 0)
-        variant_runs_disk_full(g, ex, vr);
-    free(lib);
-    free(why);
+        variant_runs_disk_full(g, ex, t->vr);
     return rc;
 }
 
-static int grade_variant(struct grading *g, const struct exercise_spec *ex, size_t vi,
-                         struct variant_result *vr, struct error *err)
+/* A prepared variant's runs, judging, and the passes beside the grade. */
+int variant_execute(struct grading *g, const struct variant_task *t, struct error *err)
 {
-    const struct variant_spec *v = &ex->variants[vi];
-    struct build_result br;
-    variant_head(ex, v, vr);
-    build_result_init(&br);
-    double t0 = now_seconds();
-    int rc = student_build(g, ex, v, &br, err);
-    g->phase_build_s += now_seconds() - t0;
-    trace_point("%s/%s built", ex->id, v->id);
-    if (rc != 0 || g->o->build_only) {
-        build_result_release(&br);
-        return rc;
-    }
-    vr->built = br.status == BUILD_OK;
-    vr->build_log = build_log_excerpt(&br);
-    vr->n_warnings = br.n_warnings;
-    vr->cases = xcalloc(ex->n_cases, sizeof(*vr->cases));
-    vr->n_cases = ex->n_cases;
-    bool *selected = xcalloc(ex->n_cases + 1, sizeof(bool));
-    char **expected = xcalloc(ex->n_cases + 1, sizeof(char *));
-    rc = select_cases(g, ex, vi, &br, vr, selected, expected, err);
-    trace_point("%s/%s expected outputs ready", ex->id, v->id);
-    bool any = false;
-    for (size_t ci = 0; ci < ex->n_cases; ci++)
-        any |= selected[ci];
-    if (rc == 0 && any)
-        rc = run_variant(g, ex, v, &br, vr, selected, expected, err);
-    for (size_t ci = 0; ci < ex->n_cases; ci++)
-        free(expected[ci]);
-    free(expected);
-    free(selected);
+    const struct variant_spec *v = &t->ex->variants[t->vi];
+    int rc = t->any ? run_variant(g, t, err) : 0;
     if (rc == 0)
-        rc = sanitize_variant(g, ex, v, &br, vr, err);
+        rc = sanitize_variant(g, t->ex, v, &t->br, t->vr, err);
     if (rc == 0)
-        rc = profile_variant(g, ex, v, &br, vr, err);
-    build_result_release(&br);
+        rc = profile_variant(g, t->ex, v, &t->br, t->vr, err);
     return rc;
 }
 
@@ -325,20 +354,62 @@ static void tolerance_summary(const struct exercise_spec *ex, struct exercise_re
     er->tol_summary = strbuf_detach(&sb);
 }
 
-static int grade_exercise(struct grading *g, const struct exercise_spec *ex,
-                          struct exercise_result *er, struct error *err)
+static void exercise_head(const struct exercise_spec *ex, struct exercise_result *er)
 {
     er->exercise_id = xstrdup(ex->id);
     er->title = xstrdup(ex->title);
     tolerance_summary(ex, er);
     er->variants = xcalloc(ex->n_variants, sizeof(*er->variants));
     er->n_variants = ex->n_variants;
-    for (size_t vi = 0; vi < ex->n_variants; vi++)
-        if (grade_variant(g, ex, vi, &er->variants[vi], err) != 0)
+}
+
+/* The prepared variants run, one after another or side by side (side.c). The Nsight Compute
+ * pass wants the GPU to itself: with it, one at a time. */
+static int variants_run(struct grading *g, struct variant_task *tasks, size_t n, struct error *err)
+{
+    int jobs = g->o->profile ? 1 : g->o->variant_jobs;
+    if (jobs > 1 && n > 1)
+        return variants_side_by_side(g, tasks, n, jobs, err);
+    for (size_t i = 0; i < n; i++)
+        if (variant_execute(g, &tasks[i], err) != 0)
             return -1;
-    if (!g->o->build_only)
-        score_performance(g, ex, er);
     return 0;
+}
+
+/* Every selected exercise: its variants prepared in order, then run, then its speed points. */
+static int grade_exercises(struct grading *g, size_t n_selected, struct error *err)
+{
+    const struct lab *lab = g->lab;
+    struct results *r = g->r;
+    size_t n = 0, k = 0;
+    int rc = 0;
+    r->exercises = xcalloc(n_selected, sizeof(*r->exercises));
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        if (!g->o->only || !strcmp(g->o->only, lab->exercises[e].id))
+            n += lab->exercises[e].n_variants;
+    struct variant_task *tasks = xcalloc(n + 1, sizeof(*tasks));
+    for (size_t e = 0; e < lab->n_exercises; e++) {
+        const struct exercise_spec *ex = &lab->exercises[e];
+        if (g->o->only && strcmp(g->o->only, ex->id))
+            continue;
+        struct exercise_result *er = &r->exercises[r->n_exercises++];
+        exercise_head(ex, er);
+        for (size_t vi = 0; vi < ex->n_variants; vi++, k++) {
+            tasks[k] = (struct variant_task){.ex = ex, .vi = vi, .vr = &er->variants[vi]};
+            build_result_init(&tasks[k].br);
+        }
+    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = variant_prepare(g, &tasks[i], err);
+    if (rc == 0 && !g->o->build_only)
+        rc = variants_run(g, tasks, n, err);
+    for (size_t e = 0, i = 0; rc == 0 && !g->o->build_only && e < lab->n_exercises; e++)
+        if (!g->o->only || !strcmp(g->o->only, lab->exercises[e].id))
+            score_performance(g, &lab->exercises[e], &r->exercises[i++]);
+    for (size_t i = 0; i < n; i++)
+        variant_task_release(&tasks[i]);
+    free(tasks);
+    return rc;
 }
 
 /* ---- one submission ---- */
@@ -485,14 +556,8 @@ int grade_submission(struct grade_env *env, const struct lab *lab, const struct 
     student_build_all(&g, selected);
     g.phase_build_s += now_seconds() - t0;
     free(selected);
-    r->exercises = xcalloc(n, sizeof(*r->exercises));
-    for (size_t e = 0; e < lab->n_exercises; e++) {
-        const struct exercise_spec *ex = &lab->exercises[e];
-        if (o->only && strcmp(o->only, ex->id))
-            continue;
-        if (grade_exercise(&g, ex, &r->exercises[r->n_exercises++], err) != 0)
-            goto out;
-    }
+    if (grade_exercises(&g, n, err) != 0)
+        goto out;
     r->phase_build_s = g.phase_build_s;
     r->phase_references_s = g.phase_references_s;
     r->phase_runs_s = g.phase_runs_s;

@@ -78,6 +78,9 @@ struct grade_opts {
     bool profile; /* the Nsight Compute pass on every GPU variant (grade/profile.h) */
     enum gpu_policy gpu_policy;
     FILE *progress; /* one line per finished case, or NULL */
+    /* How many variants run side by side (grading.h's variants_side_by_side); below 2: one
+     * after another. */
+    int variant_jobs;
     /* The grader's sentences in the report's language (messages.h); NULL: English. */
     const struct messages *messages;
 };

@@ -51,6 +51,10 @@ struct grading {
     int work_lock;
     /* Where the time went (results.json "phases"). */
     double phase_build_s, phase_references_s, phase_runs_s;
+    /* A process grading one variant beside others (side.c): it uses the references' timings
+     * already measured but never measures one, which would share the machine with the other
+     * variants' runs and be kept for the machine. */
+    bool beside_others;
 };
 
 /* ---- selection (select.c) ---- */
@@ -128,6 +132,33 @@ void variant_runs_disk_full(struct grading *g, const struct exercise_spec *ex,
 int variant_run(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                 const char *runner, const char *reference_lib, const bool *selected,
                 struct variant_runs *out, struct error *err);
+
+/* ---- variants (grade.c, side.c) ---- */
+
+/* What the grading resolves for a variant before it runs anything (its build, which cases
+ * run, their expected outputs, the reference its timed calls are paired with, the
+ * references' timings), and the result it fills. Owns all but ex and vr. */
+struct variant_task {
+    const struct exercise_spec *ex;
+    size_t vi;
+    struct variant_result *vr;
+    struct build_result br;
+    bool *selected;
+    char **expected;
+    bool any;      /* some case runs */
+    char *lib;     /* the paired reference's shared object, or NULL */
+    char *no_pair; /* why there is none, where the timing wanted one */
+};
+
+/* A prepared variant's runs, judging, and the passes beside the grade, into t->vr. -1 only
+ * on a grader failure. */
+int variant_execute(struct grading *g, const struct variant_task *t, struct error *err);
+/* The prepared variants executed side by side, at most jobs at a time, each in a process of
+ * its own (fanout.h), their results read back into each task's vr and their progress lines
+ * printed in the tasks' order. The runs take turns for their timed series as a class's
+ * workers do (run/phaselock.h). -1 on a grader failure, in any of them. */
+int variants_side_by_side(struct grading *g, struct variant_task *tasks, size_t n, int jobs,
+                          struct error *err);
 
 /* ---- judging (judge.c) ---- */
 

@@ -442,7 +442,8 @@ const struct ref_timing *reference_time(struct grading *g, const struct exercise
     if (rt->ok || rt->message)
         return rt;
     char *path = reftime_path(g, ex, v, c);
-    if (!reftime_load(path, rt) && measure_reference(g, ex, v, c, rt, err) == 0 && rt->ok)
+    if (!reftime_load(path, rt) && !g->beside_others &&
+        measure_reference(g, ex, v, c, rt, err) == 0 && rt->ok)
         reftime_store(path, rt);
     free(path);
     return rt->ok || rt->message ? rt : NULL;

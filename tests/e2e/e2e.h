@@ -112,22 +112,37 @@ static inline char *e2e_failed_cases(const struct results *r)
     return out;
 }
 
+/* How e2e_check_lab grades. */
+enum {
+    E2E_TIMED = 1,       /* with timing (else --no-timing) */
+    E2E_HIDDEN = 2,      /* --hidden --no-sanitize: every case, correctness and timing only */
+    E2E_REQUIRE_GPU = 4, /* the GPU suites: fail when the grader saw no GPU */
+    E2E_PARALLEL = 8,    /* e2e_check_fixture: --parallel 3, variants side by side */
+};
+
 /*
  * Grade one fixture and check every (exercise, variant) row of it against the
- * expected verdict column. Cases graded: n256 (matmul) and n1000 (grade2).
+ * expected verdict column. Cases graded: n256 (matmul) and n1000 (grade2). flags: E2E_TIMED,
+ * E2E_PARALLEL.
  */
 static inline void e2e_check_fixture(const char *fixture, bool gpu_column, const char *out,
-                                     bool timing)
+                                     int flags)
 {
     struct expected_row rows[128];
     size_t n = e2e_expected(rows, 128);
     char *sub = xstrfmt("tests/fixtures/lab6/%s", fixture);
     char *log = xstrfmt("%s/%s.log", out, fixture);
-    const char *argv[] = {e2e_bin(), "check",     "labs/lab6",  "--submission",
-                          sub,       "--case",    "n256,n1000", "--timeout",
-                          "10",      "--no-pdf",  "--quiet",    "--out",
-                          out,       "--student", fixture,      timing ? "--quiet" : "--no-timing",
-                          NULL};
+    const char *argv[] = {
+        e2e_bin(),   "check", "labs/lab6", "--submission", sub,     "--case", "n256,n1000",
+        "--timeout", "10",    "--no-pdf",  "--quiet",      "--out", out,      "--student",
+        fixture,     NULL,    NULL,        NULL,           NULL};
+    size_t k = 15;
+    if (!(flags & E2E_TIMED))
+        argv[k++] = "--no-timing";
+    if (flags & E2E_PARALLEL) {
+        argv[k++] = "--parallel";
+        argv[k++] = "3";
+    }
     int status = e2e_run(argv, log);
     bool all_ok = true, any = false;
     struct results r;
@@ -187,13 +202,6 @@ static inline bool e2e_in_list(const char *list, const char *id)
     }
     return false;
 }
-
-/* How e2e_check_lab grades. */
-enum {
-    E2E_TIMED = 1,       /* with timing (else --no-timing) */
-    E2E_HIDDEN = 2,      /* --hidden --no-sanitize: every case, correctness and timing only */
-    E2E_REQUIRE_GPU = 4, /* the GPU suites: fail when the grader saw no GPU */
-};
 
 /* `grader check labs/LAB` on one submission into out, its selected cases (--case cases, and
  * --only only where not NULL), the log beside its results; returns the exit status and fills

@@ -22,7 +22,7 @@ static void setup(void)
 #define FIXTURE_TEST(name, timing)                                                                 \
     START_TEST(test_##name)                                                                        \
     {                                                                                              \
-        e2e_check_fixture(#name, false, out_dir, timing);                                          \
+        e2e_check_fixture(#name, false, out_dir, timing ? E2E_TIMED : 0);                          \
     }                                                                                              \
     END_TEST
 
@@ -35,6 +35,24 @@ FIXTURE_TEST(endless_loop, false)
 FIXTURE_TEST(compile_error, false)
 FIXTURE_TEST(missing_function, false)
 FIXTURE_TEST(signature_mismatch, false)
+
+/* The same verdicts with the variants side by side (grade/side.c, --parallel 3), into a
+ * folder of their own: timed (the CPU variants then take turns under the CPU lock), a crash,
+ * and a wrong answer. */
+static char *side_dir;
+
+#define SIDE_BY_SIDE_TEST(name, flags)                                                             \
+    START_TEST(test_##name##_side_by_side)                                                         \
+    {                                                                                              \
+        if (!side_dir)                                                                             \
+            side_dir = e2e_tmpdir("side");                                                         \
+        e2e_check_fixture(#name, false, side_dir, (flags) | E2E_PARALLEL);                         \
+    }                                                                                              \
+    END_TEST
+
+SIDE_BY_SIDE_TEST(correct, E2E_TIMED)
+SIDE_BY_SIDE_TEST(segfault, 0)
+SIDE_BY_SIDE_TEST(wrong_values, 0)
 
 START_TEST(test_solution_passes_with_timing)
 {
@@ -393,6 +411,9 @@ int main(void)
     tcase_add_test(tc, test_compile_error);
     tcase_add_test(tc, test_missing_function);
     tcase_add_test(tc, test_signature_mismatch);
+    tcase_add_test(tc, test_correct_side_by_side);
+    tcase_add_test(tc, test_segfault_side_by_side);
+    tcase_add_test(tc, test_wrong_values_side_by_side);
     tcase_add_test(tc, test_solution_passes_with_timing);
     tcase_add_test(tc, test_sanitize_skipped_without_gpu);
     tcase_add_test(tc, test_timed_pairs);

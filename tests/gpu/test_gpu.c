@@ -19,7 +19,7 @@ static void setup(void)
 #define FIXTURE_TEST(name)                                                                         \
     START_TEST(test_##name)                                                                        \
     {                                                                                              \
-        e2e_check_fixture(#name, true, out_dir, false);                                            \
+        e2e_check_fixture(#name, true, out_dir, 0);                                                \
     }                                                                                              \
     END_TEST
 
