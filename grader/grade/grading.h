@@ -7,7 +7,9 @@
  *              sources did not change (build.c)
  *   references the references' builds, expected outputs and per-machine timings (references.c)
  *   run        one process per variant for all its cases, again after a crash, never after a
- *              hang (variant_run.c)
+ *              hang (variant_run.c); in a student's check the variants side by side, each
+ *              prepared here first and then run and judged in a process of its own (side.c
+ *              over fanout.c)
  *   judge      each case: how its run ended, its outputs against the expected ones, what the
  *              harness saw during the timed pairs (judge.c)
  *   time       each passed case's timing: the paired ratios, the checks on the clocks and the
