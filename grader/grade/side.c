@@ -156,6 +156,12 @@ int variants_side_by_side(struct grading *g, struct variant_task *tasks, size_t 
         else
             rc = variant_execute(g, &tasks[i], err);
     }
+    /* Nor has a lone variant that runs (one selected, the rest not built or not runnable
+     * here): no process of its own, no round trip through a file. */
+    if (rc == 0 && m == 1) {
+        rc = variant_execute(g, &tasks[s.idx[0]], err);
+        m = 0;
+    }
     char *dir = rc == 0 && m > 0 ? grading_fresh_dir(g, "side", err) : NULL;
     if (rc == 0 && m > 0 && !dir)
         rc = -1;
