@@ -367,7 +367,7 @@ static void exercise_head(const struct exercise_spec *ex, struct exercise_result
  * pass wants the GPU to itself: with it, one at a time. */
 static int variants_run(struct grading *g, struct variant_task *tasks, size_t n, struct error *err)
 {
-    int jobs = g->o->profile ? 1 : g->o->variant_jobs;
+    int jobs = g->o->profile ? 1 : side_jobs(g->o->variant_jobs, &g->env->gpu);
     if (jobs > 1 && n > 1)
         return variants_side_by_side(g, tasks, n, jobs, err);
     for (size_t i = 0; i < n; i++)

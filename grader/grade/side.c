@@ -143,6 +143,13 @@ static void locks_unset(unsigned set)
             unsetenv(lock_vars[k]);
 }
 
+int side_jobs(int jobs, const struct gpu_probe *gpu)
+{
+    if (jobs > 1 && gpu->available && gpu->memory_mib > 0 && gpu->memory_mib < SIDE_MIN_GPU_MIB)
+        return 1;
+    return jobs < 1 ? 1 : jobs;
+}
+
 int variants_side_by_side(struct grading *g, struct variant_task *tasks, size_t n, int jobs,
                           struct error *err)
 {

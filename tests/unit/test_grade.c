@@ -1,5 +1,7 @@
-/* grade.c's pure helpers: the limits a case's time is set against. */
+/* grade/'s pure helpers: the limits a case's time is set against, and how many variants a
+ * check runs side by side. */
 #include "grade/grade.h"
+#include "grade/grading.h"
 #include "spec/spec.h"
 
 #include <check.h>
@@ -84,12 +86,30 @@ START_TEST(test_bus_not_a_copy)
 }
 END_TEST
 
+/* A check's variants side by side: as asked, but one at a time on a small GPU, where the
+ * contexts and buffers of several at once could make an honest run fail to allocate. */
+START_TEST(test_side_jobs)
+{
+    struct gpu_probe none = {0}, big = {0}, small = {0}, unknown = {0};
+    big.available = small.available = unknown.available = true;
+    big.memory_mib = 81559;
+    small.memory_mib = 8192;
+    ck_assert_int_eq(side_jobs(4, &none), 4);
+    ck_assert_int_eq(side_jobs(4, &big), 4);
+    ck_assert_int_eq(side_jobs(4, &small), 1);
+    ck_assert_int_eq(side_jobs(4, &unknown), 4); /* size not known: as asked */
+    ck_assert_int_eq(side_jobs(0, &big), 1);
+    ck_assert_int_eq(side_jobs(1, &small), 1);
+}
+END_TEST
+
 static Suite *grade_suite(void)
 {
     Suite *s = suite_create("grade");
     TCase *tc = tcase_create("limits");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_bus_copies);
+    tcase_add_test(tc, test_side_jobs);
     tcase_add_test(tc, test_bus_not_a_copy);
     suite_add_tcase(s, tc);
     return s;
