@@ -189,7 +189,7 @@ const struct cli_option cli_option_table[] = {
      .value = 1,
      .max = 64,
      .help = "variants run side by side, N at a time; timed series still take turns (default: "
-             "half the CPUs, at most 4)"},
+             "half the CPUs, at most 4; 1 on a GPU under 16 GiB)"},
     {.name = "--jobs",
      .kind = OPT_INT,
      .metavar = "N",
