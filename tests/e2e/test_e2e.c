@@ -7,6 +7,7 @@
 #include "e2e.h"
 
 #include "base/stats.h"
+#include "base/strbuf.h"
 
 #include <math.h>
 #include <sys/stat.h>
@@ -53,6 +54,31 @@ static char *side_dir;
 SIDE_BY_SIDE_TEST(correct, E2E_TIMED)
 SIDE_BY_SIDE_TEST(segfault, 0)
 SIDE_BY_SIDE_TEST(wrong_values, 0)
+
+/* Side by side, each variant's progress lines still come out together and in the lab's order
+ * (the CPU test lab's saxpy before its dot), whichever finished first. */
+START_TEST(test_side_by_side_progress_in_order)
+{
+    if (!side_dir)
+        side_dir = e2e_tmpdir("side");
+    char *log = xstrfmt("%s/progress.log", side_dir);
+    const char *argv[] = {e2e_bin(),     "check",    "tests/fixtures/labcpu",
+                          "--no-timing", "--no-pdf", "--parallel",
+                          "2",           "--out",    side_dir,
+                          "--lang",      "en",       NULL};
+    ck_assert_int_eq(e2e_run(argv, log), 0);
+    struct strbuf text = STRBUF_INIT;
+    ck_assert_int_eq(read_file(log, &text, NULL), 0);
+    const char *saxpy[2] = {strstr(text.buf, "saxpy/cpu n1000"),
+                            strstr(text.buf, "saxpy/cpu n100k")};
+    const char *dot[2] = {strstr(text.buf, "dot/cpu n10 "), strstr(text.buf, "dot/cpu n1000")};
+    ck_assert_msg(saxpy[0] && saxpy[1] && dot[0] && dot[1], "progress lines missing: %s", text.buf);
+    ck_assert_msg(saxpy[0] < saxpy[1] && saxpy[1] < dot[0] && dot[0] < dot[1],
+                  "progress lines out of order: %s", text.buf);
+    strbuf_release(&text);
+    free(log);
+}
+END_TEST
 
 START_TEST(test_solution_passes_with_timing)
 {
@@ -414,6 +440,7 @@ int main(void)
     tcase_add_test(tc, test_correct_side_by_side);
     tcase_add_test(tc, test_segfault_side_by_side);
     tcase_add_test(tc, test_wrong_values_side_by_side);
+    tcase_add_test(tc, test_side_by_side_progress_in_order);
     tcase_add_test(tc, test_solution_passes_with_timing);
     tcase_add_test(tc, test_sanitize_skipped_without_gpu);
     tcase_add_test(tc, test_timed_pairs);
