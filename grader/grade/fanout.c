@@ -78,7 +78,6 @@ static int child_failed(const struct fanout *f, const struct task *t, size_t i, 
     struct strbuf sb = STRBUF_INIT;
     struct error ignored;
     error_init(&ignored);
-    int rc = -1;
     if (read_file(ep, &sb, &ignored) == 0 && sb.len == sizeof(struct error)) {
         memcpy(err, sb.buf, sizeof(struct error));
         err->msg[sizeof(err->msg) - 1] = '\0';
@@ -91,7 +90,7 @@ static int child_failed(const struct fanout *f, const struct task *t, size_t i, 
     unlink(ep);
     free(ep);
     strbuf_release(&sb);
-    return rc;
+    return -1;
 }
 
 /* Waits for one of the tasks' children; marks its task done. NULL when none is left. */

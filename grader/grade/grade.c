@@ -363,6 +363,12 @@ static void exercise_head(const struct exercise_spec *ex, struct exercise_result
     er->n_variants = ex->n_variants;
 }
 
+/* Whether --only leaves exercise ex in. */
+static bool exercise_selected(const struct grade_opts *o, const struct exercise_spec *ex)
+{
+    return !o->only || !strcmp(o->only, ex->id);
+}
+
 /* The prepared variants run, one after another or side by side (side.c). The Nsight Compute
  * pass wants the GPU to itself: with it, one at a time. */
 static int variants_run(struct grading *g, struct variant_task *tasks, size_t n, struct error *err)
@@ -385,12 +391,12 @@ static int grade_exercises(struct grading *g, size_t n_selected, struct error *e
     int rc = 0;
     r->exercises = xcalloc(n_selected, sizeof(*r->exercises));
     for (size_t e = 0; e < lab->n_exercises; e++)
-        if (!g->o->only || !strcmp(g->o->only, lab->exercises[e].id))
+        if (exercise_selected(g->o, &lab->exercises[e]))
             n += lab->exercises[e].n_variants;
     struct variant_task *tasks = xcalloc(n + 1, sizeof(*tasks));
     for (size_t e = 0; e < lab->n_exercises; e++) {
         const struct exercise_spec *ex = &lab->exercises[e];
-        if (g->o->only && strcmp(g->o->only, ex->id))
+        if (!exercise_selected(g->o, ex))
             continue;
         struct exercise_result *er = &r->exercises[r->n_exercises++];
         exercise_head(ex, er);
@@ -404,7 +410,7 @@ static int grade_exercises(struct grading *g, size_t n_selected, struct error *e
     if (rc == 0 && !g->o->build_only)
         rc = variants_run(g, tasks, n, err);
     for (size_t e = 0, i = 0; rc == 0 && !g->o->build_only && e < lab->n_exercises; e++)
-        if (!g->o->only || !strcmp(g->o->only, lab->exercises[e].id))
+        if (exercise_selected(g->o, &lab->exercises[e]))
             score_performance(g, &lab->exercises[e], &r->exercises[i++]);
     for (size_t i = 0; i < n; i++)
         variant_task_release(&tasks[i]);
@@ -523,7 +529,7 @@ static int check_selection(const struct lab *lab, const struct grade_opts *o, si
 {
     *n = 0;
     for (size_t e = 0; e < lab->n_exercises; e++)
-        if (!o->only || !strcmp(o->only, lab->exercises[e].id))
+        if (exercise_selected(o, &lab->exercises[e]))
             (*n)++;
     if (*n == 0)
         return error_set(err, "no exercise '%s' in %s", o->only, lab->path);
@@ -551,7 +557,7 @@ int grade_submission(struct grade_env *env, const struct lab *lab, const struct 
         goto out;
     bool *selected = xcalloc(lab->n_exercises + 1, sizeof(bool));
     for (size_t e = 0; e < lab->n_exercises; e++)
-        selected[e] = !o->only || !strcmp(o->only, lab->exercises[e].id);
+        selected[e] = exercise_selected(o, &lab->exercises[e]);
     double t0 = now_seconds();
     student_build_all(&g, selected);
     g.phase_build_s += now_seconds() - t0;
@@ -577,7 +583,7 @@ int grade_prepare(struct grade_env *env, const struct lab *lab, const struct gra
     int rc = check_selection(lab, o, &n, err) == 0 && grading_setup(&g, NULL, err) == 0 ? 0 : -1;
     for (size_t e = 0; e < lab->n_exercises && rc == 0; e++) {
         const struct exercise_spec *ex = &lab->exercises[e];
-        if (o->only && strcmp(o->only, ex->id))
+        if (!exercise_selected(o, ex))
             continue;
         for (size_t v = 0; v < ex->n_variants && rc == 0; v++) {
             const struct variant_spec *var = &ex->variants[v];

@@ -150,6 +150,31 @@ int side_jobs(int jobs, const struct gpu_probe *gpu)
     return jobs < 1 ? 1 : jobs;
 }
 
+/* The variants with cases to run (s->idx, m of them), each in a process of its own. */
+static int fan_out(struct grading *g, struct side *s, size_t m, int jobs, struct error *err)
+{
+    char *dir = grading_fresh_dir(g, "side", err);
+    if (!dir)
+        return -1;
+    unsigned set = locks_set(g);
+    struct fanout f = {.n = m,
+                       .jobs = jobs,
+                       .dir = dir,
+                       .work = side_work,
+                       .collect = side_collect,
+                       .name = task_name,
+                       .arg = s};
+    double t0 = now_seconds();
+    trace_point("%zu variants side by side, %d at a time", m, jobs);
+    int rc = fanout_run(&f, err);
+    g->phase_runs_s += now_seconds() - t0;
+    locks_unset(set);
+    if (!g->o->keep_work)
+        remove_tree(dir, NULL);
+    free(dir);
+    return rc;
+}
+
 int variants_side_by_side(struct grading *g, struct variant_task *tasks, size_t n, int jobs,
                           struct error *err)
 {
@@ -165,31 +190,10 @@ int variants_side_by_side(struct grading *g, struct variant_task *tasks, size_t 
     }
     /* Nor has a lone variant that runs (one selected, the rest not built or not runnable
      * here): no process of its own, no round trip through a file. */
-    if (rc == 0 && m == 1) {
+    if (rc == 0 && m == 1)
         rc = variant_execute(g, &tasks[s.idx[0]], err);
-        m = 0;
-    }
-    char *dir = rc == 0 && m > 0 ? grading_fresh_dir(g, "side", err) : NULL;
-    if (rc == 0 && m > 0 && !dir)
-        rc = -1;
-    if (dir) {
-        unsigned set = locks_set(g);
-        struct fanout f = {.n = m,
-                           .jobs = jobs,
-                           .dir = dir,
-                           .work = side_work,
-                           .collect = side_collect,
-                           .name = task_name,
-                           .arg = &s};
-        double t0 = now_seconds();
-        trace_point("%zu variants side by side, %d at a time", m, jobs);
-        rc = fanout_run(&f, err);
-        g->phase_runs_s += now_seconds() - t0;
-        locks_unset(set);
-        if (!g->o->keep_work)
-            remove_tree(dir, NULL);
-        free(dir);
-    }
+    else if (rc == 0 && m > 1)
+        rc = fan_out(g, &s, m, jobs, err);
     free(s.idx);
     return rc;
 }
