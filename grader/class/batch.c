@@ -3,6 +3,7 @@
 #include "class/collect.h"
 #include "class/lock.h"
 #include "class/lmsinfo.h"
+#include "class/queue.h"
 #include "class/regrade.h"
 #include "report/export.h"
 #include "base/messages.h"
@@ -331,13 +332,45 @@ static int grade_one(struct grade_env *env, const struct lab *lab, const struct 
     return 0;
 }
 
-/* Phase 1: compile every submission, `jobs` at a time, in child processes. */
+/* One build child: student t built (into the cache and its work folder), holding the CPU lock
+ * shared as a PDF does, so that no CPU series runs beside the compilers. */
+static void build_child(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
+                        const struct todo *t, struct work_queue *q, pid_t parent)
+{
+    struct results r;
+    struct error err;
+    /* A build ends with the grader: it holds the output folder's lock too. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        _exit(3);
+    work_queue_not_builder(q);
+    int lock = runner_host_share_lock();
+    results_init(&r);
+    int rc = grade_one(env, lab, o, t, true, &r, &err);
+    if (rc != 0)
+        fprintf(stderr, "\n%s: build: %s\n", t->sub->id, err.msg);
+    results_release(&r);
+    if (lock >= 0)
+        close(lock);
+    _exit(rc == 0 ? 0 : 1);
+}
+
+/* Which of pids[0..next) got is, or next for a stranger. */
+static size_t build_index(const pid_t *pids, size_t next, pid_t got)
+{
+    size_t i = 0;
+    while (i < next && pids[i] != got)
+        i++;
+    return i;
+}
+
+/* Compile every submission in order, `jobs` at a time, in child processes, marking each built
+ * in q as its child ends. */
 static void build_all(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
-                      struct todo *todo, size_t n)
+                      struct todo *todo, size_t n, struct work_queue *q)
 {
     int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     size_t next = 0, running = 0, done = 0;
-    double started = now_seconds();
     pid_t *pids = xcalloc(n, sizeof(pid_t));
     pid_t parent = getpid();
     if (jobs < 1)
@@ -345,20 +378,8 @@ static void build_all(struct grade_env *env, const struct lab *lab, const struct
     while (done < n) {
         while (running < (size_t)jobs && next < n) {
             pid_t pid = fork();
-            if (pid == 0) {
-                struct results r;
-                struct error err;
-                /* A build ends with the grader: it holds the output folder's lock too. */
-                prctl(PR_SET_PDEATHSIG, SIGTERM);
-                if (getppid() != parent)
-                    _exit(3);
-                results_init(&r);
-                int rc = grade_one(env, lab, o, &todo[next], true, &r, &err);
-                if (rc != 0)
-                    fprintf(stderr, "\n%s: build: %s\n", todo[next].sub->id, err.msg);
-                results_release(&r);
-                _exit(rc == 0 ? 0 : 1);
-            }
+            if (pid == 0)
+                build_child(env, lab, o, &todo[next], q, parent);
             if (pid < 0)
                 break;
             pids[next++] = pid;
@@ -369,24 +390,38 @@ static void build_all(struct grade_env *env, const struct lab *lab, const struct
         if (got > 0) {
             /* The sandbox makes this process a subreaper: orphans of sandboxed
              * programs are reaped here too, and are not builds. */
-            bool mine = false;
-            for (size_t i = 0; i < next && !mine; i++)
-                mine = pids[i] == got;
-            if (!mine)
+            size_t i = build_index(pids, next, got);
+            if (i == next)
                 continue;
+            work_queue_mark_built(q, i);
             running--;
             done++;
-            if (o->progress_bar) {
-                fprintf(stderr, "\rbuilding %zu/%zu (%.0f s)", done, n, now_seconds() - started);
-                fflush(stderr);
-            }
         } else if (errno == ECHILD) {
             break;
         }
     }
-    if (o->progress_bar)
-        fputc('\n', stderr);
     free(pids);
+}
+
+/* The builder: a process of its own that builds the class ahead of the workers, which grade
+ * each student once it is built (queue.h). Returns its pid, or -1 (the workers then build what
+ * they grade). */
+static pid_t start_builder(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
+                           struct todo *todo, size_t n, struct work_queue *q)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(3);
+        double t0 = now_seconds();
+        build_all(env, lab, o, todo, n, q);
+        work_queue_set_build_seconds(q, now_seconds() - t0);
+        _exit(0);
+    }
+    work_queue_not_builder(q);
+    return pid;
 }
 
 /* How grading one student ended, as the summary counts it. */
@@ -431,14 +466,16 @@ static int grade_student(struct grade_env *env, const struct lab *lab, const str
     return outcome;
 }
 
-/* Phase 2 for one worker: grade todo[i] for i = worker (mod workers). With report_fd, tell
- * the parent each outcome; else count and show progress here. */
+/* One worker: the next student not taken by another, once built, until none is left. With
+ * report_fd, tell the parent each outcome; else count and show progress here. */
 static void run_worker(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
-                       struct todo *todo, size_t n, int worker, int workers, int report_fd,
+                       struct todo *todo, struct work_queue *q, int report_fd,
                        struct batch_summary *s, double started)
 {
     int done = 0;
-    for (size_t i = (size_t)worker; i < n; i += (size_t)workers) {
+    size_t n = work_queue_size(q);
+    for (size_t i; (i = work_queue_take(q)) < n;) {
+        work_queue_wait_built(q, i);
         int outcome = grade_student(env, lab, o, &todo[i]);
         if (report_fd >= 0) {
             struct worker_msg m = {(uint32_t)i, outcome};
@@ -506,9 +543,9 @@ static void worker_stats_add(const char *path)
     unlink(path);
 }
 
-/* One worker process: grades its share on GPU w and reports each student on report_fd. */
+/* One worker process on GPU w: grades students from q and reports each on fds[1]. */
 static pid_t start_worker(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
-                          struct todo *todo, size_t n, int w, int workers, int fds[2],
+                          struct todo *todo, struct work_queue *q, int w, int workers, int fds[2],
                           const char *out)
 {
     pid_t parent = getpid();
@@ -537,7 +574,7 @@ static pid_t start_worker(struct grade_env *env, const struct lab *lab, const st
         free(lock);
     }
     free(dev);
-    run_worker(env, lab, o, todo, n, w, workers, fds[1], NULL, 0);
+    run_worker(env, lab, o, todo, q, fds[1], NULL, 0);
     char *stats = worker_stats_path(out, w, parent);
     worker_stats_write(stats);
     free(stats);
@@ -562,9 +599,10 @@ static bool read_reports(int fd, int *outcome, size_t n, struct batch_summary *s
 
 /* Several workers: fork one per GPU, then follow their reports as they come. */
 static void run_workers(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
-                        struct todo *todo, size_t n, int workers, const char *out,
+                        struct todo *todo, struct work_queue *q, int workers, const char *out,
                         struct batch_summary *s, double started)
 {
+    size_t n = work_queue_size(q);
     pid_t *pids = xcalloc((size_t)workers, sizeof(pid_t));
     int *outcome = xcalloc(n, sizeof(int));
     int fds[2], done = 0;
@@ -574,7 +612,7 @@ static void run_workers(struct grade_env *env, const struct lab *lab, const stru
     if (pipe2(fds, O_CLOEXEC) != 0)
         fds[0] = fds[1] = -1;
     for (int w = 0; w < workers && fds[0] >= 0; w++) {
-        pids[w] = start_worker(env, lab, o, todo, n, w, workers, fds, out);
+        pids[w] = start_worker(env, lab, o, todo, q, w, workers, fds, out);
         if (pids[w] > 0 && n_worker_pids < MAX_WORKERS) {
             worker_pids[n_worker_pids] = pids[w];
             n_worker_pids = n_worker_pids + 1;
@@ -753,34 +791,44 @@ static int select_todo(const struct lab *lab, const struct batch_opts *o,
     return 0;
 }
 
-/* Building and running: phases 1 and 2, once the todo list and the references are ready. */
-static void grade_todo(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
-                       struct todo *todo, size_t n, int workers, const char *out,
-                       struct batch_summary *s)
+/* Building and running, once the todo list and the references are ready: the builder runs
+ * ahead of the workers, each of which grades the next student once it is built. */
+static int grade_todo(struct grade_env *env, const struct lab *lab, const struct batch_opts *o,
+                      struct todo *todo, size_t n, int workers, const char *out,
+                      struct batch_summary *s, struct error *err)
 {
     double t0 = now_seconds();
-    fprintf(stderr, "building %zu submission%s ...\n", n, n == 1 ? "" : "s");
-    build_all(env, lab, o, todo, n);
-    s->t_build = now_seconds() - t0;
-    t0 = now_seconds();
-    double started = now_seconds();
     /* Timed CPU work of every worker takes this lock, so it runs alone: one lock per
-     * machine, as shards on other nodes of a cluster do not disturb this one's timings. */
+     * machine, as shards on other nodes of a cluster do not disturb this one's timings.
+     * Builds hold it shared. */
     char host[256] = "localhost";
     gethostname(host, sizeof(host) - 1);
     host[sizeof(host) - 1] = '\0';
     char *lock = xstrfmt("%s/.cpu-timing-%s.lock", out, host);
     setenv("LABGRADER_CPU_LOCK", lock, 1);
     free(lock);
+    struct work_queue *q = work_queue_create(n);
+    if (!q)
+        return error_set(err, "cannot share the class's queue between its workers: %s",
+                         strerror(errno));
+    fprintf(stderr, "building %zu submission%s, grading each once built ...\n", n,
+            n == 1 ? "" : "s");
+    pid_t builder = start_builder(env, lab, o, todo, n, q);
     if (workers == 1)
-        run_worker(env, lab, o, todo, n, 0, 1, -1, s, started);
+        run_worker(env, lab, o, todo, q, -1, s, t0);
     else
-        run_workers(env, lab, o, todo, n, workers, out, s, started);
+        run_workers(env, lab, o, todo, q, workers, out, s, t0);
+    if (builder > 0)
+        while (waitpid(builder, NULL, 0) < 0 && errno == EINTR)
+            ;
+    s->t_build = work_queue_build_seconds(q);
+    work_queue_free(q);
     /* Several workers write reports at the same time as others run: reports are summed
      * over workers, and runs are the phase's wall time less one worker's share. */
     s->t_runs = now_seconds() - t0 - report_seconds / workers;
     s->t_reports = report_seconds;
     s->no_pdf = no_pdf_count;
+    return 0;
 }
 
 /* The class's submissions, the lab's sources found wherever students put them: grading
@@ -830,8 +878,7 @@ static int prepare_and_grade(struct grade_env *env, const struct lab *lab,
     workers = workers < 1 ? 1 : (size_t)workers > n ? (int)n : workers;
     if (check_space(env, o, lab, ref_digest, todo, n, workers, out, err) != 0)
         return -1;
-    grade_todo(env, lab, o, todo, n, workers, out, s);
-    return 0;
+    return grade_todo(env, lab, o, todo, n, workers, out, s, err);
 }
 
 static int batch_grade_class(struct grade_env *env, const struct lab *lab,

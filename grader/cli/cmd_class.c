@@ -52,8 +52,8 @@ static void print_summary(const struct lab *lab, const struct batch_summary *sum
         printf(", %d without a PDF", sum->no_pdf);
     printf("\n");
     if (sum->graded)
-        printf("time: collect %.1f s, references %.1f s, compile %.1f s, runs %.1f s, reports "
-               "%.1f s\n",
+        printf("time: collect %.1f s, references %.1f s, compile %.1f s (beside the runs), runs "
+               "%.1f s, reports %.1f s\n",
                sum->t_collect, sum->t_prepare, sum->t_build, sum->t_runs, sum->t_reports);
 }
 

@@ -233,24 +233,24 @@ int runner_host_share_lock(void)
 }
 
 /* Batch grading with several workers (see class/batch.h), as data for the sandbox
- * (run/phaselock.h). A timed CPU run holds the CPU lock exclusively from start to end: alone on
- * the machine, its checked calls included (student code on every core would disturb any
- * series). A GPU run holds its GPU's lock (where workers share the GPU) and the CPU lock shared
- * while it does not time, so that runs' start-up, checked calls and freeing overlap; a case's
- * series hold its GPU's lock exclusively: alone on its GPU, beside the untimed work of runs on
- * other GPUs (as before, when the lock was held per process), never beside a CPU run. GPU
- * first, then CPU. Returns how many locks. */
+ * (run/phaselock.h). Every run holds the CPU lock shared while it does not time, so that runs'
+ * start-up, checked calls and freeing overlap, and the builds and PDFs of other students with
+ * them. A timed CPU run's series hold it exclusively: alone on the machine, since student code
+ * on any core (another run's checked calls, a compiler) would disturb it. A GPU run also holds
+ * its GPU's lock (where workers share the GPU); a case's series hold that one exclusively,
+ * keeping the CPU lock shared: alone on its GPU, beside the untimed work of other runs, never
+ * beside a CPU series. GPU first, then CPU. Returns how many locks. */
 static size_t timing_locks(const struct run_spec *s, struct sb_lock locks[SB_MAX_LOCKS])
 {
     const char *gpu = s->v->target == TARGET_GPU ? lock_path("LABGRADER_GPU_LOCK") : NULL;
     const char *cpu = lock_path("LABGRADER_CPU_LOCK");
-    enum sb_lock_mode cpu_mode =
+    enum sb_lock_mode cpu_timed =
         s->v->target == TARGET_CPU && s->time ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED;
     size_t n = 0;
     if (gpu)
         locks[n++] = (struct sb_lock){gpu, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE};
     if (cpu)
-        locks[n++] = (struct sb_lock){cpu, cpu_mode, cpu_mode};
+        locks[n++] = (struct sb_lock){cpu, SB_LOCK_SHARED, cpu_timed};
     return n;
 }
 

@@ -1138,6 +1138,68 @@ START_TEST(test_gpu_workers_sigterm_resume)
 }
 END_TEST
 
+/* Every case of a student's results has the verdict want (NULL: any), but the one named. */
+static void check_verdicts(const char *out, const char *student, const char *odd_case,
+                           const char *odd_verdict)
+{
+    struct results r;
+    struct error err;
+    char *json = student_file(out, student, "results.json");
+    results_init(&r);
+    error_init(&err);
+    ck_assert_msg(results_read(&r, json, &err) == 0, "%s: %s", json, err.msg);
+    for (size_t e = 0; e < r.n_exercises; e++)
+        for (size_t v = 0; v < r.exercises[e].n_variants; v++)
+            for (size_t c = 0; c < r.exercises[e].variants[v].n_cases; c++) {
+                const struct case_result *cr = &r.exercises[e].variants[v].cases[c];
+                bool odd = odd_case && !strcmp(cr->case_id, odd_case) &&
+                           !strcmp(r.exercises[e].exercise_id, "saxpy");
+                const char *want = odd ? odd_verdict : "OK";
+                ck_assert_msg(!strcmp(verdict_code(cr->verdict), want), "%s %s/%s: %s, expected %s",
+                              student, r.exercises[e].exercise_id, cr->case_id,
+                              verdict_code(cr->verdict), want);
+            }
+    results_release(&r);
+    free(json);
+}
+
+/* Students go to whichever worker is free: a worker stuck on a hang (a00, the first in the
+ * class, waits out its limit) holds back nobody, where a fixed share would have left a02
+ * behind it. Untimed, so that the others' runs need no turn beside the hang; the limit is a
+ * generous watchdog for three quick students, not a bound on anything measured. */
+START_TEST(test_hang_holds_back_nobody)
+{
+    char *dir = xstrfmt("%s/hang-first", tmp_root), *out = xstrfmt("%s/out", dir);
+    char *log = xstrfmt("%s/grade.log", dir);
+    char *cmd = xstrfmt("mkdir -p '%s/class' && cp -r " CLASS "/s07 '%s/class/a00' && "
+                        "for s in a01 a02 a03; do cp -r " LAB "/solution '%s/class/'$s; done",
+                        dir, dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char *class = xstrfmt("%s/class", dir);
+    const char *argv[] = {e2e_bin(), "grade",    LAB,           "--submissions", class, "--out",
+                          out,       "--no-pdf", "--no-timing", "--timeout",     "20",  "--gpus",
+                          "2",       NULL};
+    ck_assert_msg(e2e_run(argv, log) == 0, "grade failed; see %s", log);
+    char *text = read_text(log);
+    const char *last = NULL;
+    for (const char *p = text; (p = strstr(p, "graded ")); p++)
+        if (p[7] >= '1' && p[7] <= '9')
+            last = p;
+    ck_assert_msg(last && !strncmp(last, "graded 4/4: a00 ", 16),
+                  "the hanging student was not the last graded:\n%.2000s", text);
+    check_verdicts(out, "a00", "n100k", "TO");
+    check_verdicts(out, "a01", NULL, NULL);
+    check_verdicts(out, "a02", NULL, NULL);
+    check_verdicts(out, "a03", NULL, NULL);
+    free(text);
+    free(class);
+    free(cmd);
+    free(log);
+    free(out);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("batch");
@@ -1154,6 +1216,7 @@ int main(void)
     tcase_add_test(tc, test_report_rerender_student_view);
     tcase_add_test(tc, test_crash_window_pdf_lang_merge);
     tcase_add_test(tc, test_gpu_workers_sigterm_resume);
+    tcase_add_test(tc, test_hang_holds_back_nobody);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

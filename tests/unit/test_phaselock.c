@@ -16,9 +16,9 @@
 
 static char dir[] = "/tmp/lg-phaselock-XXXXXX";
 static char *cpu_path, *gpu_path;
-/* A lock held shared while idle and exclusively to time (the mechanism); a timed CPU variant's
- * lock and a GPU variant's two (its GPU's, then the CPU's), as run/runner.c gives them. */
-static struct sb_lock cpu_run[1], cpu_timed_run[1], gpu_run[2];
+/* A lock held shared while idle and exclusively to time: the mechanism, and a timed CPU
+ * variant's lock as run/runner.c gives it; a GPU variant's two (its GPU's, then the CPU's). */
+static struct sb_lock cpu_run[1], gpu_run[2];
 
 static void setup(void)
 {
@@ -26,7 +26,6 @@ static void setup(void)
     cpu_path = xstrfmt("%s/cpu.lock", dir);
     gpu_path = xstrfmt("%s/gpu.lock", dir);
     cpu_run[0] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE};
-    cpu_timed_run[0] = (struct sb_lock){cpu_path, SB_LOCK_EXCLUSIVE, SB_LOCK_EXCLUSIVE};
     gpu_run[0] = (struct sb_lock){gpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE};
     gpu_run[1] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_SHARED};
 }
@@ -131,31 +130,32 @@ START_TEST(test_gpu_series_and_cpu_runs)
 }
 END_TEST
 
-/* As run/runner.c gives them: a timed CPU run is alone from its start, so its series need no
- * wait; a GPU run keeps the CPU lock shared while it waits for its GPU, so a CPU run cannot
- * start in between, and a second GPU run on the same GPU waits its turn behind it. */
+/* As run/runner.c gives them: a timed CPU run's start-up and checked calls overlap with GPU
+ * runs' untimed work, and its series waits until it is alone; a GPU run keeps the CPU lock
+ * shared while it waits for its GPU, so no CPU series starts in between, and a second GPU run on
+ * the same GPU waits its turn behind it. */
 START_TEST(test_runner_modes)
 {
     struct phaselock cpu, gpu, gpu2;
-    open_run(&cpu, cpu_timed_run, 1);
+    open_run(&cpu, cpu_run, 1);
     open_run(&gpu, gpu_run, 2);
     open_run(&gpu2, gpu_run, 2);
     ck_assert(phaselock_try_idle(&gpu) && phaselock_try_idle(&gpu2));
-    ck_assert(!phaselock_try_idle(&cpu));   /* GPU runs hold the CPU lock shared */
-    ck_assert(!phaselock_try_timed(&gpu));  /* gpu2 is on the GPU (shared) */
-    ck_assert(!phaselock_try_idle(&cpu));   /* gpu, waiting, keeps the CPU lock */
+    ck_assert(phaselock_try_idle(&cpu));    /* untimed work side by side */
+    ck_assert(!phaselock_try_timed(&cpu));  /* its series: not beside the GPU runs */
+    ck_assert(!phaselock_try_timed(&gpu));  /* gpu2 is on the GPU; cpu holds the turnstile */
     ck_assert(!phaselock_try_timed(&gpu2)); /* gpu holds the GPU's turnstile */
-    ck_assert(phaselock_try_timed(&gpu));   /* gpu2 let go of the GPU asking */
+    phaselock_release(&gpu2);
+    ck_assert(phaselock_try_timed(&gpu));  /* alone on its GPU */
+    ck_assert(!phaselock_try_timed(&cpu)); /* gpu keeps the CPU lock shared while it times */
     phaselock_back_to_idle(&gpu);
     phaselock_release(&gpu);
-    ck_assert(phaselock_try_timed(&gpu2));
-    phaselock_release(&gpu2);
-    ck_assert(phaselock_try_idle(&cpu));
-    ck_assert(phaselock_try_timed(&cpu)); /* held as it times already */
+    ck_assert(phaselock_try_timed(&cpu));
     open_run(&gpu, gpu_run, 2);
-    ck_assert(!phaselock_try_idle(&gpu)); /* nothing beside a timed CPU run */
+    ck_assert(!phaselock_try_idle(&gpu)); /* nothing beside a CPU series */
+    phaselock_back_to_idle(&cpu);
+    ck_assert(phaselock_try_idle(&gpu)); /* the series over, untimed work again */
     phaselock_release(&cpu);
-    ck_assert(phaselock_try_idle(&gpu));
     phaselock_release(&gpu);
 }
 END_TEST
