@@ -69,8 +69,9 @@ static void setup_array(struct lg_case_state *s, struct lg_arg_state *st, bool t
         alloc_or_fail(&st->pristine, bytes, LG_SPACE_HOST, false, a->name);
     if (writes)
         alloc_or_fail(&st->ready, bytes, device ? LG_SPACE_DEVICE : LG_SPACE_HOST, false, a->name);
+    /* Guarded like the function's: the timed pairs trade the two (timing.c). */
     if (s->ref && writes)
-        alloc_or_fail(&st->ref, bytes, a->space, false, a->name);
+        alloc_or_fail(&st->ref, bytes, a->space, s->job->guards, a->name);
     if (transfer && device) {
         int from = s->job->timing.transfer_from;
         alloc_or_fail(&st->xfer, bytes, from, false, a->name);

@@ -268,10 +268,35 @@ static bool reference_first(const struct series *ser, uint64_t pair_seed)
     return lg_draw_mix(pair_seed) & 1;
 }
 
-/* One pair (or one call, unpaired) on fresh inputs. false when a check failed (reported). */
-static bool take_pair(struct lg_case_state *s, struct series *ser, uint64_t pair_seed)
+/* The function's output buffers and the reference's change hands. Where a buffer sits (its
+ * pages, its cache sets) can make a call a few percent faster in one process and slower in
+ * the next; a pair's first call always writes the same buffers, so that the two orders'
+ * medians carry that difference the opposite way, and the estimate that combines them
+ * (stats_paired_ratio_ordered) cancels it, as it cancels the order itself. */
+static void trade_outputs(struct lg_case_state *s)
 {
-    bool paired = s->ref != NULL, ref_first = paired && reference_first(ser, pair_seed);
+    for (int i = 0; i < s->c->n_args; i++) {
+        struct lg_arg_state *st = &s->args[i];
+        if (st->spec->kind == LG_ARG_SCALAR || st->spec->kind == LG_ARG_IN || !st->ref.p)
+            continue;
+        struct lg_buf t = st->data;
+        st->data = st->ref;
+        st->ref = t;
+        if (st->xfer_ref.p) {
+            t = st->xfer;
+            st->xfer = st->xfer_ref;
+            st->xfer_ref = t;
+        }
+        s->argv[i] = st->data.p;
+        s->ref_argv[i] = st->ref.p;
+    }
+}
+
+/* A pair in the order given, the reference's first when ref_first. */
+static bool take_ordered_pair(struct lg_case_state *s, struct series *ser, uint64_t pair_seed,
+                              bool ref_first)
+{
+    bool paired = s->ref != NULL;
     bool watch_inputs = paired && !ref_first && !ser->transfer;
     uint64_t before[LG_MAX_ARGS];
     double ev[2] = {-1, -1}, host[2] = {0, 0}, tail[2] = {0, 0};
@@ -321,6 +346,18 @@ static bool take_pair(struct lg_case_state *s, struct series *ser, uint64_t pair
     ser->order[ser->n] = ref_first ? '1' : '0';
     ser->n++;
     return true;
+}
+
+/* One pair (or one call, unpaired) on fresh inputs. false when a check failed (reported). */
+static bool take_pair(struct lg_case_state *s, struct series *ser, uint64_t pair_seed)
+{
+    bool paired = s->ref != NULL, ref_first = paired && reference_first(ser, pair_seed);
+    if (!ref_first)
+        return take_ordered_pair(s, ser, pair_seed, false);
+    trade_outputs(s);
+    bool ok = take_ordered_pair(s, ser, pair_seed, true);
+    trade_outputs(s);
+    return ok;
 }
 
 static void emit_samples(const struct series *ser, const char *which, const double *x)
