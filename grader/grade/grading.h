@@ -68,9 +68,12 @@ const char *grading_case_skipped(const struct grading *g, const struct case_spec
 double grading_case_timeout(const struct grading *g, const struct exercise_spec *ex,
                             const struct variant_spec *v, const struct case_spec *c);
 /* The timing rules a run uses: the spec's, or for a student's check (with or without --full)
- * at most QUICK_BUDGET_S per series, so that a check takes seconds and the slow cases of
- * --full a few pairs each; the instructor's grading always uses the spec's own budget. */
+ * at most QUICK_BUDGET_S and QUICK_MAX_PAIRS per series, so that a check takes seconds and the
+ * slow cases of --full a few pairs each (a lab that lets its short calls take hundreds of pairs
+ * for the class's grades would spend them on every check); the instructor's grading always
+ * uses the spec's own rules. */
 #define QUICK_BUDGET_S 0.2
+#define QUICK_MAX_PAIRS 30
 struct timing_spec grading_timing(const struct grading *g, const struct exercise_spec *ex);
 /* A fresh scratch folder under the work folder; NULL with err set. Caller frees. */
 char *grading_fresh_dir(const struct grading *g, const char *name, struct error *err);

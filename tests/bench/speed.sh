@@ -89,13 +89,25 @@ class_rows() {
         for f in "$class/s$i"/*.c* ; do printf '\n/* student %s */\n' "$i" >> "$f"; done
     done
     cp "$hang_src" "$class/s1/$hang_file"
+    # The issue's targets are for warm caches: a class of one first (the solution) computes
+    # what a machine computes once per lab (its limits, the references' outputs and times),
+    # in a cache the measured class then shares, as an instructor's re-grades share theirs.
+    local cache=$WORK/class-cache-$name
+    rm -rf "$cache" "$out-first"
+    one_student "$sol" "first-$name"
+    note "$name: the first class on this machine (one student)"
+    local first=$(LABGRADER_CACHE=$cache timed "$BIN" grade "$lab" \
+        --submissions "$WORK/one-first-$name" --out "$out-first" --no-pdf --timeout 20 \
+        --no-slow --gpus "$workers")
+    local refs=$(sed -n 's/^time: .*references \([0-9.]*\) s.*/\1/p' "$WORK/last.log")
     note "$name: class of $CLASS, one hangs"
     # The issue's row: no slow cases, --timeout 20.
-    local wall=$(timed "$BIN" grade "$lab" --submissions "$class" --out "$out" --no-pdf \
-        --timeout 20 --no-slow --gpus "$workers")
+    local wall=$(LABGRADER_CACHE=$cache timed "$BIN" grade "$lab" --submissions "$class" \
+        --out "$out" --no-pdf --timeout 20 --no-slow --gpus "$workers")
     local per_min=$(awk -v n="$CLASS" -v w="$wall" 'BEGIN { printf "%.1f", n * 60 / w }')
     row "class of $CLASS $name (one hangs, $workers workers), submissions/min" "$per_min" \
         "target 20" "$(ratio 20 "$per_min")"
+    row "  first class on a machine, 1 student (s)" "$first" "refs ${refs:-?} s" ""
     local hang=$(python3 - "$out" "$ex" "$variant" <<'PY'
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/*/s1/results.json"):
@@ -121,6 +133,31 @@ print("%.1f" % q)
 PY
 )
     row "  series waiting for their turn (queue stages, s)" "${queue:--}" "-" ""
+    # What no worker can overlap: a GPU variant's warm-ups and series (its GPU to itself) and
+    # a timed CPU run from start to end (the machine to itself), per student that did not
+    # hang; 60 s over it bounds the submissions a minute, hangs and start-up aside.
+    local serial=$(python3 - "$out" <<'PY'
+import glob, json, sys
+per = []
+for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
+    r = json.load(open(f))
+    if any(c["verdict"] == "TO" for e in r["exercises"] for v in e["variants"] for c in v["cases"]):
+        continue
+    s = 0.0
+    for e in r["exercises"]:
+        for v in e["variants"]:
+            for c in v["cases"]:
+                st = c.get("stages") or {}
+                if v.get("target") == "cpu":
+                    s += sum(st.values()) - st.get("queue", 0)
+                else:
+                    s += st.get("warmup", 0) + st.get("timed", 0)
+    per.append(s)
+print("%.2f" % (sum(per) / len(per)) if per else "")
+PY
+)
+    [ -n "$serial" ] && row "  serial timed work per submission (s)" "$serial" \
+        "so <= $(awk -v s="$serial" 'BEGIN { printf "%.0f", 60 / s }')/min" ""
     if [ -n "${BENCH_LOGS:-}" ]; then
         mkdir -p "$BENCH_LOGS"
         for f in "$out"/*/*/results.json; do

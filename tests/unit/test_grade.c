@@ -1,5 +1,5 @@
-/* grade/'s pure helpers: the limits a case's time is set against, and how many variants a
- * check runs side by side. */
+/* grade/'s pure helpers: the limits a case's time is set against, how many variants a check
+ * runs side by side, and the timing rules of a check. */
 #include "grade/grade.h"
 #include "grade/grading.h"
 #include "spec/spec.h"
@@ -103,6 +103,33 @@ START_TEST(test_side_jobs)
 }
 END_TEST
 
+/* A student's check times at most QUICK_BUDGET_S and QUICK_MAX_PAIRS per series, whatever the
+ * lab lets the class's grading spend; an instructor's grade keeps the lab's rules. */
+START_TEST(test_quick_timing)
+{
+    struct grade_env env = {0};
+    struct grading g = {0};
+    struct exercise_spec ex = {0};
+    g.env = &env;
+    ex.timing = (struct timing_spec){
+        .warmup = 2, .min_samples = 50, .max_samples = 200, .target_rse = 0.01, .budget_s = 3};
+    struct timing_spec t = grading_timing(&g, &ex);
+    ck_assert(t.budget_s == QUICK_BUDGET_S && t.max_samples == QUICK_MAX_PAIRS);
+    ck_assert_int_eq(t.min_samples, QUICK_MAX_PAIRS); /* never above the maximum */
+    ck_assert(t.warmup == 2 && t.target_rse == 0.01);
+    ex.timing.min_samples = 5;
+    ex.timing.max_samples = 10;
+    ex.timing.budget_s = 0.1;
+    t = grading_timing(&g, &ex);
+    ck_assert(t.min_samples == 5 && t.max_samples == 10 && t.budget_s == 0.1); /* within: kept */
+    env.grade_mode = true;
+    ex.timing.max_samples = 200;
+    ex.timing.budget_s = 3;
+    t = grading_timing(&g, &ex);
+    ck_assert(t.max_samples == 200 && t.budget_s == 3);
+}
+END_TEST
+
 static Suite *grade_suite(void)
 {
     Suite *s = suite_create("grade");
@@ -111,6 +138,7 @@ static Suite *grade_suite(void)
     tcase_add_test(tc, test_bus_copies);
     tcase_add_test(tc, test_side_jobs);
     tcase_add_test(tc, test_bus_not_a_copy);
+    tcase_add_test(tc, test_quick_timing);
     suite_add_tcase(s, tc);
     return s;
 }

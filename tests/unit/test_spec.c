@@ -147,9 +147,9 @@ START_TEST(test_lab6_loads)
     ck_assert_str_eq(mm->oracle, "cpu");
     ck_assert(mm->timeout_s == 60);
     ck_assert_int_eq(mm->timing.warmup, 2);
-    ck_assert_int_eq(mm->timing.min_samples, 5);
-    ck_assert_int_eq(mm->timing.max_samples, 30);
-    ck_assert(near(mm->timing.target_rse, 0.01) && mm->timing.budget_s == 3);
+    ck_assert_int_eq(mm->timing.min_samples, 10);
+    ck_assert_int_eq(mm->timing.max_samples, 200);
+    ck_assert(near(mm->timing.target_rse, 0.01) && near(mm->timing.budget_s, 0.4));
     ck_assert_int_eq(mm->timing.checks, 2); /* default */
     ck_assert(!mm->timing.flush_l2);
     ck_assert(mm->timing.blocking); /* lab 6 times its device-pointer calls behind a blocker */
@@ -242,6 +242,7 @@ START_TEST(test_lab6_loads)
     ck_assert(g2->cases[4].hidden && g2->cases[4].slow);
     ck_assert_int_eq(g2->cases[4].sizes[0].value, 20000001);
     ck_assert_int_eq(g2->timing.max_samples, 100);
+    ck_assert(g2->timing.min_samples == 20 && g2->timing.budget_s == 1);
     ck_assert_uint_eq(g2->variants[0].student.n_libs, 0);
     char *grade2 = xstrfmt("%s/kernels/grade2.cu", real_root);
     ck_assert_str_eq(g2->variants[2].reference.sources[0], grade2);
