@@ -69,8 +69,8 @@ START_TEST(test_job_cases_arguments_and_tolerances)
                                       "reference_lib /cache/matmul-gpu_dev/libref.so\n"));
     /* Every timing key, from the spec: the harness has no defaults of its own. The spec's
      * relative standard error (1%) is a 95% interval's half-width of 1.96 of it. */
-    ck_assert_ptr_nonnull(strstr(job, "\nwarmup 2\nmin_pairs 5\nmax_pairs 30\ntarget_ci 0.0196\n"
-                                      "budget 3\nflush_l2 0\nblocking 1\ntransfer 1\n"
+    ck_assert_ptr_nonnull(strstr(job, "\nwarmup 2\nmin_pairs 10\nmax_pairs 200\ntarget_ci 0.0196\n"
+                                      "budget 0.4\nflush_l2 0\nblocking 1\ntransfer 1\n"
                                       "transfer_from host\n"));
     /* One section per case, in order, each with its seeds, arguments and tolerances. */
     const char *c0 = strstr(job, "\ncase n256\nchecks 2\nseed 0 ");
