@@ -415,6 +415,8 @@ static pid_t start_builder(struct grade_env *env, const struct lab *lab, const s
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
             _exit(3);
+        /* Told apart from the workers in ps and top (and by tests). */
+        prctl(PR_SET_NAME, "grader-builder");
         double t0 = now_seconds();
         build_all(env, lab, o, todo, n, q);
         work_queue_set_build_seconds(q, now_seconds() - t0);
