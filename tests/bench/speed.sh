@@ -133,9 +133,9 @@ print("%.1f" % q)
 PY
 )
     row "  series waiting for their turn (queue stages, s)" "${queue:--}" "-" ""
-    # What no worker can overlap: a GPU variant's warm-ups and series (its GPU to itself) and
-    # a timed CPU run from start to end (the machine to itself), per student that did not
-    # hang; 60 s over it bounds the submissions a minute, hangs and start-up aside.
+    # What no worker can overlap: the warm-ups and series of every variant (a GPU series has
+    # its GPU to itself, a CPU series the machine), per student that did not hang; 60 s over
+    # it bounds the submissions a minute, hangs and start-up aside.
     local serial=$(python3 - "$out" <<'PY'
 import glob, json, sys
 per = []
@@ -143,15 +143,8 @@ for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
     r = json.load(open(f))
     if any(c["verdict"] == "TO" for e in r["exercises"] for v in e["variants"] for c in v["cases"]):
         continue
-    s = 0.0
-    for e in r["exercises"]:
-        for v in e["variants"]:
-            for c in v["cases"]:
-                st = c.get("stages") or {}
-                if v.get("target") == "cpu":
-                    s += sum(st.values()) - st.get("queue", 0)
-                else:
-                    s += st.get("warmup", 0) + st.get("timed", 0)
+    s = sum((c.get("stages") or {}).get("warmup", 0) + (c.get("stages") or {}).get("timed", 0)
+            for e in r["exercises"] for v in e["variants"] for c in v["cases"])
     per.append(s)
 print("%.2f" % (sum(per) / len(per)) if per else "")
 PY
