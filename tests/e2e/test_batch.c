@@ -1187,7 +1187,7 @@ START_TEST(test_hang_holds_back_nobody)
     ck_assert_int_eq(system(cmd), 0);
     char *class = xstrfmt("%s/class", dir);
     const char *argv[] = {e2e_bin(), "grade",    LAB,           "--submissions", class, "--out",
-                          out,       "--no-pdf", "--no-timing", "--timeout",     "20",  "--gpus",
+                          out,       "--no-pdf", "--no-timing", "--timeout",     "10",  "--gpus",
                           "2",       NULL};
     ck_assert_msg(e2e_run(argv, log) == 0, "grade failed; see %s", log);
     char *text = read_text(log);
