@@ -1,5 +1,6 @@
 #include "buffers.h"
 
+#include "digest.h"
 #include "draw.h"
 #include "fill.h"
 #include "harness.h"
@@ -137,19 +138,24 @@ int lg_buf_guard_check(const struct lg_buf *b, struct lg_guard_damage *d)
 }
 
 int lg_buf_draw(struct lg_buf *b, enum lg_dtype t, size_t count, int dist, double p1, double p2,
-                uint64_t seed)
+                uint64_t seed, uint64_t *digest)
 {
-    if (b->space == LG_SPACE_DEVICE)
-        return lg_gpu_draw(b->p, (int)t, count, dist, p1, p2, seed);
-    lg_host_fill(t, b->p, count, dist, p1, p2, seed);
+    if (b->space == LG_SPACE_DEVICE) {
+        if (lg_gpu_draw(b->p, (int)t, count, dist, p1, p2, seed) != 0)
+            return -1;
+        if (digest)
+            *digest = lg_gpu_digest(b->p, b->bytes);
+        return 0;
+    }
+    uint64_t drawn = lg_host_fill_digest(t, b->p, count, dist, p1, p2, seed, digest != NULL);
+    /* The draw digests the elements it writes; bytes past them (a buffer longer than count
+     * elements) are the buffer's own. */
+    if (digest)
+        *digest = count * lg_dtype_size(t) == b->bytes ? drawn : lg_buf_digest(b);
     return 0;
 }
 
-/* Eight independent lanes: one chain of multiplies per word would be latency-bound (tens of
- * milliseconds for the 40 MB inputs of a large case, on every timed pair); and parts of the
- * buffer on several CPUs, split by its size alone so that the digest never depends on how
- * many ran. Only ever compared within the process, before and after a call. */
-#define DIGEST_LANES 8
+/* Parts of the buffer on several CPUs (digest.h: the sum does not depend on the split). */
 #define DIGEST_MIN_WORDS (1u << 18)
 
 struct digest_job {
@@ -160,25 +166,7 @@ struct digest_job {
 static void digest_part(void *ctx, size_t lo, size_t hi, size_t part)
 {
     struct digest_job *j = ctx;
-    uint64_t lane[DIGEST_LANES];
-    size_t i = lo;
-    for (int k = 0; k < DIGEST_LANES; k++)
-        lane[k] = 0x243f6a8885a308d3ull + (uint64_t)k;
-    for (; i + DIGEST_LANES <= hi; i += DIGEST_LANES)
-        for (int k = 0; k < DIGEST_LANES; k++) {
-            uint64_t w;
-            memcpy(&w, j->p + 8 * (i + (size_t)k), 8);
-            lane[k] = lg_draw_mix(lane[k] ^ (w + i + (size_t)k));
-        }
-    uint64_t h = lo;
-    for (int k = 0; k < DIGEST_LANES; k++)
-        h = lg_draw_mix(h ^ lane[k]);
-    for (; i < hi; i++) {
-        uint64_t w;
-        memcpy(&w, j->p + 8 * i, 8);
-        h = lg_draw_mix(h ^ (w + i));
-    }
-    j->part[part] = h;
+    j->part[part] = lg_digest_words(j->p, lo, hi);
 }
 
 uint64_t lg_buf_digest(const struct lg_buf *b)
@@ -188,11 +176,9 @@ uint64_t lg_buf_digest(const struct lg_buf *b)
     struct digest_job j = {.p = b->p};
     size_t words = b->bytes / 8, n_parts = lg_par_parts(words, DIGEST_MIN_WORDS);
     lg_par_for(words, n_parts, digest_part, &j);
-    uint64_t h = 0;
+    uint64_t h = lg_digest_tail(j.p, b->bytes);
     for (size_t k = 0; k < n_parts; k++)
-        h = lg_draw_mix(h ^ j.part[k]);
-    for (size_t i = words * 8; i < b->bytes; i++)
-        h = lg_draw_mix(h ^ ((uint64_t)j.p[i] << 8) ^ i);
+        h += j.part[k];
     return h;
 }
 

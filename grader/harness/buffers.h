@@ -44,10 +44,12 @@ int lg_buf_guard_reset(struct lg_buf *b);
 /* 1 when a guard was touched (d says how), 0 when intact, -1 on a CUDA error. */
 int lg_buf_guard_check(const struct lg_buf *b, struct lg_guard_damage *d);
 
-/* Fill count elements of t with timed-call inputs (draw.h), on the host or the device. */
+/* Fill count elements of t with timed-call inputs (draw.h), on the host or the device (0, or
+ * -1 on a CUDA error). With digest, also what lg_buf_digest would return for the buffer as
+ * drawn: on the host from the draw's own pass, without reading the buffer again. */
 int lg_buf_draw(struct lg_buf *b, enum lg_dtype t, size_t count, int dist, double p1, double p2,
-                uint64_t seed);
-/* A 64-bit digest of the data, to tell whether a call changed its inputs. */
+                uint64_t seed, uint64_t *digest);
+/* A 64-bit digest of the data, to tell whether a call changed its inputs (digest.h). */
 uint64_t lg_buf_digest(const struct lg_buf *b);
 
 /* How many of count elements of actual differ from expected beyond atol + rtol*|expected|

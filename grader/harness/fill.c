@@ -1,6 +1,7 @@
 /* fill: the counter-based draw on the host, in parallel (fill.h). */
 #include "fill.h"
 
+#include "digest.h"
 #include "draw.h"
 #include "par.h"
 
@@ -69,18 +70,60 @@ static void fill_range(const struct chunk *c)
     }
 }
 
+/* A pass fills this many words, then digests them while they are in the L1 cache. */
+#define DIGEST_BLOCK_WORDS 512
+
+struct fill_job {
+    struct chunk c;
+    size_t per_word; /* elements in a word: 8 / the element's size */
+    bool digest;
+    uint64_t part[LG_PAR_MAX_PARTS];
+};
+
+/* Parts are whole words, so that each word's digest is taken by the part that wrote it. */
 static void fill_part(void *ctx, size_t lo, size_t hi, size_t part)
 {
-    (void)part;
-    struct chunk c = *(const struct chunk *)ctx;
-    c.lo = lo;
-    c.hi = hi;
-    fill_range(&c);
+    struct fill_job *j = ctx;
+    struct chunk c = j->c;
+    uint64_t h = 0;
+    for (size_t w = lo; w < hi; w += DIGEST_BLOCK_WORDS) {
+        size_t end = hi - w < DIGEST_BLOCK_WORDS ? hi : w + DIGEST_BLOCK_WORDS;
+        c.lo = w * j->per_word;
+        c.hi = end * j->per_word;
+        fill_range(&c);
+        if (j->digest)
+            h += lg_digest_words(c.p, w, end);
+    }
+    j->part[part] = h;
+}
+
+uint64_t lg_host_fill_digest(enum lg_dtype t, void *p, size_t count, int dist, double p1, double p2,
+                             uint64_t seed, bool digest)
+{
+    size_t size = lg_dtype_size(t), per_word = size && size <= 8 && 8 % size == 0 ? 8 / size : 0;
+    if (!per_word) { /* no such dtype today; the element split needs no words */
+        struct chunk c = {t, p, 0, count, dist, p1, p2, seed};
+        fill_range(&c);
+        return digest ? lg_digest_words(p, 0, count * size / 8) + lg_digest_tail(p, count * size)
+                      : 0;
+    }
+    struct fill_job j = {
+        .c = {t, p, 0, count, dist, p1, p2, seed}, .per_word = per_word, .digest = digest};
+    size_t words = count / per_word, n_parts = lg_par_parts(words, MIN_PER_PART / per_word);
+    lg_par_for(words, n_parts, fill_part, &j);
+    /* The elements past the last whole word. */
+    struct chunk tail = {t, p, words * per_word, count, dist, p1, p2, seed};
+    fill_range(&tail);
+    if (!digest)
+        return 0;
+    uint64_t h = lg_digest_tail(p, count * size);
+    for (size_t k = 0; k < n_parts; k++)
+        h += j.part[k];
+    return h;
 }
 
 void lg_host_fill(enum lg_dtype t, void *p, size_t count, int dist, double p1, double p2,
                   uint64_t seed)
 {
-    struct chunk all = {t, p, 0, count, dist, p1, p2, seed};
-    lg_par_for(count, lg_par_parts(count, MIN_PER_PART), fill_part, &all);
+    lg_host_fill_digest(t, p, count, dist, p1, p2, seed, false);
 }

@@ -10,11 +10,16 @@
 
 #include "base/dtype.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* count elements of type t at p; dist as job.h's enum lg_dist with its p1, p2. */
 void lg_host_fill(enum lg_dtype t, void *p, size_t count, int dist, double p1, double p2,
                   uint64_t seed);
+/* The same, and with digest the digest of the count elements' bytes as written (digest.h),
+ * taken in the same pass; 0 without. */
+uint64_t lg_host_fill_digest(enum lg_dtype t, void *p, size_t count, int dist, double p1, double p2,
+                             uint64_t seed, bool digest);
 
 #endif

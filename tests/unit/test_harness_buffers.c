@@ -197,6 +197,36 @@ START_TEST(test_digest_sees_every_byte)
 }
 END_TEST
 
+/* The draw's own digest is the buffer's: every element size, counts that leave a tail shorter
+ * than a word, one part and several, on one CPU and on all (timing.c compares the two after a
+ * pair: a mismatch would fail an honest function). */
+START_TEST(test_draw_digest_is_the_buffers)
+{
+    static const struct {
+        enum lg_dtype t;
+        size_t count;
+    } cases[] = {{LG_F64, 123457},  {LG_F64, 3 * (1u << 18) + 1}, {LG_F32, 2250001}, {LG_F32, 7},
+                 {LG_I16, 1000003}, {LG_U8, 5 * (1u << 18) + 5},  {LG_I32, 1}};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct lg_buf b;
+        size_t bytes = cases[k].count * lg_dtype_size(cases[k].t);
+        host_buf(&b, bytes);
+        uint64_t drawn = 0, again = 0;
+        ck_assert_int_eq(lg_buf_draw(&b, cases[k].t, cases[k].count, 0, 0, 100, 5 + k, &drawn), 0);
+        ck_assert_uint_eq(lg_buf_digest(&b), drawn);
+        one_cpu();
+        ck_assert_int_eq(lg_buf_draw(&b, cases[k].t, cases[k].count, 0, 0, 100, 5 + k, &again), 0);
+        all_cpus();
+        ck_assert_uint_eq(again, drawn);
+        /* The last byte: a tail's, or the last word's. */
+        ((unsigned char *)b.p)[bytes - 1] ^= 1;
+        ck_assert_msg(lg_buf_digest(&b) != drawn, "dtype %d count %zu: last byte unseen",
+                      (int)cases[k].t, cases[k].count);
+        lg_buf_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_compare_counts_across_parts)
 {
     size_t n = 4 * COMPARE_MIN_PER_PART + 3;
@@ -280,6 +310,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_fill_same_on_one_cpu);
     tcase_add_test(tc, test_fill_values_are_the_draws);
     tcase_add_test(tc, test_digest_sees_every_byte);
+    tcase_add_test(tc, test_draw_digest_is_the_buffers);
     tcase_add_test(tc, test_compare_counts_across_parts);
     tcase_add_test(tc, test_compare_other_types);
     tcase_add_test(tc, test_large_host_buffers_huge_page_aligned);
