@@ -114,7 +114,7 @@ struct case_result {
     /* Seconds the harness spent checking the timed pairs (outputs, guards, inputs): what the
      * integrity of the timing costs (`make bench`). */
     double checks_s;
-    double draws_s;      /* and drawing each timed pair's fresh inputs */
+    double draws_s;      /* and drawing (and digesting) each timed pair's fresh inputs */
     double gflops, gbps; /* from the spec's work formulas; 0 if none */
     struct mismatch *mismatches;
     size_t n_mismatches;
