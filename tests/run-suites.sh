@@ -15,7 +15,7 @@ export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-300}
 suite_timeout=${LG_SUITE_TIMEOUT:-1800}
 label=$1; shift
 tmp=$(mktemp -d /tmp/lg-suites-XXXXXX)
-cleanup() { rm -rf "$tmp"; [ -n "${own_cache:-}" ] && rm -rf "$own_cache"; }
+cleanup() { rm -rf "$tmp"; [ -n "${own_cache:-}" ] && rm -rf "$own_cache"; [ -n "${own_coord:-}" ] && rm -rf "$own_coord"; }
 trap cleanup EXIT
 # The end-to-end and GPU suites grade the same labs again and again: one grader cache for the
 # whole run (references, expected outputs, calibration, objects; keyed by content and published
@@ -26,6 +26,13 @@ trap cleanup EXIT
 if [ "$label" != unit ] && [ -z "${LABGRADER_CACHE:-}" ]; then
     own_cache=$(mktemp -d /tmp/lg-suite-cache-XXXXXX)
     export LABGRADER_CACHE=$own_cache
+fi
+# One timing coordinator for the whole run (docs/coordinator.md): the suites take turns for
+# their timed series as graders of one machine do, apart from any real grader of this machine.
+if [ -z "${LABGRADER_COORDINATOR:-}" ]; then
+    own_coord=$(mktemp -d /tmp/lg-suite-coord-XXXXXX)
+    chmod 1777 "$own_coord"
+    export LABGRADER_COORDINATOR=$own_coord
 fi
 jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo 1 || echo 2)}
 

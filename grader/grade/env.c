@@ -19,12 +19,14 @@ void grade_env_init(struct grade_env *env)
     memset(env, 0, sizeof(*env));
     toolchain_init(&env->tc);
     gpu_probe_init(&env->gpu);
+    turns_init(&env->turns);
 }
 
 void grade_env_release(struct grade_env *env)
 {
     toolchain_release(&env->tc);
     gpu_probe_release(&env->gpu);
+    turns_release(&env->turns);
     free(env->cache_dir);
     free(env->gpu_memo);
     for (size_t i = 0; i < env->n_ref_times; i++) {
@@ -137,6 +139,18 @@ static void probe_gpu(struct grade_env *env)
     free(prog);
 }
 
+/* The machine's timing coordinator (run/turns.h): a lane per GPU this process sees, and the
+ * lane of the GPU it grades on (CUDA's device 0: the first of CUDA_VISIBLE_DEVICES). */
+static void take_lane(struct grade_env *env)
+{
+    int n_gpus = env->gpu.available && env->gpu.count > 0 ? env->gpu.count : 1;
+    turns_setup(&env->turns, n_gpus);
+    const char *key = env->gpu.available && env->gpu.n_pci > 0 ? env->gpu.pci[0] : NULL;
+    int n_keys = env->gpu.n_pci < n_gpus ? env->gpu.n_pci : n_gpus;
+    turns_place(&env->turns, key ? turns_lane_of(key, env->gpu.pci, (size_t)n_keys) : 0, key);
+    env->tc.turns = &env->turns;
+}
+
 int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *include_dir,
                     const char *cache_dir, enum isolation iso, struct error *err)
 {
@@ -156,6 +170,7 @@ int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *
     if (!env->cache_dir)
         return -1;
     probe_gpu(env);
+    take_lane(env);
     env->cal.valid = false;
     if (env->gpu.available && env->gpu.cc) {
         int major = 0, minor = 0;

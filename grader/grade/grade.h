@@ -14,6 +14,7 @@
 
 #include "run/build.h"
 #include "run/machine.h"
+#include "run/turns.h"
 #include "grade/calibration.h"
 #include "grade/results.h"
 #include "spec/spec.h"
@@ -27,6 +28,8 @@ struct messages;
 struct grade_env {
     struct toolchain tc;
     struct gpu_probe gpu;
+    /* This process's lane in the machine's timing coordinator (tc.turns points here). */
+    struct turns turns;
     char *gpu_memo;  /* where the probe's answer is remembered (bootmemo.h), or NULL */
     char *cache_dir; /* reference builds and expected outputs */
     bool grade_mode; /* instructor grading: a missing GPU is a grader fault, not a skip */

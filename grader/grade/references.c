@@ -306,11 +306,12 @@ static char *reftime_path(const struct grading *g, const struct exercise_spec *e
     gethostname(host, sizeof(host) - 1);
     plan_key_text(ex, v, c, v->reference.function, 1, &key);
     const struct timing_spec *t = &ex->timing;
-    strbuf_addf(&key, "reftime-3 %s %s %s %s %d %d %d %g %g %d %d\n", host,
+    /* The lane's cores too (run/turns.h): a CPU reference runs on as many as the lane has. */
+    strbuf_addf(&key, "reftime-4 %s %s %s %s %d %d %d %g %g %d %d %d\n", host,
                 g->env->gpu.name ? g->env->gpu.name : "-",
                 g->env->blas_forced ? g->env->blas_forced : "-", g->ref_digest, t->warmup,
                 t->min_samples, t->max_samples, t->target_rse, t->budget_s, t->flush_l2,
-                t->blocking);
+                t->blocking, g->env->turns.n_cpus);
     sha256_init(&h);
     sha256_update(&h, key.buf, key.len);
     sha256_final_hex(&h, hex);
@@ -409,7 +410,7 @@ static int measure_reference(struct grading *g, const struct exercise_spec *ex,
                          .runner = runner,
                          .workdir = dir,
                          .checks = 1,
-                         .time = true,
+                         .time = !g->env->turns.problem,
                          .timing = ex->timing};
     struct run_outcome o;
     run_outcome_init(&o);
@@ -418,7 +419,10 @@ static int measure_reference(struct grading *g, const struct exercise_spec *ex,
         timing_of(&o.cases[0].series[RUN_SERIES_CALL], &rt->call);
         timing_of(&o.cases[0].series[RUN_SERIES_TRANSFER], &rt->transfer);
         rt->case_wall_s = o.cases[0].wall_s;
-        rt->ok = rt->call.valid;
+        /* A time taken beside another process's work (or none at all) is not this machine's:
+         * never kept (run/turns.h). */
+        rt->ok = rt->call.valid && !o.cases[0].busy && !o.cases[0].series[RUN_SERIES_CALL].shared &&
+                 !o.cases[0].series[RUN_SERIES_TRANSFER].shared;
     } else if (rc == 0) {
         rt->message = oracle_failure(v, c, &o);
     }

@@ -28,6 +28,22 @@ static const struct {
 
 #define N_VERDICTS (sizeof(verdicts) / sizeof(verdicts[0]))
 
+static const char *const not_timed_names[] = {NULL, "busy", "shared", "coordinator"};
+
+const char *not_timed_name(enum not_timed n)
+{
+    return (size_t)n < sizeof(not_timed_names) / sizeof(*not_timed_names) ? not_timed_names[n]
+                                                                          : NULL;
+}
+
+enum not_timed not_timed_parse(const char *name)
+{
+    for (size_t i = 1; name && i < sizeof(not_timed_names) / sizeof(*not_timed_names); i++)
+        if (!strcmp(name, not_timed_names[i]))
+            return (enum not_timed)i;
+    return NOT_TIMED_NO;
+}
+
 const char *verdict_code(enum verdict v)
 {
     return (size_t)v < N_VERDICTS ? verdicts[v].code : "??";
@@ -65,6 +81,7 @@ static void case_release(struct case_result *c)
     free(c->params);
     free(c->message);
     free(c->detail);
+    free(c->not_timed_detail);
     free(c->mismatches);
     free(c->round_ms);
     free(c->round_ref_ms);
@@ -165,7 +182,7 @@ void variant_result_add_arg_memory(struct variant_result *v, const char *arg, en
 void results_tally(struct results *r)
 {
     r->score = r->max_score = 0;
-    r->n_pass = r->n_fail = r->n_skipped = r->n_grader_errors = 0;
+    r->n_pass = r->n_fail = r->n_skipped = r->n_grader_errors = r->n_not_timed = 0;
     for (size_t e = 0; e < r->n_exercises; e++) {
         struct exercise_result *ex = &r->exercises[e];
         ex->points = ex->perf_points;
@@ -181,6 +198,8 @@ void results_tally(struct results *r)
                     r->n_skipped++;
                 else if (cr->verdict == V_GRADER)
                     r->n_grader_errors++;
+                if (cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO)
+                    r->n_not_timed++;
                 if (verdict_is_failure(cr->verdict))
                     r->n_fail++;
             }
@@ -282,6 +301,11 @@ static void put_mismatch(struct json_writer *w, const struct mismatch *m)
 /* The speedups, their interval and what the timed pairs cost; the rounds' times. */
 static void put_speed(struct json_writer *w, const struct case_result *c)
 {
+    if (c->not_timed != NOT_TIMED_NO) {
+        put_str(w, "not_timed", not_timed_name(c->not_timed));
+        if (c->not_timed_detail)
+            put_str(w, "not_timed_detail", c->not_timed_detail);
+    }
     put_num(w, "baseline_ms", c->baseline_ms);
     put_num(w, "speedup_ref", c->speedup_ref);
     put_num(w, "speedup_baseline", c->speedup_baseline);
@@ -502,6 +526,7 @@ void results_to_json(const struct results *r, struct strbuf *out)
     put_num(&w, "n_fail", r->n_fail);
     put_num(&w, "n_skipped", r->n_skipped);
     put_num(&w, "n_grader_errors", r->n_grader_errors);
+    put_num(&w, "n_not_timed", r->n_not_timed);
     json_writer_key(&w, "phases");
     json_writer_begin_object(&w);
     put_num(&w, "build", r->phase_build_s);
@@ -709,6 +734,9 @@ static void fill_from_older_text(struct variant_result *vr)
 
 static void read_speed(const struct json_value *o, struct case_result *c)
 {
+    c->not_timed = not_timed_parse(json_get_string(o, "not_timed"));
+    const char *nd = json_get_string(o, "not_timed_detail");
+    c->not_timed_detail = c->not_timed != NOT_TIMED_NO && nd ? xstrdup(nd) : NULL;
     c->baseline_ms = num(o, "baseline_ms");
     c->speedup_ref = num(o, "speedup_ref");
     c->speedup_baseline = num(o, "speedup_baseline");
@@ -940,6 +968,14 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->phase_reports_s = num(ph, "reports");
     results_lms_from_json(json_get(root, "lms"), &r->lms);
     json_value_free(root);
+    /* Derived from the cases, whatever the file says (older files have no count). */
+    r->n_not_timed = 0;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
+                const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
+                r->n_not_timed += cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO;
+            }
     if (results_check(r, name, err) != 0) {
         results_release(r);
         return -1;

@@ -38,6 +38,20 @@ enum verdict {
     V_GRADER,  /* XX: the grader or machine failed; never the student's fault */
 };
 
+/* Why a correct case has no speed measured here, though it was to be timed: never the
+ * submission's doing, so a grade holding one is incomplete, like one with XX (docs/coordinator.md).
+ */
+enum not_timed {
+    NOT_TIMED_NO,          /* timed, or not to be timed */
+    NOT_TIMED_BUSY,        /* no turn came within the grader's wait: another process held it */
+    NOT_TIMED_SHARED,      /* every measurement shared its cores or its GPU with another process */
+    NOT_TIMED_COORDINATOR, /* the machine's timing coordinator could not be used */
+};
+/* "busy", "shared", "coordinator"; NULL for NOT_TIMED_NO. */
+const char *not_timed_name(enum not_timed n);
+/* The name back; NOT_TIMED_NO for NULL or an unknown name. */
+enum not_timed not_timed_parse(const char *name);
+
 const char *verdict_code(enum verdict v); /* "OK", "WA", ... */
 const char *verdict_name(enum verdict v); /* "passed", "wrong values", ... */
 /* "OK" -> V_PASS; -1 when unknown. */
@@ -92,6 +106,10 @@ struct case_result {
     size_t n_params;
     bool hidden, slow;
     enum verdict verdict;
+    /* Correct, but not timed here, and why (with what: who held the turn, what shared the
+     * series; NULL when nothing more is known): no speed-up, no speed points. */
+    enum not_timed not_timed;
+    char *not_timed_detail;
     char *message; /* one line, for tables */
     char *detail;  /* several lines: mismatch summary, crash output excerpt */
     double points, max_points;
@@ -198,6 +216,7 @@ struct results {
     size_t n_exercises;
     double score, max_score;
     int n_pass, n_fail, n_skipped, n_grader_errors;
+    int n_not_timed; /* correct cases not timed here (enum not_timed): the grade is incomplete */
     /* A stand-in for a student whose stored results could not be read (batch_merge): why,
      * with lab_id, student_id and n_grader_errors 1 set and nothing else. Gradebooks list it
      * with no points at all, never with 0. NULL for real results; never in the JSON. */

@@ -96,6 +96,7 @@ static const struct field root_fields[] = {
     {"n_fail", K_NUM, true},
     {"n_skipped", K_NUM, true},
     {"n_grader_errors", K_NUM, true},
+    {"n_not_timed", K_NUM, false},
     {"exercises", K_ARR, true},
     {"lab_number", K_NUM, false},
     {"lab_title", K_STR, false},
@@ -164,6 +165,8 @@ static const struct field case_fields[] = {
     {"stages", K_OBJ, false},
     {"checks_s", K_NUM, false},
     {"draws_s", K_NUM, false},
+    {"not_timed", K_STR, false},
+    {"not_timed_detail", K_STR, false},
     {"cpu_s", K_NUM, false},
     {"peak_rss_kb", K_NUM, false},
 };

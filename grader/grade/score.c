@@ -50,7 +50,9 @@ void score_performance(struct grading *g, const struct exercise_spec *ex,
             continue;
         for (size_t c = 0; c < vr->n_cases; c++) {
             struct case_result *cr = &vr->cases[c];
-            if (cr->verdict == V_SKIPPED || cr->max_points <= 0)
+            /* Not timed here (no turn, a shared machine): not the student's doing, and not
+             * counted either way; the grade is incomplete until it is timed (results.h). */
+            if (cr->verdict == V_SKIPPED || cr->max_points <= 0 || cr->not_timed != NOT_TIMED_NO)
                 continue;
             double f = perf_fraction(&ex->perf, cr);
             counted++;

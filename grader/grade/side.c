@@ -5,10 +5,9 @@
  * the paired reference, the references' timings), so that the processes only run and judge.
  * Each sends its variant back as a results file of one exercise and one variant (results.h's
  * JSON, which reads back exactly) with its progress lines in a file beside it, and the
- * grading process takes them in the variants' order. The runs hold the timing locks a class's
- * workers hold (run/phaselock.h), in files of this grading's work folder unless the
- * environment names them already: start-up, checked calls and freeing overlap, while a timed
- * series has its GPU to itself and a timed CPU run the machine.
+ * grading process takes them in the variants' order. The runs take their turns through the
+ * machine's timing coordinator like every other grader's (run/turns.h): start-up, checked calls
+ * and freeing overlap, while a timed series has its GPU to itself and a CPU series its cores.
  */
 #include "grade/fanout.h"
 #include "grade/grading.h"
@@ -23,9 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char *const lock_vars[] = {"LABGRADER_CPU_LOCK", "LABGRADER_GPU_LOCK"};
-static const char *const lock_files[] = {".cpu-timing.lock", ".gpu-timing.lock"};
 
 struct side {
     struct grading *g;
@@ -120,29 +116,6 @@ static int side_collect(void *arg, size_t i, const char *out, struct error *err)
     return 0;
 }
 
-/* The timing locks, where the environment names none; which were set (bits of lock_vars). */
-static unsigned locks_set(const struct grading *g)
-{
-    unsigned set = 0;
-    for (unsigned k = 0; k < 2; k++) {
-        const char *v = getenv(lock_vars[k]);
-        if (v && *v)
-            continue;
-        char *path = xstrfmt("%s/%s", g->work, lock_files[k]);
-        setenv(lock_vars[k], path, 1);
-        free(path);
-        set |= 1u << k;
-    }
-    return set;
-}
-
-static void locks_unset(unsigned set)
-{
-    for (unsigned k = 0; k < 2; k++)
-        if (set & (1u << k))
-            unsetenv(lock_vars[k]);
-}
-
 int side_jobs(int jobs, const struct gpu_probe *gpu)
 {
     if (jobs > 1 && gpu->available && gpu->memory_mib > 0 && gpu->memory_mib < SIDE_MIN_GPU_MIB)
@@ -156,7 +129,6 @@ static int fan_out(struct grading *g, struct side *s, size_t m, int jobs, struct
     char *dir = grading_fresh_dir(g, "side", err);
     if (!dir)
         return -1;
-    unsigned set = locks_set(g);
     struct fanout f = {.n = m,
                        .jobs = jobs,
                        .dir = dir,
@@ -168,7 +140,6 @@ static int fan_out(struct grading *g, struct side *s, size_t m, int jobs, struct
     trace_point("%zu variants side by side, %d at a time", m, jobs);
     int rc = fanout_run(&f, err);
     g->phase_runs_s += now_seconds() - t0;
-    locks_unset(set);
     if (!g->o->keep_work)
         remove_tree(dir, NULL);
     free(dir);

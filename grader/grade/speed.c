@@ -28,6 +28,11 @@
  * median (microseconds), and a fair share of the call's own time. */
 #define TAIL_MARGIN_MS 0.005
 #define TAIL_RATIO 0.25
+/* The host clock's excess over the events beyond the reference's: a margin and a share of the
+ * call, in nearly every pair (see series_streams_honest). */
+#define STREAMS_MARGIN_MS 0.05
+#define STREAMS_RATIO 0.5
+#define STREAMS_CONSISTENT 0.8
 
 static void cheat(struct case_result *cr, char *message)
 {
@@ -56,27 +61,27 @@ static bool clock_honest(const struct messages *msgs, const struct run_case_outc
     return true;
 }
 
-static double median_gap(const double *host, const double *event, size_t n)
-{
-    double *gap = xcalloc(n ? n : 1, sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        gap[i] = host[i] - event[i];
-    double m = stats_median(gap, n);
-    free(gap);
-    return m;
-}
-
 /* GPU: the function's host-clock excess over its events, beyond what the reference's shows on
- * the same path, means work the events did not see. */
+ * the same path, means work the events did not see. Judged pair by pair: the two calls of a
+ * pair run a moment apart, so a neighbour that delays the host (load on the cores, a hypervisor)
+ * delays either side alike, at random; work on a stream of the function's own shows in nearly
+ * every pair. A series that shared its cores or GPU is not judged this way at all (speed_case). */
 static bool series_streams_honest(const struct messages *msgs, const struct run_series *s,
                                   struct case_result *cr)
 {
-    if (!s->stu_event || !s->n || s->stu_event[0] < 0 || !s->paired || !s->ref_event)
+    if (!s->stu_event || !s->n || s->stu_event[0] < 0 || !s->paired || !s->ref_event || s->shared)
         return true;
     double stu_ev = stats_median(s->stu_event, s->n);
-    double excess =
-        median_gap(s->stu_host, s->stu_event, s->n) - median_gap(s->ref_host, s->ref_event, s->n);
-    if (excess <= 0.05 + 0.5 * stu_ev)
+    double margin = STREAMS_MARGIN_MS + STREAMS_RATIO * stu_ev;
+    double *d = xcalloc(s->n, sizeof(double));
+    size_t beyond = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        d[i] = (s->stu_host[i] - s->stu_event[i]) - (s->ref_host[i] - s->ref_event[i]);
+        beyond += d[i] > margin;
+    }
+    double excess = stats_median(d, s->n);
+    free(d);
+    if (excess <= margin || (double)beyond < STREAMS_CONSISTENT * (double)s->n)
         return true;
     cheat(cr, xstrfmt(messages_get(msgs, "CUDA events measured %.3f ms but the host clock "
                                          "around a device-wide synchronize %.3f ms longer than "
@@ -93,7 +98,7 @@ static bool series_streams_honest(const struct messages *msgs, const struct run_
 static bool series_tail_honest(const struct messages *msgs, const struct run_series *s,
                                struct case_result *cr)
 {
-    if (!s->has_tail || !s->stu_event || !s->n || s->stu_event[0] < 0)
+    if (!s->has_tail || !s->stu_event || !s->n || s->stu_event[0] < 0 || s->shared)
         return true;
     double stu_ev = stats_median(s->stu_event, s->n);
     double base = fmax(s->paired ? s->tail_ref_ms : 0, s->tail_idle_ms);
@@ -179,13 +184,55 @@ static void series_times(const struct run_series *s, struct timing *stu, struct 
         stats_timing(series_samples(s, false), s->n, ref);
 }
 
+static void set_not_timed(struct case_result *cr, enum not_timed why, char *detail)
+{
+    cr->not_timed = why;
+    free(cr->not_timed_detail);
+    cr->not_timed_detail = detail;
+}
+
+/* What shared a series, as data for the report: the other processes' load on its cores, or the
+ * busiest other process on its GPU. */
+static char *shared_detail(const struct run_series *s)
+{
+    if (s->gpu_pid > 0)
+        return xstrfmt("pid %ld (%s) at %d%% of the GPU", s->gpu_pid,
+                       s->gpu_comm[0] ? s->gpu_comm : "?", s->gpu_util);
+    return xstrfmt("%.2f cores of other processes", s->foreign_cpus);
+}
+
+/* Correct code whose speed was to be measured and was not: no turn came, every measurement
+ * shared its cores or GPU, or no coordinator to take turns through. true when so (the case
+ * then has no speed-up and no speed points: score.c). */
+static bool not_timed_here(struct grading *g, const struct run_case_outcome *co,
+                           struct case_result *cr)
+{
+    if (g->o->no_timing)
+        return false;
+    if (g->env->turns.problem) {
+        set_not_timed(cr, NOT_TIMED_COORDINATOR, xstrdup(g->env->turns.problem));
+        return true;
+    }
+    if (co->busy) {
+        set_not_timed(cr, NOT_TIMED_BUSY, co->busy_holders[0] ? xstrdup(co->busy_holders) : NULL);
+        return true;
+    }
+    for (int k = 0; k < RUN_SERIES_COUNT; k++)
+        if (co->series[k].present && co->series[k].shared) {
+            set_not_timed(cr, NOT_TIMED_SHARED, shared_detail(&co->series[k]));
+            return true;
+        }
+    return false;
+}
+
 void speed_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                 const struct case_spec *c, const struct run_case_outcome *co,
                 struct case_result *cr)
 {
     const struct messages *msgs = g->o->messages;
     const struct run_series *call = &co->series[RUN_SERIES_CALL];
-    if (cr->verdict != V_PASS || !call->present || !speed_honest(g, co, cr))
+    if (cr->verdict != V_PASS || not_timed_here(g, co, cr) || !call->present ||
+        !speed_honest(g, co, cr))
         return;
     series_times(call, &cr->time, &cr->ref_time);
     series_times(&co->series[RUN_SERIES_TRANSFER], &cr->time_transfer, &cr->ref_time_transfer);

@@ -34,6 +34,9 @@ int main(void)
         printf("memory_mib %zu\n", p.totalGlobalMem >> 20);
         printf("sms %d\n", p.multiProcessorCount);
         printf("l2_bytes %d\n", p.l2CacheSize);
+        char pci[64];
+        if (cudaDeviceGetPCIBusId(pci, (int)sizeof(pci), d) == cudaSuccess)
+            printf("pci %s\n", pci);
     }
     return 0;
 }

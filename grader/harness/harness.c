@@ -48,14 +48,19 @@ static uint64_t unpredictable_seed(void)
 }
 
 /* The timing locks for case s (result.h): on a GPU, the checked calls' work drained first,
- * so that none of it runs on while another worker's series is timed. */
-static void timing_turn(const struct lg_case_state *s)
+ * so that none of it runs on while another grader's series is timed. false: no turn came (the
+ * case is reported "busy", not timed). */
+static bool timing_turn(const struct lg_case_state *s)
 {
     char err[256];
     if (s->job->gpu && lg_gpu_sync(err, sizeof(err)) != 0)
         lg_fail(LG_EXIT_CUDA, "cuda", "before timing: %s", err);
-    if (lg_timing_turn(s->index) != 0)
+    int turn = lg_timing_turn(s->index);
+    if (turn < 0)
         lg_fail(LG_EXIT_SETUP, "setup", "the grader stopped answering the timing-lock request");
+    if (turn > 0)
+        lg_result("busy");
+    return turn == 0;
 }
 
 static void run_case(const struct lg_job *job, int i, lg_invoke_fn ref, uint64_t seed)
@@ -66,8 +71,7 @@ static void run_case(const struct lg_job *job, int i, lg_invoke_fn ref, uint64_t
     lg_result("phase setup");
     lg_case_setup(&s, job, i, ref);
     lg_case_checks(&s);
-    if (job->time) {
-        timing_turn(&s);
+    if (job->time && timing_turn(&s)) {
         lg_case_time(&s, seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)));
         lg_control("R %d", i);
     }

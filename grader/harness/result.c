@@ -70,19 +70,33 @@ static int pipe_from_env(const char *var, bool socket)
     return (socket ? S_ISSOCK(st.st_mode) : S_ISFIFO(st.st_mode)) ? (int)fd : -1;
 }
 
-int lg_timing_turn(int i)
+/* One byte from the supervisor on the grant pipe; 0 without a grant pipe, -1 when it stopped
+ * answering. */
+static int grant_byte(void)
 {
     static int grant = -2;
     if (grant == -2)
         grant = pipe_from_env("LG_GRANT_FD", true);
     if (grant < 0)
         return 0;
-    lg_control("W %d", i);
     char b;
     ssize_t n;
     while ((n = read(grant, &b, 1)) < 0 && errno == EINTR)
         ;
-    return n == 1 ? 0 : -1;
+    return n == 1 ? (unsigned char)b : -1;
+}
+
+int lg_timing_turn(int i)
+{
+    lg_control("W %d", i);
+    int b = grant_byte();
+    return b < 0 ? -1 : b == 'n' ? 1 : 0;
+}
+
+int lg_series_verdict(void)
+{
+    int b = grant_byte();
+    return b < 0 ? -1 : b == 'a' ? 1 : 0;
 }
 
 void lg_control(const char *fmt, ...)

@@ -20,9 +20,15 @@ void lg_fail(int code, const char *kind, const char *fmt, ...)
 /* One line to the supervisor over fd 3, when the grader opened it. */
 void lg_control(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Case i is about to time: "W <i>" to the supervisor, then wait for its byte on the grant pipe
- * (LG_GRANT_FD): in a batch, until no other worker's work can disturb the series
- * (grader/run/phaselock.h). 0, or -1 when the supervisor stopped answering. Without a grant
- * pipe (the program run by hand), at once. "R <i>" (lg_control) gives the locks back. */
+ * (LG_GRANT_FD): until no other grader's work on this machine can disturb the series
+ * (grader/run/turns.h). 0: time now; 1: no turn came within the grader's wait (the machine was
+ * busy: the case is not timed, and no "R" follows); -1 when the supervisor stopped answering.
+ * Without a grant pipe (the program run by hand), 0 at once. "R <i>" (lg_control) gives the
+ * locks back. */
 int lg_timing_turn(int i);
+/* After a series' "E" line: whether to measure it again (1: it shared its cores or its GPU with
+ * another process), keep it (0), or -1 when the supervisor stopped answering. Without a grant
+ * pipe, 0. */
+int lg_series_verdict(void);
 
 #endif

@@ -22,6 +22,8 @@
 
 #include <stdbool.h>
 
+struct turns;
+
 struct toolchain {
     char *cc;   /* C compiler (CC or cc) */
     char *nvcc; /* NULL without a CUDA toolkit */
@@ -41,6 +43,9 @@ struct toolchain {
      * and the folders they name, made visible read-only. NULL-terminated. */
     char **env;
     char **ro_paths;
+    /* The machine's timing coordinator and this process's lane in it (run/turns.h), which
+     * every sandboxed command takes part in; borrowed; NULL: none (the tests of one module). */
+    const struct turns *turns;
 };
 
 void toolchain_init(struct toolchain *tc);

@@ -7,6 +7,7 @@
 #include "run/sandbox_internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
@@ -115,6 +116,10 @@ void child_run(const struct child_plan *p)
         child_fail(report, STAGE_RLIMIT, errno);
     if (chdir(p->workdir) != 0)
         child_fail(report, STAGE_CHDIR, errno);
+    /* The lane's cores (run/turns.h): every thread the command starts inherits them. A set this
+     * process may not use leaves its own, which holds at least the same locks. */
+    if (p->cpus)
+        (void)sched_setaffinity(0, sizeof(*p->cpus), p->cpus);
 
     /* Ignored signals stay ignored across exec: a grader that ignores SIGPIPE must not
      * change how `yes | head` behaves in the sandbox. */

@@ -46,7 +46,19 @@ static void event(struct sb_control *c, double now)
         c->timed = false;
     } else if ((e->line[0] == 'S' || e->line[0] == 'E') && e->line[1] == ' ' && !c->timed) {
         c->unlocked_series = true;
+    } else if ((e->line[0] == 'S' || e->line[0] == 'E') && e->line[1] == ' ' &&
+               sscanf(e->line + 2, "%d %15s", &i, c->series) == 2 && i == c->current) {
+        if (e->line[0] == 'S')
+            c->series_began = true;
+        else
+            c->series_ended = true;
     }
+}
+
+void sb_control_pause(struct sb_control *c, double pause_s)
+{
+    if (c->case_deadline > 0 && pause_s > 0)
+        c->case_deadline += pause_s;
 }
 
 void sb_control_granted(struct sb_control *c, double wait_s)

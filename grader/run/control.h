@@ -46,6 +46,11 @@ struct sb_control {
      * or ended ("S", "E") outside that: a grant forged or reused, or a forged "R" mid-series,
      * never the harness's own order. */
     bool want_timed, want_idle, timed, unlocked_series;
+    /* A series of the current case began ("S") or ended ("E") while the run held its timed
+     * modes, not yet served (grants.c watches what ran beside it and answers each end); its
+     * name. */
+    bool series_began, series_ended;
+    char series[16];
 };
 
 void sb_control_init(struct sb_control *c, int fd, const struct sandbox_opts *o, double start);
@@ -61,6 +66,8 @@ bool sb_control_case_expired(const struct sb_control *c, double now);
 /* The run waited wait_s for its timed locks, frozen: the current case's limit moves on by as
  * much; the run holds them from now. */
 void sb_control_granted(struct sb_control *c, double wait_s);
+/* The run was frozen pause_s for others' series: the current case's limit moves on by as much. */
+void sb_control_pause(struct sb_control *c, double pause_s);
 /* Hand the events over to r (and which case's limit ended it, when one did); closes fd. */
 void sb_control_finish(struct sb_control *c, struct sandbox_result *r, bool case_expired);
 

@@ -1,121 +1,318 @@
 /*
- * grants: the supervisor's side of the timing locks (sandbox.h's `locks`, phaselock.h). The
- * run holds its idle modes from before it starts; a "W <i>" on the control pipe freezes it
- * (its cgroup, where one is delegated), waits for the timed modes without blocking the
- * supervisor, moves the case's limit on by the wait and answers with one byte on the grant
- * pipe; an "R <i>" turns the locks back to their idle modes.
+ * grants: the supervisor's side of the timing locks (sandbox.h's `locks`, phaselock.h,
+ * turns.h). The run holds its idle modes from before it starts. A "W <i>" on the control pipe
+ * freezes it, waits for the timed modes without blocking the supervisor (at most
+ * timing_wait_s, then "busy"), moves the case's limit on by the wait and answers with one byte
+ * on the grant pipe; an "R <i>" turns the locks back to their idle modes. Each series' end is
+ * answered too, after a look at what ran beside it (loadwatch.h): measure again, or keep.
+ * Between series, a run that holds its cores shared gives them up, frozen, while another run
+ * waits to time on them.
+ *
+ * Bytes on the grant pipe: 'g' the turn is yours, 'n' no turn came (busy: the case is not
+ * timed), 'k' keep the series, 'a' measure it again.
  */
 #include "run/sandbox_internal.h"
+#include "run/turns.h"
 
 #include "base/alloc.h"
 #include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+
+/* A series that shared its cores or its GPU is measured again this many times at most. */
+#define GRANTS_MAX_ATTEMPTS 3
+/* While a run waits for its turn: the first notice, and the next ones. */
+#define GRANTS_NOTICE_FIRST_S 2.0
+#define GRANTS_NOTICE_EVERY_S 30.0
 
 void grants_init(struct grants *g)
 {
     memset(g, 0, sizeof(*g));
     g->pipe[0] = g->pipe[1] = -1;
     g->target = -1;
-    for (size_t i = 0; i < SB_MAX_LOCKS; i++)
-        g->locks.fd[i] = g->locks.turn[i] = -1;
+    g->root = -1;
+    g->series_case = -1;
+}
+
+static void notice(struct grants *g, double now);
+
+/* Before the run starts: its start-up is untimed work like any other, which waits only for a
+ * series on its cores or GPU. A process that holds them past the bound (another user's, or one
+ * gone astray) delays the run no further: it goes on holding nothing, and times nothing. */
+static void wait_to_start(struct grants *g)
+{
+    struct timespec pause = {0, SB_GRANT_POLL_MS * 1000 * 1000};
+    g->wait_since = now_seconds();
+    g->next_notice = g->wait_since + GRANTS_NOTICE_FIRST_S;
+    while (!phaselock_try_idle(&g->locks)) {
+        double now = now_seconds();
+        if (g->o->timing_wait_s > 0 && now - g->wait_since > g->o->timing_wait_s) {
+            phaselock_drop(&g->locks);
+            g->uncoordinated = true;
+            return;
+        }
+        notice(g, now);
+        nanosleep(&pause, NULL);
+    }
 }
 
 int grants_open(struct grants *g, const struct sandbox_opts *o, int target, struct error *err)
 {
-    if (!o->control)
-        return 0;
-    if (phaselock_open(&g->locks, o->locks, o->n_locks, err) != 0)
-        return -1;
-    /* A socket pair, not a pipe: a run that ended before its grant must cost the supervisor an
-     * EPIPE, never a SIGPIPE (send's MSG_NOSIGNAL). */
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g->pipe) != 0)
-        return error_set(err, "socketpair: %s", strerror(errno));
-    g->target = target;
-    /* Before the run starts: its start-up is untimed work like any other. */
-    phaselock_idle_wait(&g->locks);
+    g->o = o;
+    if (o->n_locks > 0) {
+        if (phaselock_open(&g->locks, o->locks, o->n_locks, err) != 0)
+            return -1;
+        g->locked = true;
+    }
+    if (o->control) {
+        /* A socket pair, not a pipe: a run that ended before its grant must cost the supervisor
+         * an EPIPE, never a SIGPIPE (send's MSG_NOSIGNAL). */
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g->pipe) != 0)
+            return error_set(err, "socketpair: %s", strerror(errno));
+        g->target = target;
+    }
+    if (g->locked)
+        wait_to_start(g);
     return 0;
 }
 
-/* Freeze or thaw the run's cgroup (cgroup v2's cgroup.freeze); without one, the run's own
- * harness is waiting on the grant pipe anyway, and only a thread of the student's could go on. */
-static void freeze(const char *cgroup_dir, bool on)
+void grants_attach(struct grants *g, pid_t root, const char *cgroup_dir)
 {
-    if (!cgroup_dir)
-        return;
-    char *path = xstrfmt("%s/cgroup.freeze", cgroup_dir);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t w;
-        while ((w = write(fd, on ? "1" : "0", 1)) < 0 && errno == EINTR)
-            ;
-        close(fd);
-    }
-    free(path);
+    g->root = root;
+    g->cgroup_dir = cgroup_dir;
 }
 
-static void grant(struct grants *g)
+/* Freeze or thaw the run: its cgroup (cgroup v2's cgroup.freeze), else every process of its
+ * tree stopped and continued. */
+static void freeze(struct grants *g, bool on)
+{
+    if (g->frozen == on)
+        return;
+    g->frozen = on;
+    if (g->cgroup_dir) {
+        char *path = xstrfmt("%s/cgroup.freeze", g->cgroup_dir);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        free(path);
+        if (fd >= 0) {
+            ssize_t w;
+            while ((w = write(fd, on ? "1" : "0", 1)) < 0 && errno == EINTR)
+                ;
+            close(fd);
+            if (w == 1)
+                return;
+        }
+    }
+    proctree_signal(g->root, on ? SIGSTOP : SIGCONT);
+}
+
+static void answer(struct grants *g, char b)
 {
     ssize_t w;
-    while ((w = send(g->pipe[1], "g", 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+    if (g->pipe[1] < 0)
+        return;
+    while ((w = send(g->pipe[1], &b, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR)
         ;
 }
 
-/* One attempt at the modes wanted; the run frozen from the first that fails until one succeeds
- * (a free lock, the usual case, freezes nothing). true once they are held. */
-static bool wait_for(struct grants *g, bool timed, const char *cgroup_dir, double now)
+static void notice(struct grants *g, double now)
 {
-    bool got = timed ? phaselock_try_timed(&g->locks) : phaselock_try_idle(&g->locks);
-    if (!got && !g->waiting) {
-        g->waiting = true;
-        g->wait_since = now;
-        freeze(cgroup_dir, true);
-    }
-    if (got && g->waiting) {
-        g->waiting = false;
-        g->waited_s += now_seconds() - g->wait_since;
-        freeze(cgroup_dir, false);
-    }
-    return got;
+    if (!g->o->on_wait || now < g->next_notice)
+        return;
+    char *holders = turns_holders(g->o->locks, g->o->n_locks);
+    g->o->on_wait(g->o->on_wait_arg, now - g->wait_since, holders);
+    free(holders);
+    g->next_notice = now + GRANTS_NOTICE_EVERY_S;
 }
 
-int grants_serve(struct grants *g, struct sb_control *c, const char *cgroup_dir, double now)
+/* No turn within the bound: the harness is told "busy", its case is reported not timed with
+ * whoever held the turn, and the run goes back to its idle modes. */
+static void give_up(struct grants *g, struct sb_control *c, double now)
 {
-    if (g->pipe[1] < 0)
-        return -1;
+    ALLOC_GROW(g->busy, g->n_busy + 1, g->alloc_busy);
+    struct sb_busy *b = &g->busy[g->n_busy++];
+    memset(b, 0, sizeof(*b));
+    b->case_index = c->current;
+    /* Uncoordinated, it waited the whole bound once already. */
+    b->waited_s = g->waiting ? now - g->wait_since : g->o->timing_wait_s;
+    char *holders = turns_holders(g->o->locks, g->o->n_locks);
+    snprintf(b->holders, sizeof(b->holders), "%s", holders ? holders : "");
+    free(holders);
+    c->want_timed = false;
+    if (g->waiting) {
+        g->waiting = false;
+        g->waited_s += now - g->wait_since;
+        sb_control_pause(c, now - g->wait_since);
+    }
+    /* Its idle modes again where it can have them; else (the other process holds them too) it
+     * goes on holding none, and times nothing more. */
+    if (!g->uncoordinated && !phaselock_try_idle(&g->locks)) {
+        phaselock_drop(&g->locks);
+        g->uncoordinated = true;
+    }
+    freeze(g, false);
+    answer(g, 'n');
+}
+
+/* One attempt at the timed modes; the run frozen from the first that fails until one succeeds
+ * (a free turn, the usual case, freezes nothing). */
+static void serve_timed(struct grants *g, struct sb_control *c, double now)
+{
+    if (g->uncoordinated) {
+        give_up(g, c, now);
+        return;
+    }
+    if (g->preempted) {
+        /* Its request came before it was frozen: from now on it waits for its turn. */
+        g->preempted = false;
+        g->preempted_s += now - g->preempted_since;
+        sb_control_pause(c, now - g->preempted_since);
+    }
+    if (!g->locked || phaselock_try_timed(&g->locks)) {
+        double before = g->waiting ? g->wait_since : now;
+        if (g->waiting) {
+            g->waiting = false;
+            g->waited_s += now - g->wait_since;
+        }
+        freeze(g, false);
+        sb_control_granted(c, now - before);
+        answer(g, 'g');
+        return;
+    }
+    if (!g->waiting) {
+        g->waiting = true;
+        g->wait_since = now;
+        g->next_notice = now + GRANTS_NOTICE_FIRST_S;
+        freeze(g, true);
+    }
+    if (g->o->timing_wait_s > 0 && now - g->wait_since > g->o->timing_wait_s)
+        give_up(g, c, now);
+    else
+        notice(g, now);
+}
+
+/* Between series: cores given up while another run waits to time on them, taken back after. */
+static void serve_idle(struct grants *g, struct sb_control *c, double now)
+{
+    if (!g->locked || g->uncoordinated || g->waiting || phaselock_is_timed(&g->locks))
+        return;
+    if (!g->preempted && phaselock_contested(&g->locks)) {
+        freeze(g, true);
+        phaselock_yield(&g->locks);
+        g->preempted = true;
+        g->preempted_since = now;
+    }
+    if (g->preempted && phaselock_try_idle(&g->locks)) {
+        g->preempted = false;
+        g->preempted_s += now - g->preempted_since;
+        sb_control_pause(c, now - g->preempted_since);
+        freeze(g, false);
+    }
+}
+
+/* A series began, or ended: what ran beside it; an end is answered (measure again, or keep). */
+static void serve_series(struct grants *g, struct sb_control *c)
+{
+    if (c->series_began) {
+        c->series_began = false;
+        if (c->current != g->series_case || strcmp(c->series, g->series)) {
+            g->series_case = c->current;
+            snprintf(g->series, sizeof(g->series), "%s", c->series);
+            g->attempts = 0;
+        }
+        g->attempts++;
+        g->watch = (struct loadwatch){.cpu = g->o->cpu_series,
+                                      .cpus = g->o->cpus,
+                                      .gpu_key = g->o->gpu_key,
+                                      .root = g->root,
+                                      .cgroup_dir = g->cgroup_dir};
+        loadwatch_begin(&g->watch);
+        g->watching = true;
+    }
+    if (!c->series_ended)
+        return;
+    c->series_ended = false;
+    struct sb_series_load load;
+    memset(&load, 0, sizeof(load));
+    bool shared = g->watching && loadwatch_end(&g->watch, &load);
+    g->watching = false;
+    if (shared && g->attempts < GRANTS_MAX_ATTEMPTS) {
+        answer(g, 'a');
+        return;
+    }
+    load.case_index = c->current;
+    load.attempts = g->attempts;
+    snprintf(load.series, sizeof(load.series), "%s", c->series);
+    ALLOC_GROW(g->loads, g->n_loads + 1, g->alloc_loads);
+    g->loads[g->n_loads++] = load;
+    g->attempts = 0;
+    g->series_case = -1;
+    answer(g, 'k');
+}
+
+int grants_serve(struct grants *g, struct sb_control *c, double now)
+{
     if (c->want_idle) {
-        /* Straight back from the timed modes; after a request that never got its grant (not
-         * the harness's order of lines), the idle modes may have to be waited for. */
-        if (phaselock_is_timed(&g->locks))
+        /* Straight back from the timed modes; frozen until they are held where a waiter took
+         * a core in between. */
+        if (g->locked && !g->uncoordinated && phaselock_is_timed(&g->locks))
             phaselock_back_to_idle(&g->locks);
-        if (!wait_for(g, false, cgroup_dir, now))
-            return SB_GRANT_POLL_MS;
+        if (g->locked && !g->uncoordinated && !g->preempted && !phaselock_try_idle(&g->locks)) {
+            g->preempted = true;
+            g->preempted_since = now;
+            freeze(g, true);
+        }
         c->want_idle = false;
     }
-    if (!c->want_timed)
-        return -1;
-    double before = g->waiting ? g->wait_since : now;
-    if (!wait_for(g, true, cgroup_dir, now))
-        return SB_GRANT_POLL_MS;
-    sb_control_granted(c, now_seconds() - before);
-    grant(g);
-    return -1;
+    serve_series(g, c);
+    if (c->want_timed)
+        serve_timed(g, c, now);
+    else
+        serve_idle(g, c, now);
+    /* Waiting: tried again soon; holding locks: a look every 20 ms for a series that waits. */
+    return g->waiting || g->preempted ? SB_GRANT_POLL_MS : g->locked ? 20 : -1;
+}
+
+bool grants_frozen(const struct grants *g)
+{
+    return g->waiting || g->preempted;
 }
 
 double grants_paused(const struct grants *g, double now)
 {
-    return g->waited_s + (g->waiting ? now - g->wait_since : 0);
+    return g->waited_s + g->preempted_s + (g->waiting ? now - g->wait_since : 0) +
+           (g->preempted ? now - g->preempted_since : 0);
+}
+
+void grants_finish(struct grants *g, struct sandbox_result *r)
+{
+    r->loads = g->loads;
+    r->n_loads = g->n_loads;
+    r->busy = g->busy;
+    r->n_busy = g->n_busy;
+    g->loads = NULL;
+    g->busy = NULL;
+    g->n_loads = g->n_busy = g->alloc_loads = g->alloc_busy = 0;
 }
 
 void grants_close(struct grants *g)
 {
-    phaselock_release(&g->locks);
+    if (g->frozen)
+        freeze(g, false);
+    if (g->locked)
+        phaselock_release(&g->locks);
+    g->locked = false;
+    free(g->loads);
+    free(g->busy);
+    g->loads = NULL;
+    g->busy = NULL;
     sb_close_fd(&g->pipe[0]);
     sb_close_fd(&g->pipe[1]);
 }

@@ -20,6 +20,9 @@ void gpu_probe_release(struct gpu_probe *g)
     free(g->cc);
     free(g->driver);
     free(g->runtime);
+    for (int i = 0; i < g->n_pci; i++)
+        free(g->pci[i]);
+    free(g->pci);
     gpu_probe_init(g);
 }
 
@@ -29,12 +32,33 @@ static void set_str(char **dst, const char *v)
     *dst = xstrdup(v);
 }
 
+/* Device d's PCI bus id, lower case (what every process sees alike, whatever its
+ * CUDA_VISIBLE_DEVICES: the timing coordinator's name for the GPU, run/turns.h). */
+static void set_pci(struct gpu_probe *g, long d, const char *v)
+{
+    if (d < 0 || d > 4096)
+        return;
+    if (d >= g->n_pci) {
+        g->pci = xrealloc(g->pci, (size_t)(d + 1) * sizeof(char *));
+        for (long i = g->n_pci; i <= d; i++)
+            g->pci[i] = NULL;
+        g->n_pci = (int)d + 1;
+    }
+    set_str(&g->pci[d], v);
+    for (char *c = g->pci[d]; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+}
+
 /* One "key value" line of the probe's output; device 0's lines describe the GPU used. */
-static void probe_line(struct gpu_probe *g, const char *key, const char *v, bool *in_device0)
+static void probe_line(struct gpu_probe *g, const char *key, const char *v, long *device)
 {
     long n;
+    bool in_device0 = *device == 0;
     if (!strcmp(key, "device"))
-        *in_device0 = !strcmp(v, "0");
+        *device = parse_long(v, &n) ? n : -1;
+    else if (!strcmp(key, "pci"))
+        set_pci(g, *device, v);
     else if (!strcmp(key, "error"))
         set_str(&g->reason, v);
     else if (!strcmp(key, "runtime"))
@@ -43,7 +67,7 @@ static void probe_line(struct gpu_probe *g, const char *key, const char *v, bool
         set_str(&g->driver, v);
     else if (!strcmp(key, "count") && parse_long(v, &n))
         g->count = (int)n;
-    else if (!*in_device0)
+    else if (!in_device0)
         return;
     else if (!strcmp(key, "name"))
         set_str(&g->name, v);
@@ -60,14 +84,14 @@ static void probe_line(struct gpu_probe *g, const char *key, const char *v, bool
 /* The probe's "key value" lines (text is consumed). */
 static void probe_parse(struct gpu_probe *g, char *text)
 {
-    bool in_device0 = false;
+    long device = -1;
     for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n'), *sp;
         if (nl)
             *nl = '\0';
         if ((sp = strchr(line, ' '))) {
             *sp = '\0';
-            probe_line(g, line, sp + 1, &in_device0);
+            probe_line(g, line, sp + 1, &device);
         }
         line = nl ? nl + 1 : NULL;
     }

@@ -34,6 +34,10 @@ struct gpu_probe {
     long l2_bytes;
     int sms;
     int count;
+    /* Each visible device's PCI bus id, lower case ("0000:00:06.0"), in CUDA's order; NULL
+     * entries where the probe did not say. */
+    char **pci;
+    int n_pci;
 };
 
 void gpu_probe_init(struct gpu_probe *g);

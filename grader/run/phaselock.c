@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,21 +32,28 @@ static void unlock(int fd)
             ;
 }
 
+/* Read-only is enough for flock(2), so that another user's grader can use a file this one
+ * made; never through a link someone put in the coordinator's folder. */
 static int open_lock(const char *path, struct error *err)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    struct stat st;
     if (fd < 0)
         error_set(err, "cannot open the timing lock %s: %s", path, strerror(errno));
+    else if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 0444) != 0444)
+        fchmod(fd, 0644); /* made under a strict umask: others must open it too */
     return fd;
 }
 
 int phaselock_open(struct phaselock *pl, const struct sb_lock *locks, size_t n, struct error *err)
 {
     memset(pl, 0, sizeof(*pl));
-    for (size_t i = 0; i < SB_MAX_LOCKS; i++)
+    pl->fd = xcalloc(n + 1, sizeof(int));
+    pl->turn = xcalloc(n + 1, sizeof(int));
+    pl->turn_held = xcalloc(n + 1, sizeof(bool));
+    pl->held = xcalloc(n + 1, sizeof(int));
+    for (size_t i = 0; i < n; i++)
         pl->fd[i] = pl->turn[i] = -1;
-    if (n > SB_MAX_LOCKS)
-        return error_set(err, "%zu timing locks asked for, at most %d", n, SB_MAX_LOCKS);
     pl->spec = locks;
     pl->n = n;
     for (size_t i = 0; i < n; i++) {
@@ -85,12 +93,13 @@ static enum sb_lock_mode wanted(const struct phaselock *pl, size_t i, bool timed
     return timed ? pl->spec[i].timed : pl->spec[i].idle;
 }
 
-/* Lets go of every lock held in another mode than the one wanted: a lock already held as
- * wanted is kept (a GPU run keeps the CPU lock shared while it waits for its GPU). */
+/* Lets go of every lock held in another mode than the one wanted, and before a timed turn of
+ * every preemptible one: a run waiting for its turn keeps only a GPU's lock, shared. */
 static void let_go_others(struct phaselock *pl, bool timed)
 {
     for (size_t i = 0; i < pl->n; i++)
-        if (pl->held[i] != SB_LOCK_NONE && pl->held[i] != (int)wanted(pl, i, timed)) {
+        if (pl->held[i] != SB_LOCK_NONE &&
+            (pl->held[i] != (int)wanted(pl, i, timed) || (timed && pl->spec[i].preemptible))) {
             unlock(pl->fd[i]);
             pl->held[i] = SB_LOCK_NONE;
         }
@@ -101,7 +110,7 @@ static void let_go_others(struct phaselock *pl, bool timed)
  * first); the others pass through theirs. */
 static bool try_all(struct phaselock *pl, bool timed)
 {
-    bool took[SB_MAX_LOCKS] = {false};
+    bool *took = xcalloc(pl->n + 1, sizeof(bool));
     for (size_t i = 0; i < pl->n; i++) {
         enum sb_lock_mode m = wanted(pl, i, timed);
         if (m == SB_LOCK_NONE || pl->held[i] == (int)m)
@@ -119,6 +128,7 @@ static bool try_all(struct phaselock *pl, bool timed)
         }
     }
     drop_turnstiles(pl);
+    free(took);
     return true;
 fail:
     for (size_t i = 0; i < pl->n; i++) {
@@ -131,6 +141,7 @@ fail:
             pl->turn_held[i] = false;
         }
     }
+    free(took);
     return false;
 }
 
@@ -142,12 +153,10 @@ static bool holds(const struct phaselock *pl, bool timed)
     return true;
 }
 
-void phaselock_idle_wait(struct phaselock *pl)
+void phaselock_drop(struct phaselock *pl)
 {
-    struct timespec pause = {0, 2 * 1000 * 1000};
     let_go(pl);
-    while (!try_all(pl, false))
-        nanosleep(&pause, NULL);
+    drop_turnstiles(pl);
 }
 
 bool phaselock_try_timed(struct phaselock *pl)
@@ -191,33 +200,48 @@ void phaselock_back_to_idle(struct phaselock *pl)
     }
 }
 
-void phaselock_release(struct phaselock *pl)
+bool phaselock_contested(const struct phaselock *pl)
 {
-    let_go(pl);
-    drop_turnstiles(pl);
-    for (size_t i = 0; i < SB_MAX_LOCKS; i++) {
-        if (pl->fd[i] >= 0)
-            close(pl->fd[i]);
-        if (pl->turn[i] >= 0)
-            close(pl->turn[i]);
-        pl->fd[i] = pl->turn[i] = -1;
+    if (holds(pl, true))
+        return false; /* a series is never preempted */
+    for (size_t i = 0; i < pl->n; i++) {
+        if (!pl->spec[i].preemptible || pl->held[i] != SB_LOCK_SHARED || pl->turn_held[i])
+            continue;
+        /* A turnstile is held for a moment by every run entering, and for its whole wait by a
+         * run waiting to hold the lock exclusively. */
+        if (!try_flock(pl->turn[i], LOCK_EX))
+            return true;
+        unlock(pl->turn[i]);
     }
-    pl->n = 0;
+    return false;
 }
 
-int phaselock_hold_shared(const char *path)
+void phaselock_yield(struct phaselock *pl)
 {
-    char *turn_path = xstrfmt("%s.turn", path);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    int turn = open(turn_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    free(turn_path);
-    if (turn >= 0)
-        while (flock(turn, LOCK_EX) != 0 && errno == EINTR)
-            ;
-    if (fd >= 0)
-        while (flock(fd, LOCK_SH) != 0 && errno == EINTR)
-            ;
-    if (turn >= 0)
-        close(turn);
-    return fd;
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->spec[i].preemptible && pl->held[i] != SB_LOCK_NONE) {
+            unlock(pl->fd[i]);
+            pl->held[i] = SB_LOCK_NONE;
+        }
+}
+
+void phaselock_release(struct phaselock *pl)
+{
+    if (pl->fd) {
+        let_go(pl);
+        drop_turnstiles(pl);
+        for (size_t i = 0; i < pl->n; i++) {
+            if (pl->fd[i] >= 0)
+                close(pl->fd[i]);
+            if (pl->turn[i] >= 0)
+                close(pl->turn[i]);
+        }
+    }
+    free(pl->fd);
+    free(pl->turn);
+    free(pl->turn_held);
+    free(pl->held);
+    pl->fd = pl->turn = pl->held = NULL;
+    pl->turn_held = NULL;
+    pl->n = 0;
 }

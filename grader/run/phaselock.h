@@ -14,16 +14,23 @@
  * exclusive mode holds the turnstile, and a run entering any mode passes through it, so a
  * stream of shared holders cannot starve a waiting timed series.
  *
- * No deadlock: a run that asks for its timed modes first lets go of every lock it holds in
- * another mode (its process is waiting for the grant, doing nothing), keeping only those it
- * holds as wanted already (a GPU run's shared CPU lock); waiting runs hold besides only
- * turnstiles, of the locks they want exclusively; every attempt takes all of its locks or
- * none. A run that keeps a shared lock while it waits waits only for holders of another lock
- * (its GPU's), which never wait for the one it keeps.
- * Nothing here blocks: the supervisor polls phaselock_try_timed between its other duties, and
- * phaselock_idle_wait polls before the run starts.
+ * Untimed work never holds a series up: a run holding a preemptible lock (a core's, run/turns.h)
+ * shared in its idle mode gives it up as soon as another run waits for it exclusively
+ * (phaselock_contested, phaselock_yield: the supervisor freezes the run meanwhile) and takes it
+ * back through the turnstile once the series is over. A GPU's lock is not given up: work already
+ * sent to the GPU would run on beside the series.
  *
- * struct phaselock owns its file descriptors; phaselock_release closes them.
+ * No deadlock: a run that asks for its timed modes first lets go of every lock it holds in
+ * another mode and of every preemptible one (its process is waiting for the grant, doing
+ * nothing); waiting runs hold besides only turnstiles, of the locks they want exclusively, taken
+ * in the locks' order (a GPU's, then the cores' in ascending order) and kept across attempts;
+ * every attempt takes all of its locks or none. A run that keeps a lock while it waits keeps
+ * only its GPU's shared, which only runs on that GPU wait for, and they never wait for a core
+ * held by a frozen run, which has given its cores up.
+ * Nothing here blocks: the supervisor polls phaselock_try_timed and phaselock_try_idle between
+ * its other duties (run/grants.c), and before the run starts.
+ *
+ * struct phaselock owns its arrays and file descriptors; phaselock_release frees them.
  */
 #ifndef LG_PHASELOCK_H
 #define LG_PHASELOCK_H
@@ -37,15 +44,13 @@
 struct phaselock {
     const struct sb_lock *spec;
     size_t n;
-    int fd[SB_MAX_LOCKS], turn[SB_MAX_LOCKS];
-    bool turn_held[SB_MAX_LOCKS];
-    int held[SB_MAX_LOCKS]; /* enum sb_lock_mode each lock is held in now */
+    int *fd, *turn;
+    bool *turn_held;
+    int *held; /* enum sb_lock_mode each lock is held in now */
 };
 
 /* Opens (creating) the lock files and their turnstiles; holds nothing yet. */
 int phaselock_open(struct phaselock *pl, const struct sb_lock *locks, size_t n, struct error *err);
-/* Waits (polling every few milliseconds) until every lock is held in its idle mode. */
-void phaselock_idle_wait(struct phaselock *pl);
 /* One attempt at every lock's timed mode, without waiting; the first attempt lets go of the
  * locks held in another mode. true once all are held (turnstiles released); false: call again
  * later. */
@@ -57,12 +62,14 @@ void phaselock_back_to_idle(struct phaselock *pl);
 bool phaselock_is_timed(const struct phaselock *pl);
 /* Like phaselock_try_timed, for the idle modes: true at once when they are what is held. */
 bool phaselock_try_idle(struct phaselock *pl);
+/* Whether another run waits to hold exclusively a preemptible lock this one holds in its idle
+ * mode (it holds that lock's turnstile). */
+bool phaselock_contested(const struct phaselock *pl);
+/* Lets go of the preemptible locks; phaselock_try_idle takes them back. */
+void phaselock_yield(struct phaselock *pl);
+/* Lets go of every lock and turnstile held; the files stay open. */
+void phaselock_drop(struct phaselock *pl);
 /* Lets go of everything and closes the files. */
 void phaselock_release(struct phaselock *pl);
-
-/* For work outside any run that must not overlap a timed series (batch.c's PDFs): the lock at
- * path held shared, through its turnstile, waiting as long as it takes. Returns the descriptor
- * (closing it lets go; the caller owns it), or -1 when the file cannot be opened. */
-int phaselock_hold_shared(const char *path);
 
 #endif

@@ -277,6 +277,8 @@ static void read_case_line(struct reader *r, const char *key, const char *line)
         add_name(&c->modified, &c->n_modified, word);
     } else if (!strcmp(key, "unready") && sscanf(line, "unready %d %127s", &k, word) == 2) {
         add_name(&c->unready, &c->n_unready, word);
+    } else if (!strcmp(key, "busy") && !strcmp(line, "busy") && !c->busy) {
+        c->busy = true; /* the supervisor's own record must agree (runner.c) */
     } else if (!strcmp(key, "blocking") && sscanf(line, "blocking %127s", word) == 1) {
         c->blocking = !strcmp(word, "on") ? 1 : -1;
         if (c->blocking < 0 && sscanf(line, "blocking off %127s", word) == 1) {

@@ -1,5 +1,5 @@
 #include "run/runner.h"
-#include "run/phaselock.h"
+#include "run/turns.h"
 
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -219,39 +219,26 @@ static void sandbox_setup(const struct run_spec *s, const char **argv, const cha
     opts->n_case_limits = s->n_cases;
 }
 
-/* The lock file named by the environment variable, or NULL (no batch). */
-static const char *lock_path(const char *var)
+/* The machine's timing coordinator as this run takes part in it (run/turns.h): pinned to its
+ * lane's cores, holding their locks (and its GPU's) shared while it does not time, and while
+ * its series run its cores exclusively (a CPU variant) or its GPU (a GPU variant, the cores
+ * kept shared); every series watched for what ran beside it. */
+static void take_turns(const struct run_spec *s, struct sandbox_opts *opts, struct turns_locks *l)
 {
-    const char *path = getenv(var);
-    return path && *path ? path : NULL;
-}
-
-int runner_host_share_lock(void)
-{
-    const char *path = lock_path("LABGRADER_CPU_LOCK");
-    return path ? phaselock_hold_shared(path) : -1;
-}
-
-/* Batch grading with several workers (see class/batch.h), as data for the sandbox
- * (run/phaselock.h). Every run holds the CPU lock shared while it does not time, so that runs'
- * start-up, checked calls and freeing overlap, and the builds and PDFs of other students with
- * them. A timed CPU run's series hold it exclusively: alone on the machine, since student code
- * on any core (another run's checked calls, a compiler) would disturb it. A GPU run also holds
- * its GPU's lock (where workers share the GPU); a case's series hold that one exclusively,
- * keeping the CPU lock shared: alone on its GPU, beside the untimed work of other runs, never
- * beside a CPU series. GPU first, then CPU. Returns how many locks. */
-static size_t timing_locks(const struct run_spec *s, struct sb_lock locks[SB_MAX_LOCKS])
-{
-    const char *gpu = s->v->target == TARGET_GPU ? lock_path("LABGRADER_GPU_LOCK") : NULL;
-    const char *cpu = lock_path("LABGRADER_CPU_LOCK");
-    enum sb_lock_mode cpu_timed =
-        s->v->target == TARGET_CPU && s->time ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED;
-    size_t n = 0;
-    if (gpu)
-        locks[n++] = (struct sb_lock){gpu, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE};
-    if (cpu)
-        locks[n++] = (struct sb_lock){cpu, SB_LOCK_SHARED, cpu_timed};
-    return n;
+    const struct turns *t = s->tc->turns;
+    bool gpu = s->v->target == TARGET_GPU;
+    enum turns_use use = !s->time ? TURNS_UNTIMED : gpu ? TURNS_GPU_SERIES : TURNS_CPU_SERIES;
+    turns_locks_make(t, use, gpu, l);
+    opts->locks = l->locks;
+    opts->n_locks = l->n;
+    if (!t)
+        return;
+    opts->cpus = &t->cpus;
+    opts->gpu_key = gpu ? t->gpu : NULL;
+    opts->cpu_series = s->time && !gpu;
+    opts->timing_wait_s = t->wait_s;
+    opts->on_wait = s->on_wait;
+    opts->on_wait_arg = s->on_wait_arg;
 }
 
 const char *const run_stage_names[RUN_STAGE_COUNT] = {"setup", "checked", "warmup",
@@ -382,6 +369,45 @@ static char *series_forged(const struct run_series *x, size_t i, const char *nam
     return NULL;
 }
 
+/* What the supervisor recorded of the machine around each series, and of the turns that never
+ * came: a "busy" case in result.txt that the supervisor never answered "busy" is forged (a way
+ * not to be timed at all). */
+static void supervisor_records(struct run_outcome *o)
+{
+    for (size_t k = 0; k < o->sb.n_loads; k++) {
+        const struct sb_series_load *l = &o->sb.loads[k];
+        for (int x = 0;
+             l->case_index >= 0 && (size_t)l->case_index < o->n_cases && x < RUN_SERIES_COUNT;
+             x++) {
+            struct run_series *r = &o->cases[l->case_index].series[x];
+            if (strcmp(series_names[x], l->series))
+                continue;
+            r->attempts = l->attempts;
+            r->shared = l->shared;
+            r->foreign_cpus = l->foreign_cpus;
+            r->gpu_pid = l->gpu_pid;
+            r->gpu_util = l->gpu_util;
+            snprintf(r->gpu_comm, sizeof(r->gpu_comm), "%s", l->gpu_comm);
+        }
+    }
+    bool *told = xcalloc(o->n_cases + 1, sizeof(bool));
+    for (size_t k = 0; k < o->sb.n_busy; k++) {
+        const struct sb_busy *b = &o->sb.busy[k];
+        if (b->case_index < 0 || (size_t)b->case_index >= o->n_cases)
+            continue;
+        told[b->case_index] = true;
+        o->cases[b->case_index].busy_waited_s = b->waited_s;
+        snprintf(o->cases[b->case_index].busy_holders, sizeof(o->cases[b->case_index].busy_holders),
+                 "%s", b->holders);
+    }
+    for (size_t i = 0; i < o->n_cases && !o->tampered; i++)
+        if (o->cases[i].busy && !told[i])
+            o->tampered = xstrfmt("case %zu says it got no turn to be timed, but the grader "
+                                  "gave it one: the line was forged",
+                                  i + 1);
+    free(told);
+}
+
 /* Samples are taken inside the process, where student code runs: each series must match what
  * the harness sealed on the control pipe, be read through the kernel's own clock, and fit in
  * the time the supervisor saw it run. */
@@ -423,6 +449,8 @@ static void read_result(const struct run_spec *s, struct run_outcome *o)
         o->tampered = xstrdup("a timed series ran outside the timing locks the grader gave the "
                               "run: a request for them on the control pipe was forged");
     if (!o->tampered)
+        supervisor_records(o);
+    if (!o->tampered)
         cross_check(o);
 }
 
@@ -432,6 +460,7 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
     char *job_path = path_join(s->workdir, "job.txt");
     const char **argv = run_argv(s), **ro = NULL;
     struct sandbox_opts opts;
+    struct turns_locks locks = {NULL, NULL, 0};
     int rc = -1;
     o->n_cases = s->n_cases;
     o->cases = xcalloc(s->n_cases ? s->n_cases : 1, sizeof(*o->cases));
@@ -440,9 +469,7 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
         goto out;
     ro = run_ro_paths(s);
     sandbox_setup(s, argv, ro, &opts);
-    struct sb_lock locks[SB_MAX_LOCKS];
-    opts.locks = locks;
-    opts.n_locks = timing_locks(s, locks);
+    take_turns(s, &opts, &locks);
     trace_point("    %s: job written, starting", s->v->id);
     int sbrc = sandbox_run(&opts, &o->sb, err);
     trace_point("    %s: process ended (%.3f s waiting for timing locks)", s->v->id,
@@ -455,6 +482,7 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
     trace_point("    %s: results read", s->v->id);
     rc = 0;
 out:
+    turns_locks_release(&locks);
     free(ro);
     free(argv);
     free(job_path);

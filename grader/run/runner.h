@@ -59,6 +59,14 @@ struct run_series {
      * its samples and the digest of the process's vDSO, all as they stood at that moment. */
     size_t sealed_n;
     uint64_t seal, vdso;
+    /* What the supervisor saw beside the series (sandbox.h's sb_series_load): how many times it
+     * was measured, and whether the last time still shared its cores or its GPU, with what. */
+    int attempts;
+    bool shared;
+    double foreign_cpus;
+    long gpu_pid;
+    int gpu_util;
+    char gpu_comm[32];
 };
 
 /* Something a call did to its buffers or results: where, and how much. */
@@ -87,6 +95,11 @@ extern const char *const run_stage_names[RUN_STAGE_COUNT];
 
 struct run_case_outcome {
     bool started, finished; /* "case i begin" and "case i end" seen */
+    /* Its series never got their turn within the grader's wait (the machine was busy): how
+     * long it waited, and who held the turn ("" when unseen). */
+    bool busy;
+    double busy_waited_s;
+    char busy_holders[256];
     int checks_done;
     char *phase;     /* the last phase entered ("check 0", "time call") */
     char **modified; /* inputs a checked call changed (deduplicated) */
@@ -144,6 +157,9 @@ struct run_spec {
     const char *const *wrap;
     const char *const *wrap_ro;
     size_t output_cap, output_tail; /* the capture (sandbox.h); 0: the defaults */
+    /* Told while the run waits for its timed turn (sandbox_opts.on_wait); NULL: nobody. */
+    void (*on_wait)(void *arg, double waited_s, const char *holders);
+    void *on_wait_arg;
 };
 
 /* The job file's text (harness version 2). */
@@ -159,10 +175,6 @@ void runner_parse_result(struct run_outcome *o, const char *text);
 /* Then the control pipe's lines in o->sb.events (s->n_cases cases): each case's wall time and
  * stages, each series' span as the supervisor saw it. A line out of order sets o->tampered. */
 void runner_apply_events(const struct run_spec *s, struct run_outcome *o);
-/* In a batch (LABGRADER_CPU_LOCK set), the machine's CPU timing lock held shared, for heavy host
- * work that must not overlap a timed CPU run (a report's PDF); the caller closes the fd. -1
- * outside a batch. */
-int runner_host_share_lock(void);
 /* RLIMIT_CPU of a student run: the wall-clock limit on every online CPU. 0 (none) when
  * there is no wall-clock limit. */
 double runner_cpu_limit(double timeout_s, long online_cpus);

@@ -193,4 +193,10 @@ void sandbox_result_release(struct sandbox_result *r)
     free(r->events);
     r->events = NULL;
     r->n_events = 0;
+    free(r->loads);
+    r->loads = NULL;
+    r->n_loads = 0;
+    free(r->busy);
+    r->busy = NULL;
+    r->n_busy = 0;
 }

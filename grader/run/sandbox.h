@@ -20,6 +20,7 @@
 
 #include "base/error.h"
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,13 +32,37 @@ enum isolation {
 
 const char *isolation_name(enum isolation i);
 
-/* A timing lock a run holds (phaselock.h): its file, and the mode held while the run is not
- * timing and while it is. */
-#define SB_MAX_LOCKS 2
+/* A timing lock a run holds (phaselock.h, run/turns.h): its file, the mode held while the run
+ * is not timing and while it is, and whether, held shared while not timing, it is given up
+ * (the run frozen) as soon as another run waits to hold it exclusively: a core's lock is, so
+ * that a series never waits for other runs' untimed work; a GPU's is not, since work already
+ * sent to the GPU would run on beside the series. */
 enum sb_lock_mode { SB_LOCK_NONE, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE };
 struct sb_lock {
     const char *path;
     enum sb_lock_mode idle, timed;
+    bool preemptible;
+};
+
+/* A timed series as the supervisor saw the machine around it (grants.c, loadwatch.c): how many
+ * times it was measured (again while it shared its cores or its GPU) and, for the last time,
+ * what else ran beside it. */
+struct sb_series_load {
+    int case_index;
+    char series[16];
+    int attempts;
+    bool shared;         /* the last measurement shared its cores or its GPU */
+    double foreign_cpus; /* other processes on the run's cores (a CPU series), in cores */
+    long gpu_pid;        /* another process seen computing on the run's GPU; 0: none */
+    int gpu_util;        /* its SM utilisation, percent */
+    char gpu_comm[32];   /* its command name */
+};
+
+/* A case whose series never got their turn within sandbox_opts.timing_wait_s. */
+struct sb_busy {
+    int case_index;
+    double waited_s;
+    char holders[256]; /* who held the turn, as turns_holders() says; "" when unseen */
 };
 
 struct sandbox_opts {
@@ -78,6 +103,20 @@ struct sandbox_opts {
      * locks, at once. */
     const struct sb_lock *locks;
     size_t n_locks;
+    /* A timed turn is waited for at most this long (0: no bound); then the harness is told
+     * "busy" and its case is reported as not timed, with who held the turn (sb_busy). */
+    double timing_wait_s;
+    /* Told, while a run waits for its turn, how long it has and who holds it (NULL: nobody):
+     * after 2 s, then every 30 s. */
+    void (*on_wait)(void *arg, double waited_s, const char *holders);
+    void *on_wait_arg;
+    /* The CPUs the command runs on (its lane's cores: run/turns.h); NULL: as inherited. */
+    const cpu_set_t *cpus;
+    /* The GPU the run computes on (its PCI bus id), whose other users a GPU series is watched
+     * for; NULL: none. A series that shared its cores or its GPU is measured again (twice at
+     * most) and, still shared, recorded as such (sb_series_load). */
+    const char *gpu_key;
+    bool cpu_series; /* the run's series are CPU series (watched for load on its cores) */
 };
 
 /* A line a run sent over its control pipe, and when the supervisor read it. */
@@ -138,6 +177,11 @@ struct sandbox_result {
      * a timed series that began while the run did not hold its timed modes (tampering). */
     double lock_wait_s;
     bool unlocked_series;
+    /* Every timed series' load (owned), and the cases whose turn never came (owned). */
+    struct sb_series_load *loads;
+    size_t n_loads;
+    struct sb_busy *busy;
+    size_t n_busy;
 };
 
 void sandbox_opts_init(struct sandbox_opts *o);

@@ -23,6 +23,7 @@
 
 #include "run/sandbox.h"
 #include "run/control.h"
+#include "run/loadwatch.h"
 #include "run/phaselock.h"
 #include "base/strbuf.h"
 
@@ -86,6 +87,21 @@ bool proc_info_read(pid_t pid, struct proc_info *pi);
 void proc_for_each_child(pid_t parent, proc_visit_fn fn, void *ctx);
 /* Calls fn for every process of the machine. */
 void proc_for_each(proc_visit_fn fn, void *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* proctree.c: a run's process tree from /proc (allocates: not for signal handlers)     */
+
+struct proctree {
+    pid_t *pid, *ppid;
+    size_t n, alloc;
+};
+
+void proctree_load(struct proctree *t);
+/* Whether pid is root or below it. */
+bool proctree_has(const struct proctree *t, pid_t root, pid_t pid);
+void proctree_free(struct proctree *t);
+/* sig to root and every process below it (SIGSTOP and SIGCONT where no cgroup freezes). */
+void proctree_signal(pid_t root, int sig);
 
 /* ------------------------------------------------------------------------ */
 /* sweep.c                                                                  */
@@ -203,6 +219,7 @@ struct child_plan {
     int go_fd, go_write_fd, report_fd, out_fd, null_fd, json_fd;
     int ctl_fd, ctl_target; /* the control pipe's write end and its number in the child */
     int grant_fd;           /* the grant pipe's read end (at ctl_target + 1), -1 without */
+    const cpu_set_t *cpus;  /* pinned to these CPUs (sandbox_opts.cpus), NULL: inherited */
     struct child_limits limits;
 };
 
@@ -259,22 +276,50 @@ int memwatch_wait_ms(const struct memwatch *w, double now);
 #define SB_GRANT_POLL_MS 2
 
 struct grants {
+    const struct sandbox_opts *o;
     struct phaselock locks;
+    bool locked; /* the run holds timing locks (sandbox_opts.locks) */
+    /* Its locks could not be had within timing_wait_s (another process held them all that
+     * time): it goes on holding none, and none of its series are timed ("busy"). */
+    bool uncoordinated;
     int pipe[2]; /* the grant pipe (a socket pair): [0] goes to the child (as target), [1] here */
     int target;  /* the grant pipe's fd in the child, -1 without a control pipe */
+    pid_t root;  /* the run's main process, and its cgroup: what a freeze stops */
+    const char *cgroup_dir;
+    bool frozen;
+    /* Waiting for a timed turn (frozen), since when; all finished waits; the next notice. */
     bool waiting;
-    double wait_since, waited_s; /* the wait under way, and all finished ones */
+    double wait_since, waited_s, next_notice;
+    /* Gave its cores up to another run's series (frozen), since when; all such pauses. */
+    bool preempted;
+    double preempted_since, preempted_s;
+    /* The series being watched (loadwatch.h): its case, name and how many times it ran. */
+    struct loadwatch watch;
+    bool watching;
+    int series_case, attempts;
+    char series[16];
+    struct sb_series_load *loads;
+    size_t n_loads, alloc_loads;
+    struct sb_busy *busy;
+    size_t n_busy, alloc_busy;
 };
 
 void grants_init(struct grants *g);
-/* With a control pipe: the locks opened and held in their idle modes (waiting for them), and
- * the grant pipe made; without one, nothing. */
+/* The locks opened and held in their idle modes (waiting for them), and with a control pipe the
+ * grant pipe made. */
 int grants_open(struct grants *g, const struct sandbox_opts *o, int target, struct error *err);
-/* Serves what the control pipe asked for (sb_control's want_timed, want_idle); how soon to
- * come back in milliseconds while a wait goes on, -1 when nothing is pending. */
-int grants_serve(struct grants *g, struct sb_control *c, const char *cgroup_dir, double now);
-/* Seconds the run spent waiting for locks, the wait under way included. */
+/* The run started: its main process and cgroup (NULL: none), for freezing it. */
+void grants_attach(struct grants *g, pid_t root, const char *cgroup_dir);
+/* Serves what the control pipe asked for (sb_control's want_timed, want_idle, series_began and
+ * series_ended) and gives the run's cores up while another run waits for them; how soon to come
+ * back in milliseconds while something is pending, -1 when nothing is. */
+int grants_serve(struct grants *g, struct sb_control *c, double now);
+/* Whether the run is frozen (waiting for its turn, or its cores given up): no limit runs. */
+bool grants_frozen(const struct grants *g);
+/* Seconds the run spent frozen, the pause under way included. */
 double grants_paused(const struct grants *g, double now);
+/* The series' loads and the busy cases handed over to r. */
+void grants_finish(struct grants *g, struct sandbox_result *r);
 void grants_close(struct grants *g);
 
 /* ------------------------------------------------------------------------ */

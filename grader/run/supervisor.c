@@ -133,6 +133,7 @@ static int run_prepare(struct run *run)
     plan->envp = run->env.v;
     plan->workdir = run->workdir;
     plan->parent = getpid();
+    plan->cpus = o->cpus;
     limits_plan(o, &plan->limits);
     return 0;
 }
@@ -219,6 +220,7 @@ static void run_adopt(struct run *run)
     memwatch_start(&run->mw, run->pid,
                    r->memory_guard == MEMORY_GUARD_WATCHER ? o->memory_limit_bytes : 0);
     run->slot = running_register(run->pid, run->cg.kill_fd);
+    grants_attach(&run->grants, run->pid, run->cg.dir);
 }
 
 /* The go-ahead, then the child's report: nothing (it exec'd) or the step that failed. */
@@ -290,7 +292,7 @@ static int run_poll_ms(const struct run *run, double deadline, double now, bool 
  * while it waits (frozen, or blocked on the grant pipe). */
 static double run_deadline_now(const struct run *run, double now)
 {
-    if (run->grants.waiting)
+    if (grants_frozen(&run->grants))
         return 0;
     double run_deadline = run->o->wall_limit_s > 0
                               ? run->start + run->o->wall_limit_s + grants_paused(&run->grants, now)
@@ -307,7 +309,7 @@ static void run_supervise(struct run *run)
         if (run->pidfd < 0 && child_has_exited(run->pid))
             break;
         double now = now_seconds();
-        int grant_ms = grants_serve(&run->grants, &run->ctl, run->cg.dir, now);
+        int grant_ms = grants_serve(&run->grants, &run->ctl, now);
         double deadline = run_deadline_now(run, now);
         if (deadline > 0 && deadline - now <= 0) {
             run->timed_out = !child_has_exited(run->pid);
@@ -452,6 +454,7 @@ static void run_cleanup(struct run *run)
         sb_close_fd(&run->ctl_pipe[i]);
     }
     run->r->lock_wait_s = grants_paused(&run->grants, now_seconds());
+    grants_finish(&run->grants, run->r);
     grants_close(&run->grants);
     sb_control_finish(&run->ctl, run->r, run->case_expired);
     sb_close_fd(&run->null_fd);

@@ -14,6 +14,7 @@
 #include "base/fs.h"
 
 #include <check.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@
 
 static char dir[] = "/tmp/lg-grants-XXXXXX";
 static char *lock_path, *turn_path, *work;
+/* What a test changes of a run's options beyond run_script's. */
+static void (*tweak)(struct sandbox_opts *o);
 
 /* The harness's side of one timed case: begin, ask, wait for the byte, time, give back. */
 #define SAY(line) "echo '" line "' >&\"$LG_CONTROL_FD\"; "
@@ -45,6 +48,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+    tweak = NULL;
     char *cmd = xstrfmt("rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
     free(cmd);
@@ -66,7 +70,7 @@ static int run_script(enum isolation iso, const char *script, double case_limit_
 {
     const char *argv[] = {"sh", "-c", script, NULL};
     double limits[1] = {case_limit_s};
-    struct sb_lock locks[1] = {{lock_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE}};
+    struct sb_lock locks[1] = {{lock_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, true}};
     struct sandbox_opts o;
     struct error err;
     error_init(&err);
@@ -80,6 +84,8 @@ static int run_script(enum isolation iso, const char *script, double case_limit_
     o.n_case_limits = 1;
     o.locks = locks;
     o.n_locks = 1;
+    if (tweak)
+        tweak(&o);
     sandbox_result_init(r);
     return sandbox_run(&o, r, &err);
 }
@@ -202,6 +208,156 @@ START_TEST(test_lock_free_after_the_run)
 }
 END_TEST
 
+/* Another process holds the turn exclusively and never lets go: the run waits at most the
+ * grader's bound, is told "busy" ('n'), goes on untimed, and the supervisor records who held
+ * the turn; the waiting run was told it waited (on_wait). */
+static int notices;
+static char noticed[256];
+static void count_notice(void *arg, double waited_s, const char *holders)
+{
+    (void)arg;
+    (void)waited_s;
+    notices++;
+    snprintf(noticed, sizeof(noticed), "%s", holders ? holders : "");
+}
+static void bounded_wait(struct sandbox_opts *o)
+{
+    o->timing_wait_s = 2.5;
+    o->on_wait = count_notice;
+}
+
+START_TEST(test_busy_after_the_wait)
+{
+    static const char script[] = SAY("B 0") SAY("W 0") "b=$(dd bs=1 count=1 "
+                                                       "<&\"$LG_GRANT_FD\" 2>/dev/null); "
+                                                       "echo \"answer $b\"; exit 0";
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t holder = fork();
+    ck_assert_int_ge(holder, 0);
+    if (holder == 0) {
+        int fd = open(lock_path, O_RDWR | O_CREAT, 0644);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(ready[1], "r", 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    char c;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    tweak = bounded_wait;
+    notices = 0;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, script, 10, &r), 0);
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
+    ck_assert_msg(strstr(r.output, "answer n") != NULL, "the run was answered: %s", r.output);
+    ck_assert_uint_eq(r.n_busy, 1);
+    ck_assert_int_eq(r.busy[0].case_index, 0);
+    ck_assert(r.busy[0].waited_s >= 2.5);
+    char *want = xstrfmt("pid %ld", (long)holder);
+    ck_assert_msg(strstr(r.busy[0].holders, want) != NULL, "holders: %s", r.busy[0].holders);
+    ck_assert_int_eq(notices, 1);
+    ck_assert_msg(strstr(noticed, want) != NULL, "noticed: %s", noticed);
+    free(want);
+    close(ready[0]);
+    close(ready[1]);
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/* Another process computes on the cores of a CPU series: the series is measured again ('a'),
+ * twice, and then kept ('k') and recorded as shared, with the other processes' load. The
+ * series here is a harness that sleeps (its own CPU time is nil), pinned to one core, beside a
+ * loop pinned to the same core. */
+static cpu_set_t one_core;
+static void watched_series(struct sandbox_opts *o)
+{
+    CPU_ZERO(&one_core);
+    CPU_SET(0, &one_core);
+    o->cpus = &one_core;
+    o->cpu_series = true;
+}
+
+START_TEST(test_shared_series_measured_again)
+{
+    static const char script[] =
+        SAY("B 0") SAY("W 0") WAIT_GRANT "while :; do " SAY("S 0 call") "sleep 0.3; " SAY(
+            "E 0 call 300 1 0 0") "b=$(dd bs=1 count=1 <&\"$LG_GRANT_FD\" 2>/dev/null); "
+                                  "echo \"verdict $b\"; [ \"$b\" = a ] || break; done; " SAY(
+                                      "R 0") "exit 0";
+    pid_t burner = fork();
+    ck_assert_int_ge(burner, 0);
+    if (burner == 0) {
+        cpu_set_t c0;
+        CPU_ZERO(&c0);
+        CPU_SET(0, &c0);
+        sched_setaffinity(0, sizeof(c0), &c0);
+        alarm(60);
+        for (volatile unsigned long x = 0;; x++)
+            ;
+    }
+    tweak = watched_series;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, script, 20, &r), 0);
+    kill(burner, SIGKILL);
+    waitpid(burner, NULL, 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
+    ck_assert_msg(strstr(r.output, "verdict a\nverdict a\nverdict k") != NULL, "verdicts: %s",
+                  r.output);
+    ck_assert_uint_eq(r.n_loads, 1);
+    ck_assert_int_eq(r.loads[0].attempts, 3);
+    ck_assert(r.loads[0].shared);
+    ck_assert_msg(r.loads[0].foreign_cpus > 0.25, "%.2f cores", r.loads[0].foreign_cpus);
+    ck_assert_str_eq(r.loads[0].series, "call");
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/* A run doing untimed work gives its cores up while another run waits to time on them: it is
+ * frozen (its clock stands still) until the other's series is over. The run writes the time
+ * every 50 ms for 3 s; the test takes the lock's turnstile and then the lock itself, holds it
+ * 1.5 s and lets go: the run's lines show a gap of at least that long. */
+START_TEST(test_untimed_run_frozen_for_a_series)
+{
+    static const char script[] = "i=0; while [ $i -lt 60 ]; do date +%s.%N >> stamps; "
+                                 "sleep 0.05; i=$((i + 1)); done; exit 0";
+    char *stamps = xstrfmt("%s/stamps", work);
+    pid_t taker = fork();
+    ck_assert_int_ge(taker, 0);
+    if (taker == 0) {
+        struct timespec ms300 = {0, 300 * 1000 * 1000}, hold = {1, 500 * 1000 * 1000};
+        nanosleep(&ms300, NULL);
+        int turn = open(turn_path, O_RDWR | O_CREAT, 0644);
+        int fd = open(lock_path, O_RDWR | O_CREAT, 0644);
+        if (turn < 0 || fd < 0 || flock(turn, LOCK_EX) != 0 || flock(fd, LOCK_EX) != 0)
+            _exit(1);
+        flock(turn, LOCK_UN);
+        nanosleep(&hold, NULL);
+        _exit(0);
+    }
+    struct sandbox_result r;
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, script, 30, &r), 0);
+    int st;
+    waitpid(taker, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
+    FILE *f = fopen(stamps, "r");
+    ck_assert_ptr_nonnull(f);
+    double prev = 0, t, gap = 0;
+    while (fscanf(f, "%lf", &t) == 1) {
+        if (prev > 0 && t - prev > gap)
+            gap = t - prev;
+        prev = t;
+    }
+    fclose(f);
+    ck_assert_msg(gap >= 1.4, "the longest pause between the run's lines: %.3f s", gap);
+    ck_assert(r.lock_wait_s >= 1.4);
+    free(stamps);
+    sandbox_result_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("grants");
@@ -212,6 +368,9 @@ int main(void)
     tcase_add_loop_test(tc, test_wait_not_counted, 0, 2);
     tcase_add_test(tc, test_series_outside_the_lock);
     tcase_add_test(tc, test_lock_free_after_the_run);
+    tcase_add_test(tc, test_busy_after_the_wait);
+    tcase_add_test(tc, test_shared_series_measured_again);
+    tcase_add_test(tc, test_untimed_run_frozen_for_a_series);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

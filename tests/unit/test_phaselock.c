@@ -25,9 +25,9 @@ static void setup(void)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     cpu_path = xstrfmt("%s/cpu.lock", dir);
     gpu_path = xstrfmt("%s/gpu.lock", dir);
-    cpu_run[0] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE};
-    gpu_run[0] = (struct sb_lock){gpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE};
-    gpu_run[1] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_SHARED};
+    cpu_run[0] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, false};
+    gpu_run[0] = (struct sb_lock){gpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, false};
+    gpu_run[1] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_SHARED, false};
 }
 
 static void teardown(void)
@@ -130,33 +130,72 @@ START_TEST(test_gpu_series_and_cpu_runs)
 }
 END_TEST
 
-/* As run/runner.c gives them: a timed CPU run's start-up and checked calls overlap with GPU
- * runs' untimed work, and its series waits until it is alone; a GPU run keeps the CPU lock
- * shared while it waits for its GPU, so no CPU series starts in between, and a second GPU run on
- * the same GPU waits its turn behind it. */
-START_TEST(test_runner_modes)
+/* As run/runner.c gives them (run/turns.h): a CPU run's cores, preemptible, exclusive while its
+ * series run; a GPU run's GPU (never preempted, exclusive while its series run) and its cores
+ * (preemptible, shared throughout). Untimed work gives its cores up to a series that waits for
+ * them; a GPU run waiting for its GPU holds no core, so a CPU series never waits for it. */
+static struct sb_lock lane_cpu[2], lane_gpu[3];
+
+static void lane_locks(void)
 {
-    struct phaselock cpu, gpu, gpu2;
-    open_run(&cpu, cpu_run, 1);
-    open_run(&gpu, gpu_run, 2);
-    open_run(&gpu2, gpu_run, 2);
-    ck_assert(phaselock_try_idle(&gpu) && phaselock_try_idle(&gpu2));
-    ck_assert(phaselock_try_idle(&cpu));    /* untimed work side by side */
-    ck_assert(!phaselock_try_timed(&cpu));  /* its series: not beside the GPU runs */
-    ck_assert(!phaselock_try_timed(&gpu));  /* gpu2 is on the GPU; cpu holds the turnstile */
-    ck_assert(!phaselock_try_timed(&gpu2)); /* gpu holds the GPU's turnstile */
-    phaselock_release(&gpu2);
-    ck_assert(phaselock_try_timed(&gpu));  /* alone on its GPU */
-    ck_assert(!phaselock_try_timed(&cpu)); /* gpu keeps the CPU lock shared while it times */
-    phaselock_back_to_idle(&gpu);
-    phaselock_release(&gpu);
+    char *c2 = xstrfmt("%s/cpu2.lock", dir);
+    lane_cpu[0] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, true};
+    lane_cpu[1] = (struct sb_lock){c2, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, true};
+    lane_gpu[0] = (struct sb_lock){gpu_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, false};
+    lane_gpu[1] = (struct sb_lock){cpu_path, SB_LOCK_SHARED, SB_LOCK_SHARED, true};
+    lane_gpu[2] = (struct sb_lock){c2, SB_LOCK_SHARED, SB_LOCK_SHARED, true};
+}
+
+START_TEST(test_untimed_work_gives_cores_up)
+{
+    struct phaselock cpu, gpu;
+    lane_locks();
+    open_run(&cpu, lane_cpu, 2);
+    open_run(&gpu, lane_gpu, 3);
+    ck_assert(phaselock_try_idle(&cpu) && phaselock_try_idle(&gpu));
+    ck_assert(!phaselock_contested(&gpu));
+    ck_assert(!phaselock_try_timed(&cpu)); /* the GPU run's untimed work holds the cores */
+    ck_assert(phaselock_contested(&gpu));  /* ... and sees the series waiting */
+    phaselock_yield(&gpu);                 /* frozen, its cores given up, its GPU kept */
     ck_assert(phaselock_try_timed(&cpu));
-    open_run(&gpu, gpu_run, 2);
-    ck_assert(!phaselock_try_idle(&gpu)); /* nothing beside a CPU series */
+    ck_assert(!phaselock_try_idle(&gpu)); /* back only after the series */
     phaselock_back_to_idle(&cpu);
-    ck_assert(phaselock_try_idle(&gpu)); /* the series over, untimed work again */
+    ck_assert(phaselock_try_idle(&gpu));
+    ck_assert(!phaselock_contested(&gpu));
+    /* A GPU series is never preempted: the CPU series waits for it. */
+    ck_assert(phaselock_try_timed(&gpu));
+    ck_assert(!phaselock_try_timed(&cpu));
+    ck_assert(!phaselock_contested(&gpu));
+    phaselock_back_to_idle(&gpu);
+    phaselock_yield(&gpu);
+    ck_assert(phaselock_try_timed(&cpu));
     phaselock_release(&cpu);
     phaselock_release(&gpu);
+    free((char *)lane_cpu[1].path);
+}
+END_TEST
+
+START_TEST(test_gpu_wait_holds_no_core)
+{
+    struct phaselock cpu, gpu, gpu2;
+    lane_locks();
+    open_run(&cpu, lane_cpu, 2);
+    open_run(&gpu, lane_gpu, 3);
+    open_run(&gpu2, lane_gpu, 3);
+    ck_assert(phaselock_try_idle(&gpu) && phaselock_try_idle(&gpu2) && phaselock_try_idle(&cpu));
+    ck_assert(!phaselock_try_timed(&gpu)); /* gpu2's untimed work is on the GPU */
+    /* gpu waits (its cores let go); the CPU series needs only gpu2's cores, which it gives up */
+    ck_assert(!phaselock_try_timed(&cpu));
+    ck_assert(phaselock_contested(&gpu2));
+    phaselock_yield(&gpu2);
+    ck_assert(phaselock_try_timed(&cpu));
+    phaselock_back_to_idle(&cpu);
+    ck_assert(phaselock_try_idle(&gpu2));
+    phaselock_release(&gpu2); /* its run ends: the GPU is free */
+    ck_assert(phaselock_try_timed(&gpu));
+    phaselock_release(&gpu);
+    phaselock_release(&cpu);
+    free((char *)lane_cpu[1].path);
 }
 END_TEST
 
@@ -179,7 +218,7 @@ START_TEST(test_unopenable_lock)
 {
     struct phaselock pl;
     struct error err;
-    struct sb_lock bad[1] = {{"/nonexistent-dir/x.lock", SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE}};
+    struct sb_lock bad[1] = {{"/nonexistent-dir/x.lock", SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, false}};
     error_init(&err);
     ck_assert_int_eq(phaselock_open(&pl, bad, 1, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent-dir/x.lock"));
@@ -195,7 +234,8 @@ int main(void)
     tcase_add_test(tc, test_timed_waits_and_bars_new_runs);
     tcase_add_test(tc, test_two_requests_no_deadlock);
     tcase_add_test(tc, test_gpu_series_and_cpu_runs);
-    tcase_add_test(tc, test_runner_modes);
+    tcase_add_test(tc, test_untimed_work_gives_cores_up);
+    tcase_add_test(tc, test_gpu_wait_holds_no_core);
     tcase_add_test(tc, test_release_lets_go);
     tcase_add_test(tc, test_unopenable_lock);
     suite_add_tcase(s, tc);

@@ -437,6 +437,7 @@ START_TEST(test_json_shape)
                                       "n_fail",
                                       "n_skipped",
                                       "n_grader_errors",
+                                      "n_not_timed",
                                       "phases",
                                       "exercises"};
     ck_assert_uint_eq(root->n, sizeof(top) / sizeof(top[0]));

@@ -313,34 +313,6 @@ START_TEST(test_stages)
 }
 END_TEST
 
-/* Heavy host work in a batch holds the CPU timing lock shared: alongside each other, never
- * alongside a timed CPU run (which holds it exclusively). */
-START_TEST(test_host_share_lock)
-{
-    char path[] = "/tmp/lg-test-lock-XXXXXX";
-    int tmp = mkstemp(path);
-    ck_assert_int_ge(tmp, 0);
-    close(tmp);
-    unsetenv("LABGRADER_CPU_LOCK");
-    ck_assert_int_eq(runner_host_share_lock(), -1);
-    setenv("LABGRADER_CPU_LOCK", path, 1);
-    int a = runner_host_share_lock(), b = runner_host_share_lock();
-    ck_assert(a >= 0 && b >= 0);
-    int ex = open(path, O_RDWR);
-    ck_assert(flock(ex, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK);
-    close(a);
-    ck_assert(flock(ex, LOCK_EX | LOCK_NB) != 0);
-    close(b);
-    ck_assert_int_eq(flock(ex, LOCK_EX | LOCK_NB), 0);
-    close(ex);
-    unsetenv("LABGRADER_CPU_LOCK");
-    unlink(path);
-    char *turn = xstrfmt("%s.turn", path);
-    unlink(turn);
-    free(turn);
-}
-END_TEST
-
 START_TEST(test_incidents)
 {
     struct run_outcome o;
@@ -382,7 +354,6 @@ int main(void)
     tcase_add_test(rc, test_series_and_samples);
     tcase_add_test(rc, test_incidents);
     tcase_add_test(rc, test_stages);
-    tcase_add_test(rc, test_host_share_lock);
     suite_add_tcase(s, rc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,206 @@
+#include "run/loadwatch.h"
+#include "run/sandbox_internal.h"
+
+#include "base/alloc.h"
+#include "base/util.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* ---- CPU time ---- */
+
+static double ticks_s(unsigned long long ticks)
+{
+    static long hz;
+    if (!hz)
+        hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+    return (double)ticks / (double)hz;
+}
+
+/* The busy time /proc/stat accounts to the cores in cpus (every core when NULL), seconds. */
+static double cores_busy_s(const cpu_set_t *cpus)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    char line[512];
+    unsigned long long total = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+        unsigned long long v[8] = {0};
+        int cpu;
+        if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+            continue;
+        if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1],
+                   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 9)
+            continue;
+        if (cpus && (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, cpus)))
+            continue;
+        /* user nice system [idle iowait] irq softirq steal */
+        total += v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+    }
+    if (f)
+        fclose(f);
+    return ticks_s(total);
+}
+
+/* utime + stime of one process, from /proc/<pid>/stat, seconds. */
+static double process_cpu_s(pid_t pid)
+{
+    char path[64], buf[1024];
+    proc_path(path, pid, "stat");
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    unsigned long long ut = 0, st = 0;
+    /* after the comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+     * utime stime */
+    if (!p ||
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return 0;
+    return ticks_s(ut + st);
+}
+
+/* The run's own CPU time: its cgroup's, else its process tree's. */
+static double own_cpu_s(const struct loadwatch *w)
+{
+    if (w->cgroup_dir) {
+        char *stat = xstrfmt("%s/cpu.stat", w->cgroup_dir);
+        long long usec = sb_read_keyed_value(stat, "usage_usec");
+        free(stat);
+        if (usec >= 0)
+            return (double)usec / 1e6;
+    }
+    struct proctree t;
+    double sum = 0;
+    proctree_load(&t);
+    for (size_t i = 0; i < t.n; i++)
+        if (proctree_has(&t, w->root, t.pid[i]))
+            sum += process_cpu_s(t.pid[i]);
+    proctree_free(&t);
+    return sum;
+}
+
+static double self_cpu_s(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* ---- NVML: loaded at run time, so that a machine without the driver still grades ---- */
+
+struct nvml_sample {
+    unsigned int pid;
+    unsigned long long ts;
+    unsigned int sm, mem, enc, dec;
+};
+typedef int (*nvml_init_fn)(void);
+typedef int (*nvml_by_pci_fn)(const char *, void **);
+typedef int (*nvml_util_fn)(void *, struct nvml_sample *, unsigned int *, unsigned long long);
+
+static struct {
+    int state; /* 0 not tried, 1 usable, -1 not */
+    nvml_by_pci_fn by_pci;
+    nvml_util_fn util;
+} nvml;
+
+static bool nvml_ready(void)
+{
+    if (nvml.state)
+        return nvml.state > 0;
+    nvml.state = -1;
+    void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    nvml_init_fn init = h ? (nvml_init_fn)dlsym(h, "nvmlInit_v2") : NULL;
+    nvml.by_pci = h ? (nvml_by_pci_fn)dlsym(h, "nvmlDeviceGetHandleByPciBusId_v2") : NULL;
+    nvml.util = h ? (nvml_util_fn)dlsym(h, "nvmlDeviceGetProcessUtilization") : NULL;
+    if (init && nvml.by_pci && nvml.util && init() == 0)
+        nvml.state = 1;
+    return nvml.state > 0;
+}
+
+static unsigned long long epoch_us(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
+}
+
+/* The busiest process on the GPU since `since` that is neither the run's nor invisible here. */
+static void gpu_foreign(const struct loadwatch *w, unsigned long long since,
+                        struct sb_series_load *load)
+{
+    void *dev = NULL;
+    unsigned int n = 0;
+    if (!w->gpu_key || !nvml_ready() || nvml.by_pci(w->gpu_key, &dev) != 0)
+        return;
+    /* NVML_ERROR_NOT_FOUND: no process computed there since `since`. */
+    if (nvml.util(dev, NULL, &n, since) != 7 /* NVML_ERROR_INSUFFICIENT_SIZE */ || n == 0)
+        return;
+    struct nvml_sample *s = xcalloc(n + 8, sizeof(*s));
+    unsigned int got = n + 8;
+    struct proctree t;
+    proctree_load(&t);
+    if (nvml.util(dev, s, &got, since) == 0)
+        for (unsigned int i = 0; i < got; i++) {
+            char path[64];
+            pid_t pid = (pid_t)s[i].pid;
+            proc_path(path, pid, "stat");
+            if (s[i].sm == 0 || access(path, F_OK) != 0 || proctree_has(&t, w->root, pid) ||
+                (int)s[i].sm <= load->gpu_util)
+                continue;
+            load->gpu_pid = pid;
+            load->gpu_util = (int)s[i].sm;
+            proc_path(path, pid, "comm");
+            FILE *f = fopen(path, "re");
+            if (f) {
+                if (!fgets(load->gpu_comm, sizeof(load->gpu_comm), f))
+                    load->gpu_comm[0] = '\0';
+                load->gpu_comm[strcspn(load->gpu_comm, "\n")] = '\0';
+                fclose(f);
+            }
+        }
+    proctree_free(&t);
+    free(s);
+}
+
+void loadwatch_begin(struct loadwatch *w)
+{
+    w->t0 = now_seconds();
+    w->nvml_t0 = epoch_us();
+    if (w->cpu) {
+        w->busy0 = cores_busy_s(w->cpus);
+        w->own0 = own_cpu_s(w);
+        w->self0 = self_cpu_s();
+    }
+}
+
+bool loadwatch_end(struct loadwatch *w, struct sb_series_load *load)
+{
+    double span = now_seconds() - w->t0;
+    load->foreign_cpus = 0;
+    load->gpu_pid = 0;
+    load->gpu_util = 0;
+    load->gpu_comm[0] = '\0';
+    bool shared = false;
+    if (w->cpu && span > 0) {
+        double foreign = (cores_busy_s(w->cpus) - w->busy0) - (own_cpu_s(w) - w->own0) -
+                         (self_cpu_s() - w->self0);
+        if (foreign < 0)
+            foreign = 0;
+        load->foreign_cpus = foreign / span;
+        shared = foreign >= LOADWATCH_CPU_MIN_S && load->foreign_cpus > LOADWATCH_CPU_SHARE;
+    }
+    gpu_foreign(w, w->nvml_t0, load);
+    shared = shared || load->gpu_pid > 0;
+    load->shared = shared;
+    return shared;
+}

@@ -1,0 +1,326 @@
+#include "run/turns.h"
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+void turns_init(struct turns *t)
+{
+    memset(t, 0, sizeof(*t));
+    CPU_ZERO(&t->allowed);
+    CPU_ZERO(&t->cpus);
+    t->n_lanes = 1;
+    t->wait_s = TURNS_DEFAULT_WAIT_S;
+}
+
+void turns_release(struct turns *t)
+{
+    free(t->dir);
+    free(t->problem);
+    free(t->gpu);
+    turns_init(t);
+}
+
+char *turns_default_dir(void)
+{
+    const char *env = getenv("LABGRADER_COORDINATOR");
+    struct stat st;
+    if (env && *env)
+        return xstrdup(env);
+    /* /run/lock: one per machine, on every Debian and Ubuntu, writable by every user and
+     * emptied at boot, so no lock outlives the processes that could hold it. */
+    if (stat("/run/lock", &st) == 0 && S_ISDIR(st.st_mode) && access("/run/lock", W_OK | X_OK) == 0)
+        return xstrdup("/run/lock/labgrader");
+    return xstrdup("/tmp/labgrader");
+}
+
+/* The folder as it must be: created (sticky and writable by all, so that every user's grader
+ * can add the lock files it needs) where missing; NULL, or why it cannot be used. */
+static char *folder_problem(const char *dir)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0 && errno == ENOENT) {
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+            return xstrfmt("cannot create %s: %s", dir, strerror(errno));
+        if (lstat(dir, &st) == 0 && st.st_uid == geteuid())
+            chmod(dir, 01777);
+    }
+    if (lstat(dir, &st) != 0)
+        return xstrfmt("%s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return xstrfmt("%s is not a folder (a link or a file stands there)", dir);
+    /* Anyone who may rename files in it could swap a lock for another: only its owner, root
+     * or, in a sticky folder, each file's owner may. */
+    if ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX))
+        return xstrfmt("%s may be changed by other users and is not sticky (chmod +t it)", dir);
+    if (st.st_uid != 0 && st.st_uid != geteuid() && !(st.st_mode & S_ISVTX))
+        return xstrfmt("%s belongs to another user", dir);
+    return NULL;
+}
+
+static void split_lane(struct turns *t)
+{
+    int total = CPU_COUNT(&t->allowed), k = 0;
+    int lanes = t->n_lanes < 1 ? 1 : t->n_lanes > total ? (total > 0 ? total : 1) : t->n_lanes;
+    int lane = t->lane % lanes;
+    int lo = total * lane / lanes, hi = total * (lane + 1) / lanes;
+    CPU_ZERO(&t->cpus);
+    t->n_cpus = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < hi; c++) {
+        if (!CPU_ISSET(c, &t->allowed))
+            continue;
+        if (k >= lo) {
+            CPU_SET(c, &t->cpus);
+            t->n_cpus++;
+        }
+        k++;
+    }
+}
+
+void turns_setup(struct turns *t, int n_lanes)
+{
+    const char *wait = getenv("LABGRADER_TIMING_WAIT");
+    char *end = NULL;
+    double w = wait ? strtod(wait, &end) : 0;
+    if (wait && end != wait && *end == '\0' && w > 0)
+        t->wait_s = w;
+    if (sched_getaffinity(0, sizeof(t->allowed), &t->allowed) != 0 || CPU_COUNT(&t->allowed) < 1) {
+        CPU_ZERO(&t->allowed);
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < (n > 0 ? n : 1) && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &t->allowed);
+    }
+    t->n_lanes = n_lanes > 0 ? n_lanes : 1;
+    t->lane = 0;
+    split_lane(t);
+    char *dir = turns_default_dir();
+    char *problem = folder_problem(dir);
+    free(t->problem);
+    free(t->dir);
+    t->problem = problem ? xstrfmt("the machine's timing coordinator cannot be used: %s; set "
+                                   "LABGRADER_COORDINATOR to a folder every grader on this machine "
+                                   "can use (docs/coordinator.md)",
+                                   problem)
+                         : NULL;
+    t->dir = problem ? NULL : dir;
+    if (problem)
+        free(dir);
+    free(problem);
+}
+
+void turns_place(struct turns *t, int lane, const char *gpu_key)
+{
+    t->lane = lane < 0 ? 0 : lane;
+    split_lane(t);
+    free(t->gpu);
+    t->gpu = gpu_key && *gpu_key ? xstrdup(gpu_key) : NULL;
+}
+
+void turns_place_all(struct turns *t)
+{
+    t->cpus = t->allowed;
+    t->n_cpus = CPU_COUNT(&t->allowed);
+    free(t->gpu);
+    t->gpu = NULL;
+}
+
+int turns_lane_of(const char *gpu_key, char *const *keys, size_t n_keys)
+{
+    int rank = 0;
+    bool found = false;
+    for (size_t i = 0; gpu_key && i < n_keys; i++) {
+        if (!keys[i])
+            continue;
+        if (!strcmp(keys[i], gpu_key))
+            found = true;
+        else if (strcmp(keys[i], gpu_key) < 0)
+            rank++;
+    }
+    return found ? rank : 0;
+}
+
+/* A key safe as a file name: letters, digits, '.', '-' and '_'; others become '_'. */
+static char *file_key(const char *key)
+{
+    char *s = xstrdup(key);
+    for (char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '-' || *p == '_'))
+            *p = '_';
+    return s;
+}
+
+static void add_lock(struct turns_locks *l, char *path, enum sb_lock_mode idle,
+                     enum sb_lock_mode timed, bool preemptible)
+{
+    l->locks = xrealloc(l->locks, (l->n + 1) * sizeof(*l->locks));
+    l->paths = xrealloc(l->paths, (l->n + 1) * sizeof(*l->paths));
+    l->paths[l->n] = path;
+    l->locks[l->n] = (struct sb_lock){path, idle, timed, preemptible};
+    l->n++;
+}
+
+void turns_locks_make(const struct turns *t, enum turns_use use, bool gpu, struct turns_locks *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!t || !t->dir)
+        return;
+    if (gpu && t->gpu) {
+        char *key = file_key(t->gpu);
+        add_lock(out, xstrfmt("%s/gpu-%s.lock", t->dir, key), SB_LOCK_SHARED,
+                 use == TURNS_GPU_SERIES ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED, false);
+        free(key);
+    }
+    enum sb_lock_mode cores = use == TURNS_CPU_SERIES ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &t->cpus))
+            add_lock(out, xstrfmt("%s/cpu%d.lock", t->dir, c), SB_LOCK_SHARED, cores, true);
+}
+
+void turns_locks_release(struct turns_locks *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    free(l->locks);
+    memset(l, 0, sizeof(*l));
+}
+
+int *turns_hold_cores(const struct turns *t, size_t *n)
+{
+    struct turns_locks l;
+    *n = 0;
+    turns_locks_make(t, TURNS_UNTIMED, false, &l);
+    int *fds = l.n ? xcalloc(l.n, sizeof(int)) : NULL;
+    for (size_t i = 0; i < l.n; i++) {
+        char *turn = xstrfmt("%s.turn", l.paths[i]);
+        int tf = open(turn, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int fd = open(l.paths[i], O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        free(turn);
+        /* Through the turnstile, as a run enters its idle mode: a waiting series goes first. */
+        if (tf >= 0)
+            while (flock(tf, LOCK_EX) != 0 && errno == EINTR)
+                ;
+        if (fd >= 0)
+            while (flock(fd, LOCK_SH) != 0 && errno == EINTR)
+                ;
+        if (tf >= 0)
+            close(tf);
+        if (fd >= 0)
+            fds[(*n)++] = fd;
+    }
+    turns_locks_release(&l);
+    return fds;
+}
+
+void turns_let_go(int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        close(fds[i]);
+    free(fds);
+}
+
+/* ---- who holds a lock: /proc/locks ---- */
+
+struct seen {
+    dev_t dev;
+    ino_t ino;
+};
+
+/* "pid (user: command)" of a process, from /proc. */
+static void describe_pid(struct strbuf *sb, long pid)
+{
+    char path[64], cmd[256] = "";
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/%ld", pid);
+    const char *user = NULL;
+    if (stat(path, &st) == 0) {
+        struct passwd *pw = getpwuid(st.st_uid);
+        user = pw ? pw->pw_name : NULL;
+    }
+    snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        size_t n = fread(cmd, 1, sizeof(cmd) - 1, f);
+        fclose(f);
+        cmd[n] = '\0';
+        for (size_t i = 0; i + 1 < n; i++)
+            if (cmd[i] == '\0')
+                cmd[i] = ' ';
+    }
+    strbuf_addf(sb, "pid %ld", pid);
+    if (user || cmd[0])
+        strbuf_addf(sb, " (%s%s%.80s)", user ? user : "", user && cmd[0] ? ": " : "", cmd);
+}
+
+/* Whether a /proc/locks line is an exclusive flock held (not waited for) on one of `files`;
+ * its pid in *pid. */
+static bool line_holds(const char *line, const struct seen *files, size_t n, long *pid)
+{
+    char kind[16], mode[16], type[16];
+    unsigned maj, min;
+    unsigned long ino;
+    if (strstr(line, "->"))
+        return false;
+    if (sscanf(line, "%*d: %15s %15s %15s %ld %x:%x:%lu", kind, type, mode, pid, &maj, &min,
+               &ino) != 7 ||
+        strcmp(kind, "FLOCK") || strcmp(mode, "WRITE"))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (files[i].ino == (ino_t)ino && major(files[i].dev) == maj && minor(files[i].dev) == min)
+            return true;
+    return false;
+}
+
+char *turns_holders(const struct sb_lock *locks, size_t n)
+{
+    struct seen *files = xcalloc(2 * n + 1, sizeof(*files));
+    size_t nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        char *turn = xstrfmt("%s.turn", locks[i].path);
+        if (stat(locks[i].path, &st) == 0)
+            files[nf++] = (struct seen){st.st_dev, st.st_ino};
+        if (stat(turn, &st) == 0)
+            files[nf++] = (struct seen){st.st_dev, st.st_ino};
+        free(turn);
+    }
+    FILE *f = fopen("/proc/locks", "re");
+    struct strbuf sb = STRBUF_INIT;
+    char line[256];
+    long seen[4];
+    int n_seen = 0;
+    while (f && fgets(line, sizeof(line), f) && n_seen < 4) {
+        long pid;
+        bool again = false;
+        if (!line_holds(line, files, nf, &pid) || pid <= 0 || pid == getpid())
+            continue;
+        for (int k = 0; k < n_seen; k++)
+            again = again || seen[k] == pid;
+        if (again)
+            continue;
+        if (n_seen)
+            strbuf_addstr(&sb, ", ");
+        describe_pid(&sb, pid);
+        seen[n_seen++] = pid;
+    }
+    if (f)
+        fclose(f);
+    free(files);
+    if (!sb.len) {
+        strbuf_release(&sb);
+        return NULL;
+    }
+    return strbuf_detach(&sb);
+}
