@@ -75,13 +75,13 @@ CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrade
 all: $(BIN) $(HARNESS_OBJ) $(HARNESS_CPU) $(HARNESS_GPU) $(CALIBRATE) $(MAN)
 
 deps-test:
-	@grader/deps.sh test
+	@bash grader/deps.sh test
 
 deps:
-	@grader/deps.sh build
+	@bash grader/deps.sh build
 
 deps-analyze:
-	@grader/deps.sh analyze
+	@bash grader/deps.sh analyze
 
 # libclang (grader similarity, grader mutate) is loaded at run time (grader/analyze/tokens.c):
 # nothing of it is needed to build, and the rest of the grader runs without it.
@@ -93,7 +93,7 @@ deps-analyze:
 # again when deps.sh changes.
 DEPS_STAMP := $(BUILD)/.deps-build
 $(DEPS_STAMP): grader/deps.sh
-	@grader/deps.sh build || { echo "make: the packages above are needed to build labgrader (make deps installs them, as root)" >&2; exit 1; }
+	@bash grader/deps.sh build || { echo "make: the packages above are needed to build labgrader (make deps installs them, as root)" >&2; exit 1; }
 	@mkdir -p $(@D) && touch $@
 $(GRADER_OBJ) $(MAIN_OBJ) $(BUILD)/harness/calibrate.o: | $(DEPS_STAMP)
 
@@ -188,7 +188,7 @@ mutate: deps deps-analyze
 	$(BIN) mutate $(LABDIR) $(ARGS)
 
 bench: deps all
-	tests/bench/run.sh
+	bash tests/bench/run.sh
 
 # make test: the normal build, then the same suites under AddressSanitizer and UBSan. Both
 # stages share one grader cache (LABGRADER_CACHE, removed at the end unless it was given): the
@@ -198,7 +198,7 @@ bench: deps all
 # stages run one after another: the unit stage beside the end-to-end one loaded test_sandbox's
 # runs past their safety limits on two cores.
 test: deps-test
-	@tests/check-layers.sh
+	@bash tests/check-layers.sh
 	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory -j$(JOBS) test-bins
 	@own=; if [ -z "$${LABGRADER_CACHE:-}" ]; then own=$$(mktemp -d /tmp/lg-test-cache-XXXXXX); \
@@ -209,10 +209,10 @@ JOBS := $(shell nproc 2>/dev/null || echo 2)
 test-bins: all $(UNIT_BIN) $(E2E_BIN)
 
 test-unit: all $(UNIT_BIN)
-	@tests/run-suites.sh unit $(UNIT_BIN)
+	@bash tests/run-suites.sh unit $(UNIT_BIN)
 
 test-e2e: all $(E2E_BIN)
-	@LG_BIN=$(abspath $(BIN)) tests/run-suites.sh e2e $(E2E_BIN)
+	@LG_BIN=$(abspath $(BIN)) bash tests/run-suites.sh e2e $(E2E_BIN)
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 # Under the sanitizers: every unit suite, and the end-to-end suites that exercise the
@@ -228,7 +228,7 @@ test-asan:
 	@$(ASAN_MAKE) test-unit test-e2e
 
 test-gpu: deps all $(GPU_BIN)
-	@LG_BIN=$(abspath $(BIN)) tests/run-suites.sh gpu $(GPU_BIN)
+	@LG_BIN=$(abspath $(BIN)) bash tests/run-suites.sh gpu $(GPU_BIN)
 
 print-gpu-bin:
 	@echo $(GPU_BIN)
@@ -266,7 +266,7 @@ fuzz: fuzz-build
 	done
 
 deps-fuzz:
-	@grader/deps.sh fuzz
+	@bash grader/deps.sh fuzz
 
 FORMAT_FILES = $(sort $(wildcard grader/*/*.c grader/*/*.h grader/harness/*.c grader/harness/*.h grader/harness/*.cu tests/unit/*.c tests/e2e/*.c tests/e2e/*.h tests/gpu/*.c tests/fuzz/*.c tests/fuzz/*.h))
 
@@ -274,7 +274,7 @@ format:
 	clang-format -i $(FORMAT_FILES)
 
 check-layers:
-	@tests/check-layers.sh
+	@bash tests/check-layers.sh
 
 # One clang-format per 50 files, two at a time: one per file took 42 s of `make test` here.
 format-check:

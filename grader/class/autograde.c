@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "base/messages.h"
 #include "base/strbuf.h"
+#include "base/util.h"
 #include "class/archive.h"
 #include "class/collect.h"
 #include "class/gradescope.h"
@@ -20,12 +21,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 enum { AG_OK = 0, AG_NO_GPU = 1, AG_USAGE = 2, AG_GRADER = 3 };
+#define AUTOGRADE_TIMING_WAIT_S 300.0
 
 enum ag_policy { AG_INFORMATIONAL, AG_REMOTE, AG_FAIL };
 
@@ -41,6 +45,10 @@ struct ag_run {
     struct results r;
     struct json_value *meta;
     char *root, *out, *tmp;
+    /* This run's own folder under out/.autograde/ (its unpacked submission and its work): runs
+     * at once share only the cache and the machine's timing coordinator. */
+    char *priv;
+    int slot_fd; /* the grading slot held (take_slot), -1: none */
     FILE *log; /* the console: stdout, or stderr when stdout carries results.json */
 };
 
@@ -68,6 +76,11 @@ static void run_release(struct ag_run *run)
     json_value_free(run->meta);
     if (run->tmp)
         remove_tree(run->tmp, NULL);
+    if (run->priv)
+        remove_tree(run->priv, NULL);
+    free(run->priv);
+    if (run->slot_fd >= 0)
+        close(run->slot_fd);
     free(run->root);
     free(run->out);
     free(run->tmp);
@@ -277,7 +290,7 @@ static void apply_late(struct ag_run *run, struct results *r)
 static int collect_one(struct ag_run *run, struct error *err)
 {
     char *sub = path_join(run->root, "submission");
-    char *unpack = path_join(run->out, ".autograde-unpack");
+    char *unpack = path_join(run->priv, "unpack");
     char **sources = lab_source_names(&run->lab);
     struct collect_opts co = {NULL, NULL, (const char *const *)sources, true};
     int rc = collect_submissions_opts(sub, unpack, &co, &run->set, err);
@@ -293,7 +306,7 @@ static int grade_it(struct ag_run *run, struct error *err)
 {
     struct grade_opts o;
     const struct submission *sub = &run->set.items[0];
-    char *work = path_join(run->out, ".work");
+    char *work = path_join(run->priv, "work");
     grade_opts_init(&o);
     o.submission = sub->dir;
     o.student_id = sub->id;
@@ -343,13 +356,77 @@ static int write_results(struct ag_run *run, struct error *err)
     return rc;
 }
 
+/* A folder of this run's own: out/.autograde/run-XXXXXX. */
+static int make_private(struct ag_run *run, struct error *err)
+{
+    char *parent = path_join(run->out, ".autograde");
+    char *tmpl = path_join(parent, "run-XXXXXX");
+    int rc = mkdir_p(parent, err);
+    if (rc == 0 && !mkdtemp(tmpl))
+        rc = error_set_at(err, tmpl, 0, 0, "cannot create this run's folder: %s", strerror(errno));
+    free(parent);
+    if (rc == 0)
+        run->priv = tmpl;
+    else
+        free(tmpl);
+    return rc;
+}
+
+/* Back-pressure at a deadline: at most `slots` autogrades of this machine build and run at
+ * once (LABGRADER_AUTOGRADE_SLOTS, else half the CPUs), the others wait for a slot, and say so
+ * on the console the student sees. A slot is a lock file in the machine's coordinator folder,
+ * held until this process ends. */
+static void take_slot(struct ag_run *run)
+{
+    const struct turns *t = &run->env.turns;
+    const char *env = getenv("LABGRADER_AUTOGRADE_SLOTS");
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN), slots = 0;
+    if (!env || !parse_long(env, &slots) || slots < 1)
+        slots = cpus > 3 ? cpus / 2 : 1;
+    if (!t->dir)
+        return;
+    double t0 = now_seconds(), next = t0;
+    for (;;) {
+        for (long k = 0; k < slots; k++) {
+            char *path = xstrfmt("%s/autograde-slot-%ld.lock", t->dir, k);
+            int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+            free(path);
+            if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+                run->slot_fd = fd;
+                return;
+            }
+            if (fd >= 0)
+                close(fd);
+        }
+        double now = now_seconds();
+        if (now >= next) {
+            fprintf(run->log,
+                    messages_get(&run->msgs, "queued: all %ld grading slots of this machine are "
+                                             "busy (a deadline?); waiting, %.0f s so far\n"),
+                    slots, now - t0);
+            fflush(run->log);
+            next = now + 30;
+        }
+        struct timespec pause = {0, 200 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 static int setup_env(struct ag_run *run, const struct grader_paths *p, struct error *err)
 {
+    if (make_private(run, err) != 0)
+        return -1;
     char *cache = path_join(run->out, ".cache");
     int rc = grade_env_setup(&run->env, p->harness_dir, p->include_dir, cache, ISOLATION_AUTO, err);
     free(cache);
     if (rc != 0)
         return -1;
+    /* A deadline's submissions wait for their timed turns at most 5 minutes, well inside
+     * Gradescope's default limit of 10 (docs/coordinator.md), unless the machine says otherwise. */
+    if (run->cli.timing_wait_s > 0)
+        run->env.turns.wait_s = run->cli.timing_wait_s;
+    else if (!getenv("LABGRADER_TIMING_WAIT"))
+        run->env.turns.wait_s = AUTOGRADE_TIMING_WAIT_S;
     /* Measured once at setup and cached: later runs read it. */
     grade_calibrate(&run->env, stderr);
     if (messages_load_lang(&run->msgs, p->templates_dir,
@@ -367,7 +444,7 @@ static int setup_env(struct ag_run *run, const struct grader_paths *p, struct er
 static int setup_image(struct ag_run *run, struct error *err)
 {
     struct grade_opts o;
-    char *work = path_join(run->out, ".work");
+    char *work = path_join(run->priv, "work");
     grade_opts_init(&o);
     o.full = !run->cli.no_slow;
     o.hidden = true;
@@ -412,7 +489,17 @@ static int grade_submission_run(struct ag_run *run, struct error *err)
         return AG_NO_GPU;
     }
     if (read_metadata(run, err) != 0 || collect_one(run, err) != 0 || run->set.n != 1 ||
-        grade_it(run, err) != 0 || write_results(run, err) != 0)
+        grade_it(run, err) != 0)
+        return AG_GRADER;
+    /* A case this machine could not time (it stayed busy past the wait) makes no grade: an
+     * autograder failure, which the instructor re-runs, never a partial score. */
+    if (run->r.n_not_timed > 0) {
+        error_set(err, "%d case%s could not be timed: the GPU machine stayed busy past the wait "
+                       "(--timing-wait); re-run this submission",
+                  run->r.n_not_timed, run->r.n_not_timed == 1 ? "" : "s");
+        return AG_GRADER;
+    }
+    if (write_results(run, err) != 0)
         return AG_GRADER;
     struct table_opts to;
     table_opts_init(&to);
@@ -428,6 +515,7 @@ int autograde_run(const struct autograde_args *a, const struct grader_paths *p)
     struct error err;
     int status;
     memset(&run, 0, sizeof(run));
+    run.slot_fd = -1;
     lab_init(&run.lab);
     grade_env_init(&run.env);
     messages_init(&run.msgs);
@@ -447,8 +535,10 @@ int autograde_run(const struct autograde_args *a, const struct grader_paths *p)
         status = AG_GRADER;
     else if (run.cli.setup)
         status = setup_image(&run, &err) == 0 ? AG_OK : AG_GRADER;
-    else
+    else {
+        take_slot(&run);
         status = grade_submission_run(&run, &err);
+    }
     if (status == AG_GRADER || status == AG_USAGE) {
         fprintf(stderr, "grader autograde: ");
         error_print(&err, stderr);

@@ -40,6 +40,7 @@ struct batch_opts {
 
 struct batch_summary {
     int total, graded, skipped_unchanged, failed, grader_errors;
+    int not_timed;  /* students with a case not timed here (the machine was busy): not stamped */
     int no_pdf;     /* students whose PDF was tried and not made (the reason was printed) */
     bool bad_input; /* the submissions or roster were refused: the caller's input to fix */
     /* Wall-clock seconds by phase, for `make bench`. */

@@ -71,9 +71,10 @@ enum graded_state stamp_graded_state(const char *dir, const char *stamp, char *w
 /* ---- student.c ---- */
 /* How grading one student ended, as the summary counts it. */
 enum {
-    OUT_WRITTEN = 1, /* results, reports and (without XX) the stamp were written */
-    OUT_FAILING = 2, /* some case is the submission's failure */
-    OUT_XX = 4       /* some case is XX, or nothing could be written: the grader's error */
+    OUT_WRITTEN = 1,  /* results, reports and (without XX) the stamp were written */
+    OUT_FAILING = 2,  /* some case is the submission's failure */
+    OUT_XX = 4,       /* some case is XX, or nothing could be written: the grader's error */
+    OUT_NOT_TIMED = 8 /* some case could not be timed here (the machine was busy) */
 };
 /* Student t built (build_only: into the cache and its work folder, nothing written) or
  * graded into r. */

@@ -56,6 +56,7 @@ struct autograde_args {
     const char *lab_arg, *root, *lang;
     const char *policy; /* informational, remote or fail; NULL: informational */
     bool setup, stdin_tar, no_slow, no_timing;
+    double timing_wait_s; /* 0: AUTOGRADE's default (autograde.c) */
 };
 
 /* grader gradescope LAB --out FILE [--gpu-policy ...] [--no-slow] [--no-timing] ...:

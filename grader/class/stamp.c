@@ -81,7 +81,7 @@ enum graded_state stamp_graded_state(const char *dir, const char *stamp, char *w
         error_format(&err, why, why_size);
         goto out;
     }
-    st = tmp.n_grader_errors ? NOT_GRADED : GRADED;
+    st = tmp.n_grader_errors || tmp.n_not_timed ? NOT_GRADED : GRADED;
 out:
     results_release(&tmp);
     strbuf_release(&old);

@@ -141,7 +141,8 @@ static int write_student(struct batch_run *b, struct results *r, const struct to
         goto out;
     if (o->pdf_mode >= -1 && write_report(b, r, t->dir, err) != 0)
         goto out;
-    if (r->n_grader_errors == 0) {
+    /* Not stamped, so graded again next time: a grader error, and a case not timed here. */
+    if (r->n_grader_errors == 0 && r->n_not_timed == 0) {
         char *certified = stamp_certifying(t->stamp, text.buf, text.len);
         int src = write_file_atomic(stamp, certified, strlen(certified), err);
         free(certified);
@@ -197,7 +198,8 @@ int batch_grade_student(struct batch_run *b, const struct todo *t)
                 msg);
         outcome = OUT_XX;
     } else {
-        outcome = OUT_WRITTEN | (r.n_fail ? OUT_FAILING : 0) | (r.n_grader_errors ? OUT_XX : 0);
+        outcome = OUT_WRITTEN | (r.n_fail ? OUT_FAILING : 0) | (r.n_grader_errors ? OUT_XX : 0) |
+                  (r.n_not_timed ? OUT_NOT_TIMED : 0);
     }
     results_release(&r);
     return outcome;

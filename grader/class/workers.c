@@ -45,6 +45,7 @@ void batch_tally(struct batch_summary *s, int outcome)
     s->graded += (outcome & OUT_WRITTEN) != 0;
     s->failed += (outcome & OUT_FAILING) != 0;
     s->grader_errors += (outcome & OUT_XX) != 0;
+    s->not_timed += (outcome & OUT_NOT_TIMED) != 0;
 }
 
 /* One build child: student t built (into the cache and its work folder); its compilers hold

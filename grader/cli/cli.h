@@ -62,6 +62,7 @@ struct cli_args {
     const char *out, *lang, *only, *isolation;
     double timeout_s;         /* 0: the lab's */
     double compile_timeout_s; /* 0: the toolchain's (run/build.h) */
+    double timing_wait_s;     /* 0: the default (run/turns.h; LABGRADER_TIMING_WAIT) */
     bool keep, no_timing;
     bool profile; /* --profile: Nsight Compute on every GPU variant (grade/profile.h) */
     int pdf_mode; /* -1 --no-pdf, 0 try, 1 --pdf */

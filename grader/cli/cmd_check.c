@@ -145,6 +145,8 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
     }
     if (c->a.compile_timeout_s > 0)
         env.tc.compile_timeout_s = c->a.compile_timeout_s;
+    if (c->a.timing_wait_s > 0)
+        env.turns.wait_s = c->a.timing_wait_s;
     grade_calibrate(&env, c->a.quiet ? NULL : stderr);
     check_opts(c, submission, work, &o);
     if (!c->a.quiet)

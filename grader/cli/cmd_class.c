@@ -48,6 +48,8 @@ static void print_summary(const struct lab *lab, const struct batch_summary *sum
 {
     printf("%s: %d graded, %d unchanged, %d with failures, %d with grader errors", lab->id,
            sum->graded, sum->skipped_unchanged, sum->failed, sum->grader_errors);
+    if (sum->not_timed)
+        printf(", %d not timed (the machine was busy: graded again next time)", sum->not_timed);
     if (sum->no_pdf)
         printf(", %d without a PDF", sum->no_pdf);
     printf("\n");
@@ -75,7 +77,7 @@ static int finish_grade(struct cli *c, const struct lab *lab, const struct batch
             return EXIT_GRADER;
         }
     }
-    return sum->grader_errors ? EXIT_GRADER : EXIT_PASS;
+    return sum->grader_errors || sum->not_timed ? EXIT_GRADER : EXIT_PASS;
 }
 
 static int grade_class(struct cli *c, const struct lab *lab)
@@ -101,6 +103,8 @@ static int grade_class(struct cli *c, const struct lab *lab)
     } else {
         if (c->a.compile_timeout_s > 0)
             env.tc.compile_timeout_s = c->a.compile_timeout_s;
+        if (c->a.timing_wait_s > 0)
+            env.turns.wait_s = c->a.timing_wait_s;
         grade_calibrate(&env, stderr);
         if (batch_grade(&env, lab, &o, &sum, &err) != 0) {
             error_print(&err, stderr);

@@ -53,6 +53,7 @@ int cmd_autograde(struct cli *c)
         .stdin_tar = a->stdin_tar,
         .no_slow = a->no_slow,
         .no_timing = a->no_timing,
+        .timing_wait_s = a->timing_wait_s,
     };
     struct grader_paths p;
     char *root = NULL;

@@ -305,6 +305,12 @@ static void put_speed(struct json_writer *w, const struct case_result *c)
         put_str(w, "not_timed", not_timed_name(c->not_timed));
         if (c->not_timed_detail)
             put_str(w, "not_timed_detail", c->not_timed_detail);
+        if (c->not_timed_cpus > 0)
+            put_num(w, "not_timed_cpus", c->not_timed_cpus);
+        if (c->not_timed_gpu_pid > 0) {
+            put_num(w, "not_timed_gpu_pid", (double)c->not_timed_gpu_pid);
+            put_num(w, "not_timed_gpu_util", c->not_timed_gpu_util);
+        }
     }
     put_num(w, "baseline_ms", c->baseline_ms);
     put_num(w, "speedup_ref", c->speedup_ref);
@@ -737,6 +743,9 @@ static void read_speed(const struct json_value *o, struct case_result *c)
     c->not_timed = not_timed_parse(json_get_string(o, "not_timed"));
     const char *nd = json_get_string(o, "not_timed_detail");
     c->not_timed_detail = c->not_timed != NOT_TIMED_NO && nd ? xstrdup(nd) : NULL;
+    c->not_timed_cpus = num(o, "not_timed_cpus");
+    c->not_timed_gpu_pid = (long)num(o, "not_timed_gpu_pid");
+    c->not_timed_gpu_util = (int)num(o, "not_timed_gpu_util");
     c->baseline_ms = num(o, "baseline_ms");
     c->speedup_ref = num(o, "speedup_ref");
     c->speedup_baseline = num(o, "speedup_baseline");

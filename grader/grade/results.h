@@ -106,10 +106,15 @@ struct case_result {
     size_t n_params;
     bool hidden, slow;
     enum verdict verdict;
-    /* Correct, but not timed here, and why (with what: who held the turn, what shared the
-     * series; NULL when nothing more is known): no speed-up, no speed points. */
+    /* Correct, but not timed here, and why: no speed-up, no speed points. With what: who held
+     * the turn (busy), the other process computing on its GPU (shared: its command name, pid and
+     * utilisation) or the other processes' load on its cores in cores (shared), the coordinator's
+     * problem (coordinator); NULL and 0 when nothing more is known. */
     enum not_timed not_timed;
     char *not_timed_detail;
+    double not_timed_cpus;
+    long not_timed_gpu_pid;
+    int not_timed_gpu_util;
     char *message; /* one line, for tables */
     char *detail;  /* several lines: mismatch summary, crash output excerpt */
     double points, max_points;

@@ -167,6 +167,9 @@ static const struct field case_fields[] = {
     {"draws_s", K_NUM, false},
     {"not_timed", K_STR, false},
     {"not_timed_detail", K_STR, false},
+    {"not_timed_cpus", K_NUM, false},
+    {"not_timed_gpu_pid", K_NUM, false},
+    {"not_timed_gpu_util", K_NUM, false},
     {"cpu_s", K_NUM, false},
     {"peak_rss_kb", K_NUM, false},
 };

@@ -191,14 +191,15 @@ static void set_not_timed(struct case_result *cr, enum not_timed why, char *deta
     cr->not_timed_detail = detail;
 }
 
-/* What shared a series, as data for the report: the other processes' load on its cores, or the
- * busiest other process on its GPU. */
-static char *shared_detail(const struct run_series *s)
+/* What shared a series, as data for the report: the busiest other process on its GPU, or the
+ * other processes' load on its cores. */
+static void shared_with(struct case_result *cr, const struct run_series *s)
 {
-    if (s->gpu_pid > 0)
-        return xstrfmt("pid %ld (%s) at %d%% of the GPU", s->gpu_pid,
-                       s->gpu_comm[0] ? s->gpu_comm : "?", s->gpu_util);
-    return xstrfmt("%.2f cores of other processes", s->foreign_cpus);
+    set_not_timed(cr, NOT_TIMED_SHARED,
+                  s->gpu_pid > 0 && s->gpu_comm[0] ? xstrdup(s->gpu_comm) : NULL);
+    cr->not_timed_cpus = s->gpu_pid > 0 ? 0 : s->foreign_cpus;
+    cr->not_timed_gpu_pid = s->gpu_pid;
+    cr->not_timed_gpu_util = s->gpu_util;
 }
 
 /* Correct code whose speed was to be measured and was not: no turn came, every measurement
@@ -219,7 +220,7 @@ static bool not_timed_here(struct grading *g, const struct run_case_outcome *co,
     }
     for (int k = 0; k < RUN_SERIES_COUNT; k++)
         if (co->series[k].present && co->series[k].shared) {
-            set_not_timed(cr, NOT_TIMED_SHARED, shared_detail(&co->series[k]));
+            shared_with(cr, &co->series[k]);
             return true;
         }
     return false;

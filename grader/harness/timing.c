@@ -456,6 +456,7 @@ static void measure_series(struct lg_case_state *s, struct series *ser, uint64_t
  * counted). */
 static void series_restart(struct series *ser)
 {
+    memset(ser->order, 0, (size_t)ser->n);
     ser->n = 0;
     ser->clk_min = ser->clk_max = 0;
     lg_throttle_init(&ser->throttle, ser->throttle.max_mhz);

@@ -246,13 +246,44 @@ static void print_header(const struct table *t)
             r->student_name ? r->student_name : "");
 }
 
+/* Why a correct case has no time: said with what the grader saw (results.h's not_timed). */
+static char *not_timed_text(const struct messages *m, const struct case_result *cr)
+{
+    const char *d = cr->not_timed_detail ? cr->not_timed_detail : "?";
+    switch (cr->not_timed) {
+    case NOT_TIMED_BUSY:
+        return cr->not_timed_detail
+                   ? xstrfmt(messages_get(m, "not timed: the machine was busy (its turn held by "
+                                             "%s); grade again later"),
+                             d)
+                   : xstrdup(messages_get(m, "not timed: the machine was busy; grade again later"));
+    case NOT_TIMED_SHARED:
+        if (cr->not_timed_gpu_pid > 0)
+            return xstrfmt(messages_get(m, "not timed: another process (%s, pid %ld) computed on "
+                                           "its GPU each time it was measured; grade again "
+                                           "later"),
+                           d, cr->not_timed_gpu_pid);
+        return xstrfmt(messages_get(m, "not timed: other processes took %.1f of its cores each "
+                                       "time it was measured; grade again later"),
+                       cr->not_timed_cpus);
+    case NOT_TIMED_COORDINATOR:
+        return xstrfmt(messages_get(m, "not timed: %s"), d);
+    default:
+        return xstrdup("");
+    }
+}
+
 /* What the last column says: a failure's message, a passing case's first finding worth
  * showing (findings.h), why a case was not run in a word (the whole reason is above). */
 static void case_note(const struct table *t, const struct variant_result *vr,
                       const struct case_result *cr, char *buf, size_t n)
 {
     const char *text = "";
-    if (cr->verdict == V_PASS) {
+    char *own = NULL;
+    if (cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO) {
+        own = not_timed_text(t->m, cr);
+        text = own;
+    } else if (cr->verdict == V_PASS) {
         for (size_t i = 0; i < cr->n_findings && !*text; i++)
             if (finding_shown(vr, cr, i, t->hide_hidden))
                 text = cr->findings[i];
@@ -266,6 +297,7 @@ static void case_note(const struct table *t, const struct variant_result *vr,
         text = cr->message;
     }
     one_line(buf, n, text);
+    free(own);
 }
 
 static void print_case(const struct table *t, const struct variant_result *vr,

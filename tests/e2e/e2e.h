@@ -188,6 +188,21 @@ static inline void e2e_check_fixture(const char *fixture, bool gpu_column, const
     free(log);
 }
 
+/* Whether a passed case was timed. A case may instead say it was not timed because another
+ * process shared its cores or its GPU each time it was measured, or held the machine's turn
+ * (a loaded test machine: run/turns.h): that is said on stderr as a skip, with the reason, and
+ * is no failure; a case untimed without a reason is. */
+static inline bool e2e_timed(const char *what, const struct case_result *cr)
+{
+    if (cr->time.valid)
+        return true;
+    ck_assert_msg(cr->not_timed == NOT_TIMED_SHARED || cr->not_timed == NOT_TIMED_BUSY,
+                  "%s: not timed, and no reason given", what);
+    fprintf(stderr, "skipped: %s timed: this machine was too busy to time it (%s: %s)\n", what,
+            not_timed_name(cr->not_timed), cr->not_timed_detail ? cr->not_timed_detail : "-");
+    return false;
+}
+
 /* Is `id` one of the comma-separated ids in list? */
 static inline bool e2e_in_list(const char *list, const char *id)
 {

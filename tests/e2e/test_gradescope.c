@@ -90,6 +90,11 @@ static void build_image(void)
     ck_assert(st.st_mode & 0100);
     char *sol = path_join(source, "labgrader/labs/labgs/solution");
     ck_assert(!dir_exists(sol));
+    /* Unpacked by a tool that drops file modes (some unzip tools, an LMS's file manager): the
+     * image must build without an exec bit on any of its scripts. */
+    char *nox = xstrfmt("find '%s/labgrader' -type f -exec chmod a-x {} +", source);
+    sh(nox, NULL);
+    free(nox);
     /* Gradescope copies run_autograder to /autograder when it builds the image. */
     char *cp = xstrfmt("cp '%s' '%s/run_autograder'", run, ag_root);
     sh(cp, NULL);

@@ -84,8 +84,10 @@ static void check_solution(const char *lab, const char *cases)
                 ck_assert_msg(cr->verdict == V_PASS, "%s solution %s/%s %s: %s (%s)", lab,
                               r.exercises[e].exercise_id, vr->variant_id, cr->case_id,
                               verdict_code(cr->verdict), cr->message ? cr->message : "");
-                ck_assert_msg(cr->time.valid, "%s solution %s/%s %s: not timed", lab,
-                              r.exercises[e].exercise_id, vr->variant_id, cr->case_id);
+                char *what = xstrfmt("%s solution %s/%s %s", lab, r.exercises[e].exercise_id,
+                                     vr->variant_id, cr->case_id);
+                e2e_timed(what, cr);
+                free(what);
                 passed++;
             }
         }
