@@ -486,10 +486,8 @@ static size_t longest_cat(const struct svg_fig *f)
 
 static void open_svg(const struct svg_fig *f, double height, struct strbuf *out)
 {
-    strbuf_addf(out,
-                "<svg class=\"plot\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-                "xmlns=\"http://www.w3.org/2000/svg\">\n<title>",
-                W, height);
+    strbuf_addf(out, "<svg class=\"plot\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n<title>", W,
+                height);
     html_esc(out, f->title ? f->title : "");
     strbuf_addstr(out, "</title>\n");
     if (f->desc) {
