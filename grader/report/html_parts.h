@@ -33,7 +33,7 @@ char *html_first_error(const char *log);
 
 /* The exercise's figures (each "" when it has nothing to draw; caller frees each):
  * time against size with the break-even markers, and its break-evens as `break_evens`
- * items of list (the sizes.c logic: a GPU curve against the CPU baseline, else the first
+ * items of list (report.md's rule, sizeplot.c: a GPU curve against the CPU baseline, else the first
  * CPU variant); the paired speedups per case with their 95% intervals; the roofline. */
 char *html_fig_sizes(const struct report_ctx *rc, const struct exercise_result *ex,
                      struct tpl_value *list);
