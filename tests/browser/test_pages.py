@@ -256,7 +256,7 @@ class Pages(unittest.TestCase):
             "return [performance.now() - t, document.getElementById('shown').textContent]")
         self.assertEqual(filtered[1], "10")  # c290 to c299
         self.assertEqual(len(self.visible_rows()), 10)
-        print("browser: class of 300: opened in %.0f ms (DOM ready %.0f ms), sorted in %.1f ms,"
+        print("\nbrowser: class of 300: opened in %.0f ms (DOM ready %.0f ms), sorted in %.1f ms,"
               " filtered in %.1f ms; %d bytes"
               % (loaded[1], loaded[0], took, filtered[0],
                  os.path.getsize(os.path.join(OUT, "big", "lab99", "index.html"))),
