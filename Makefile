@@ -2,7 +2,8 @@
 #
 #   make                 build the grader (build/grader)
 #   make check LAB=6     grade labs/lab6/solution (SUBMISSION=dir for another; ARGS=--full ...)
-#   make test            unit and end-to-end tests, then again under ASan+UBSan
+#   make test            unit, end-to-end and browser tests, then again under ASan+UBSan
+#   make test-browser    the HTML pages in headless Chromium (tests/browser/README.md)
 #   make test-gpu        the GPU end-to-end suite (needs a CUDA device)
 #   make report LAB=6    re-render reports (and a class's summary) from existing results
 #   make grade LAB=6 SUBMISSIONS=dir    grade a class
@@ -68,7 +69,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test deps-analyze similarity mutate check test test-bins test-unit test-e2e test-asan test-gpu report grade kit gradescope bench \
+.PHONY: all deps deps-test deps-analyze similarity mutate check test test-bins test-unit test-e2e test-browser test-asan test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
         fuzz fuzz-build deps-fuzz
 
@@ -203,7 +204,7 @@ test: deps-test
 	@$(MAKE) --no-print-directory -j$(JOBS) test-bins
 	@own=; if [ -z "$${LABGRADER_CACHE:-}" ]; then own=$$(mktemp -d /tmp/lg-test-cache-XXXXXX); \
 	  export LABGRADER_CACHE=$$own; fi; trap '[ -z "$$own" ] || rm -rf "$$own"' EXIT; \
-	  $(MAKE) --no-print-directory test-unit test-e2e && $(MAKE) --no-print-directory test-asan
+	  $(MAKE) --no-print-directory test-unit test-e2e test-browser && $(MAKE) --no-print-directory test-asan
 
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 test-bins: all $(UNIT_BIN) $(E2E_BIN)
@@ -213,6 +214,10 @@ test-unit: all $(UNIT_BIN)
 
 test-e2e: all $(E2E_BIN)
 	@LG_BIN=$(abspath $(BIN)) bash tests/run-suites.sh e2e $(E2E_BIN)
+
+# The HTML pages in a real browser: skipped, with the reason, where Chromium is not installed.
+test-browser: all
+	@LG_BIN=$(abspath $(BIN)) tests/browser/run.sh
 
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 # Under the sanitizers: every unit suite, and the end-to-end suites that exercise the

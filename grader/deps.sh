@@ -64,6 +64,13 @@ if [ "$mode" = test ]; then
     # JUnit exports are validated against junit-10.xsd (tests/fixtures/junit/).
     has_cmd xmllint || missing+=(libxml2-utils)
     has_cmd clang-format || optional+=(clang-format)
+    # The HTML pages in a real browser (tests/browser, docs/html.md): Debian's Chromium, its
+    # driver and Selenium for Debian's python3; Java for the Nu Html Checker (npm, below).
+    has_cmd chromium || missing+=(chromium)
+    has_cmd chromedriver || missing+=(chromium-driver)
+    /usr/bin/python3 -c 'import selenium' >/dev/null 2>&1 || missing+=(python3-selenium)
+    has_cmd java || missing+=(default-jre-headless)
+    has_cmd npm || missing+=(npm)
     # The tests exercise the PDF and isolation paths for real.
     missing+=("${optional[@]}")
     optional=()
@@ -75,6 +82,15 @@ if [ "$mode" = test ] && [ "${LG_NO_INSTALL:-}" = "" ] && has_cmd apt-get && [ "
    ! { has_cmd slurmctld && has_cmd munged; }; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends slurm-wlm munge \
         >/dev/null 2>&1 || echo "labgrader: slurm-wlm/munge not installed: the Slurm test will be skipped" >&2
+fi
+
+# The Nu Html Checker (the W3C's validator; Debian packages none): npm's vnu-jar, its jar run by
+# Debian's Java. --ignore-scripts: its install script would download a Java of its own.
+vnu_jar() { has_cmd npm && [ -f "$(npm root -g 2>/dev/null)/vnu-jar/build/dist/vnu.jar" ]; }
+if [ "$mode" = test ] && [ "${LG_NO_INSTALL:-}" = "" ] && has_cmd npm && ! vnu_jar &&
+   { [ "$(id -u)" = 0 ] || [ -w "$(npm root -g 2>/dev/null)" ]; }; then
+    npm install --global --ignore-scripts --no-audit --no-fund --loglevel=error vnu-jar@26.9.27 \
+        >/dev/null 2>&1 || echo "labgrader: npm's vnu-jar not installed: the HTML pages will not be validated" >&2
 fi
 
 all=("${missing[@]}" "${optional[@]}")

@@ -31,6 +31,7 @@ struct batch_opts {
     int shard_k, shard_n;          /* 1-based shard K of N; 0/0: everything */
     bool force;                    /* re-grade unchanged submissions */
     int pdf_mode;                  /* -1 none, 0 try, 1 required */
+    bool no_html;                  /* no report.html, index.html (--no-html; report/html.h) */
     bool progress_bar;             /* a terminal: one updating line; else log lines */
     struct grade_opts grade;  /* full, hidden, timeout, ... (submission/student set per student) */
     struct late_options late; /* the command line's late policy (late.h); NULL fields: the lab's */

@@ -66,6 +66,7 @@ struct cli_args {
     bool keep, no_timing;
     bool profile; /* --profile: Nsight Compute on every GPU variant (grade/profile.h) */
     int pdf_mode; /* -1 --no-pdf, 0 try, 1 --pdf */
+    bool no_html; /* --no-html: no report.html, index.html (report/html.h) */
     int sanitize; /* -1: as the lab says; else an enum sanitize_mode */
     /* report */
     bool instructor;

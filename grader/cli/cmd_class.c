@@ -26,6 +26,7 @@ static void batch_from_args(const struct cli *c, struct batch_opts *o)
     o->shard_n = a->shard[1];
     o->force = a->force;
     o->pdf_mode = a->pdf_mode;
+    o->no_html = a->no_html;
     o->templates_dir = c->home.templates_dir;
     /* A class is graded in full unless told otherwise. */
     o->grade.full = !a->no_slow;

@@ -24,6 +24,7 @@ int cli_render_report(struct cli *c, const struct results *r, const char *dir, b
     ro.pdf = pdf_mode >= 0;
     ro.pdf_required = pdf_mode > 0;
     ro.student_view = student_view;
+    ro.html = !c->a.no_html;
     memset(&out, 0, sizeof(out));
     if (report_student(r, dir, &ro, &out, &err) != 0) {
         error_print(&err, stderr);
@@ -34,6 +35,8 @@ int cli_render_report(struct cli *c, const struct results *r, const char *dir, b
     if (!quiet) {
         if (out.md_written)
             printf("report: %s\n", out.md_path);
+        if (out.html_written)
+            printf("html:   %s\n", out.html_path);
         if (out.pdf_written)
             printf("pdf:    %s\n", out.pdf_path);
         else if (pdf_mode >= 0)
@@ -114,6 +117,7 @@ static int render_class(struct cli *c, const struct lab *lab, const char *out, c
         bo.lang = c->a.lang;
         bo.templates_dir = c->home.templates_dir;
         bo.pdf_mode = c->a.pdf_mode;
+        bo.no_html = c->a.no_html;
         error_init(&err);
         if (batch_merge(lab, &bo, &missing, NULL, &err) != 0) {
             error_print(&err, stderr);

@@ -160,6 +160,22 @@ static void import_source(struct grading *g, const char *ncu, const char *dir,
     sandbox_result_release(&r);
 }
 
+/* The lines' text from the side's own sources: the submission's files (as the spec names
+ * them, under the submission folder), or the reference's. */
+static void fill_sources(const struct grading *g, const struct variant_spec *v, bool reference,
+                         struct profile_side *s)
+{
+    const struct impl_spec *impl = reference ? &v->reference : &v->student;
+    char **paths = xcalloc(impl->n_sources + 1, sizeof(char *));
+    for (size_t i = 0; i < impl->n_sources; i++)
+        paths[i] = reference || !g->o->submission ? xstrdup(impl->sources[i])
+                                                  : path_join(g->o->submission, impl->sources[i]);
+    profile_fill_sources(&s->prof, (const char *const *)paths, impl->n_sources);
+    for (size_t i = 0; i < impl->n_sources; i++)
+        free(paths[i]);
+    free(paths);
+}
+
 static void judge_side(const struct run_outcome *o, struct profile_side *s)
 {
     char *detail = NULL;
@@ -242,6 +258,7 @@ static int profile_side_run(struct grading *g, const struct exercise_spec *ex,
         if (file_exists(report_file)) {
             import_report(g, ncu, dir, report_file, s);
             import_source(g, ncu, dir, report_file, !reference, s);
+            fill_sources(g, v, reference, s);
         }
         judge_side(&o, s);
     }

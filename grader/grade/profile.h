@@ -123,6 +123,11 @@ void variant_profile_free(struct variant_profile *p);
 void variant_profile_to_json(struct json_writer *w, const struct variant_profile *p);
 struct variant_profile *variant_profile_from_json(const struct json_value *o);
 
+/* The text of the lines p's kernels name where ncu gave none (run/ncu.h's ncu_source_missing):
+ * read from the one of paths (the files compiled) whose base name is the line's file, a
+ * regular file opened without following links. Returns how many lines got their text. */
+int profile_fill_sources(struct ncu_profile *p, const char *const *paths, size_t n);
+
 struct grading;
 struct exercise_spec;
 struct variant_spec;

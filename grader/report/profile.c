@@ -124,9 +124,11 @@ static char *line_sentence(const struct strings *s, bool md, const struct ncu_ke
     else
         num_text(wasted, sizeof(wasted), l->wasted * 100, 0, "%");
     char *where = xstrfmt("%s:%ld", l->file, l->line);
-    char *out = phrase(
-        s, md, which == PROFILE_LINE_EXCESS ? "profile.line.excess" : "profile.line.hot", "where",
-        where, "source", l->source ? l->source : "", "share", share, "wasted", wasted, NULL);
+    /* Results written before the grader read the text itself may hold ncu's own note. */
+    const char *source = ncu_source_missing(l->source) ? "" : l->source;
+    char *out =
+        phrase(s, md, which == PROFILE_LINE_EXCESS ? "profile.line.excess" : "profile.line.hot",
+               "where", where, "source", source, "share", share, "wasted", wasted, NULL);
     free(where);
     return out;
 }

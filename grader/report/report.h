@@ -13,7 +13,8 @@
  *
  * The code is split by concern: student.c (report.md) and summary.c (summary.md)
  * build the contexts, from sections.h's parts; render.h holds what one rendering
- * shares, format.h how numbers read, pdf.h the PDF.
+ * shares, format.h how numbers read, pdf.h the PDF, html.h the HTML pages written beside
+ * the Markdown (report.html, index.html: docs/html.md).
  *
  * Files are written atomically. A missing or failing pandoc, xelatex or gnuplot
  * never costs the Markdown: plots are replaced by a sentence saying why, and a
@@ -37,22 +38,27 @@ struct report_opts {
     bool pdf;                  /* try to make a PDF */
     bool pdf_required;         /* a PDF failure is an error (-1) instead of a note */
     bool student_view; /* hidden cases as pass/fail counts only, unless results.show_hidden */
+    bool html;         /* also write the HTML page (report.html, index.html) */
 };
 
 struct report_outcome {
-    bool md_written, pdf_written;
-    char md_path[1024], pdf_path[1024];
+    bool md_written, pdf_written, html_written;
+    char md_path[1024], pdf_path[1024], html_path[1024];
     char pdf_note[1024]; /* why no PDF was made, when it was not */
 };
 
-/* lang NULL, templates_dir NULL, no PDF, student view. */
+/* lang NULL, templates_dir NULL, no PDF, student view, HTML. */
 void report_opts_init(struct report_opts *o);
 
-/* Writes outdir/report.md (+ outdir/plots/<exercise>.png, outdir/report.pdf). */
+/* Writes outdir/report.md (+ outdir/plots/<exercise>.png, outdir/report.pdf, and with
+ * o->html outdir/report.html). The Markdown is written first: an HTML page that could not
+ * be made is an error (-1, html_written false) that keeps it. */
 int report_student(const struct results *r, const char *outdir, const struct report_opts *o,
                    struct report_outcome *out, struct error *err);
 
-/* Class summary: outdir/summary.md and summary.pdf from many results. */
+/* Class summary: outdir/summary.md and summary.pdf from many results, and with o->html the
+ * class's page outdir/index.html (which also reads outdir/similarity.json and
+ * outdir/mutate/mutants.json when they are there). */
 int report_summary(const struct results *const *all, size_t n, const char *outdir,
                    const struct report_opts *o, struct report_outcome *out, struct error *err);
 

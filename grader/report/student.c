@@ -6,6 +6,7 @@
 #include "report/cases.h"
 #include "report/clock.h"
 #include "report/format.h"
+#include "report/html.h"
 #include "report/render.h"
 #include "report/sections.h"
 
@@ -152,6 +153,7 @@ void report_opts_init(struct report_opts *o)
     o->pdf = false;
     o->pdf_required = false;
     o->student_view = true;
+    o->html = true;
 }
 
 int report_student(const struct results *r, const char *outdir, const struct report_opts *o,
@@ -174,6 +176,13 @@ int report_student(const struct results *r, const char *outdir, const struct rep
     int res = render_file(&rc, "report.md", ctx, &md, err);
     if (res == 0)
         res = write_outputs(&rc, "report", &md, out, err);
+    /* The page beside the Markdown, also when a required PDF could not be made. */
+    struct error herr;
+    error_init(&herr);
+    if (out->md_written && o->html && html_student(&rc, r, out, &herr) != 0 && res == 0) {
+        *err = herr;
+        res = -1;
+    }
     strbuf_release(&md);
     tpl_value_free(ctx);
     ctx_release(&rc);

@@ -6,6 +6,7 @@
 #include "report/cases.h"
 #include "report/clock.h"
 #include "report/format.h"
+#include "report/html.h"
 #include "report/render.h"
 
 #include <math.h>
@@ -740,6 +741,13 @@ int report_summary(const struct results *const *all, size_t n, const char *outdi
     int res = render_file(&rc, "summary.md", ctx, &md, err);
     if (res == 0)
         res = write_outputs(&rc, "summary", &md, out, err);
+    /* The page beside the Markdown, also when a required PDF could not be made. */
+    struct error herr;
+    error_init(&herr);
+    if (out->md_written && o->html && html_class(&rc, sorted, n, out, &herr) != 0 && res == 0) {
+        *err = herr;
+        res = -1;
+    }
     strbuf_release(&md);
     tpl_value_free(ctx);
     free(sorted);

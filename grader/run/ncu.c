@@ -447,6 +447,36 @@ static char *source_text(const char *s)
     return dots;
 }
 
+bool ncu_source_missing(const char *source)
+{
+    if (!source)
+        return true;
+    while (*source == ' ' || *source == '\t')
+        source++;
+    size_t n = strlen(source);
+    /* ncu's notes are one bracketed phrase; no line of C or CUDA both opens and closes so
+     * while naming a source file it cannot open. */
+    return n == 0 || (source[0] == '<' && source[n - 1] == '>' &&
+                      (strstr(source, "nable to") || strstr(source, "source file") ||
+                       strstr(source, "not available")));
+}
+
+char *ncu_source_line(const char *text, size_t len, long line)
+{
+    const char *p = text, *end = text + len;
+    for (long k = 1; k < line && p < end; k++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+    if (line < 1 || p >= end)
+        return NULL;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    char *raw = xstrndup(p, (size_t)((nl ? nl : end) - p));
+    char *out = source_text(raw);
+    free(raw);
+    return out;
+}
+
 static double cell_value(char **row, size_t n, int col)
 {
     return col >= 0 && (size_t)col < n ? ncu_value(row[col], "") : NAN;
@@ -467,7 +497,8 @@ static void src_row(struct src_state *st, char **row, size_t n)
         st->lines = xrealloc(st->lines, (st->n + 1) * sizeof(*st->lines));
         l = &st->lines[st->n++];
         *l = (struct src_line){(size_t)st->kernel, xstrdup(st->file), NULL, line, NAN, NAN, NAN};
-        l->source = source_text(st->c_source >= 0 ? row[st->c_source] : "");
+        const char *text = st->c_source >= 0 ? row[st->c_source] : "";
+        l->source = source_text(ncu_source_missing(text) ? "" : text);
     }
     l->samples = add_count(l->samples, cell_value(row, n, st->c_samples));
     l->excess = add_count(l->excess, cell_value(row, n, st->c_excess));

@@ -122,6 +122,15 @@ int ncu_parse_csv(const char *text, size_t len, struct ncu_profile *p);
  */
 int ncu_parse_source(const char *text, size_t len, struct ncu_profile *p);
 
+/* Whether a line's text says nothing of the code: empty, or ncu's own note that it could not
+ * read the file ("<Unable to open source file>": the sandboxed build folder that -lineinfo
+ * recorded is not where ncu looks). ncu_parse_source keeps such a line without text (""), for
+ * grade/profile.c to read it from the submission; reports read older results through this. */
+bool ncu_source_missing(const char *source);
+/* Line `line` (1-based) of a file's text as a kept line's source is (trimmed, tabs as spaces,
+ * at most NCU_SOURCE_MAX bytes); NULL when the text has no such line. Caller frees. */
+char *ncu_source_line(const char *text, size_t len, long line);
+
 /* A value in unit (as ncu prints it) in the metric's base unit: times ("nsecond", "usecond",
  * ...) in nanoseconds, sizes ("byte", "Kbyte", ...) in bytes, anything else (%, register/thread,
  * "") as printed. NAN for a value that is not a number ("n/a") or an unknown unit of time or

@@ -4,6 +4,7 @@
  * out, the stall reasons ranked, why a run gave nothing, the command lines and the folders.
  */
 #include "run/ncu.h"
+#include "grade/profile.h"
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/fs.h"
@@ -328,6 +329,55 @@ START_TEST(source_text_capped)
 }
 END_TEST
 
+/* ncu could not read the file (the sandboxed build folder -lineinfo recorded; seen on the H200:
+ * "matmul_gpu.cu:57: «<Unable to open source file>»"): the line is kept without its note, and
+ * grade/profile.c reads its text from the file compiled, never through a link. */
+START_TEST(source_unreadable_filled)
+{
+    static const char *const names[] = {"k()", "m()"};
+    static const char text[] =
+        "\"File Path\",\"/sandbox/build/k.cu\"\n\"Function Name\",\"k()\"\n" SRC_HEADER
+        "\"3\",\"<Unable to open source file>\",\"-\",\"-\",\"10\",\"-\",\"-\"\n"
+        "\"File Path\",\"/sandbox/build/l.cu\"\n\"Function Name\",\"m()\"\n" SRC_HEADER
+        "\"2\",\"<Unable to open source file>\",\"-\",\"-\",\"10\",\"-\",\"-\"\n";
+    struct ncu_profile p;
+    profile_of(&p, names, 2);
+    ck_assert_int_eq(parse_source(text, &p), 2);
+    ck_assert_str_eq(p.kernels[0].hot_line.source, "");
+    ck_assert(ncu_source_missing(p.kernels[0].hot_line.source));
+    ck_assert(ncu_source_missing("  <Unable to open source file>"));
+    ck_assert(ncu_source_missing(NULL));
+    ck_assert(!ncu_source_missing("if (a < b) c = d > e;"));
+    ck_assert(!ncu_source_missing("<float>"));
+
+    char dir[] = "/tmp/lg-ncu-src-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *k = xstrfmt("%s/k.cu", dir), *secret = xstrfmt("%s/secret.txt", dir);
+    char *l = xstrfmt("%s/l.cu", dir);
+    const char *code = "#include <x>\r\n\n\tout[i] = 2.0f * x[i];  \r\nlast";
+    ck_assert_int_eq(write_file_atomic(k, code, strlen(code), NULL), 0);
+    ck_assert_int_eq(write_file_atomic(secret, "a\nSECRET\n", 9, NULL), 0);
+    ck_assert_int_eq(symlink(secret, l), 0);
+    const char *paths[] = {k, l};
+    ck_assert_int_eq(profile_fill_sources(&p, paths, 2), 1);
+    ck_assert_str_eq(p.kernels[0].hot_line.source, "out[i] = 2.0f * x[i];");
+    ck_assert_str_eq(p.kernels[1].hot_line.source, ""); /* a link: never read */
+    char *line = ncu_source_line(code, strlen(code), 4);
+    ck_assert_str_eq(line, "last");
+    free(line);
+    ck_assert_ptr_null(ncu_source_line(code, strlen(code), 5));
+    ck_assert_ptr_null(ncu_source_line(code, strlen(code), 0));
+    unlink(l);
+    unlink(k);
+    unlink(secret);
+    rmdir(dir);
+    free(k);
+    free(l);
+    free(secret);
+    ncu_profile_release(&p);
+}
+END_TEST
+
 START_TEST(metric_keys_round_trip)
 {
     for (int m = 0; m < NCU_METRIC_COUNT; m++) {
@@ -441,6 +491,7 @@ static Suite *suite(void)
     tcase_add_test(tc, source_without_metrics);
     tcase_add_test(tc, source_blocks);
     tcase_add_test(tc, source_text_capped);
+    tcase_add_test(tc, source_unreadable_filled);
     tcase_add_test(tc, metric_keys_round_trip);
     tcase_add_test(tc, command_lines);
     tcase_add_test(tc, limits);
