@@ -261,6 +261,7 @@ static int merge_summary(const struct batch_opts *o, const char *out, struct res
     ro.templates_dir = o->templates_dir;
     ro.pdf = o->pdf_mode >= 0;
     ro.pdf_required = o->pdf_mode > 0;
+    ro.html = !o->no_html;
     memset(&ou, 0, sizeof(ou));
     error_init(&rerr);
     int rc = 0;
@@ -275,6 +276,8 @@ static int merge_summary(const struct batch_opts *o, const char *out, struct res
     }
     if (ou.md_written)
         printf("summary:   %s\n", ou.md_path);
+    if (ou.html_written)
+        printf("           %s\n", ou.html_path);
     if (ou.pdf_written)
         printf("           %s\n", ou.pdf_path);
     else if (ou.md_written && o->pdf_mode >= 0)

@@ -64,6 +64,7 @@ static int write_report(struct batch_run *b, const struct results *r, const char
     ro.pdf = o->pdf_mode >= 0;
     ro.pdf_required = o->pdf_mode > 0;
     ro.student_view = true;
+    ro.html = !o->no_html;
     memset(&out, 0, sizeof(out));
     error_init(&rerr);
     /* pandoc and LaTeX take cores for seconds: not while a series is timed on them. */
@@ -90,6 +91,8 @@ static int write_report(struct batch_run *b, const struct results *r, const char
     } else if (rrc != 0) {
         fprintf(stderr, "\n%s: report: %s\n", r->student_id, rerr.msg);
     }
+    if (ro.html && out.md_written && !out.html_written)
+        fprintf(stderr, "%s: no HTML page: %s\n", r->student_id, rerr.msg);
     if (rrc != 0 && o->pdf_mode > 0) {
         *err = rerr;
         return -1;
