@@ -7,6 +7,7 @@
 #include "report/clock.h"
 #include "report/format.h"
 #include "report/render.h"
+#include "grade/score.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,29 +106,105 @@ static void score_histogram(struct report_ctx *rc, const double *scores, size_t 
     plot_fig_release(&fig);
 }
 
+/* The scores of the students whose grade is complete: an incomplete one is no grade (its
+ * exports are empty), so it takes no part in the class's figures. */
 static void summary_scores(struct report_ctx *rc, const struct results *const *rs, size_t n,
                            struct tpl_value *m)
 {
     double *scores = xcalloc(n ? n : 1, sizeof(double));
     double max_score = 0, sum = 0, lo = INFINITY, hi = -INFINITY;
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        scores[i] = rs[i]->score;
-        sum += scores[i];
-        lo = fmin(lo, scores[i]);
-        hi = fmax(hi, scores[i]);
         max_score = fmax(max_score, rs[i]->max_score);
+        if (grade_gap_of(rs[i], NULL) != GAP_NONE)
+            continue;
+        scores[k] = rs[i]->score;
+        sum += scores[k];
+        lo = fmin(lo, scores[k]);
+        hi = fmax(hi, scores[k]);
+        k++;
     }
+    tpl_set_num(m, "n_graded", (double)k);
+    tpl_set_bool(m, "all_graded", k == n);
     set_own(m, "max_score", fmt_points(max_score));
-    set_own(m, "mean", n ? fmt_points(sum / (double)n) : xstrdup(NO_VALUE));
-    set_own(m, "median", n ? fmt_points(median_of(scores, n)) : xstrdup(NO_VALUE));
-    set_own(m, "min", n ? fmt_points(lo) : xstrdup(NO_VALUE));
-    set_own(m, "max", n ? fmt_points(hi) : xstrdup(NO_VALUE));
+    set_own(m, "mean", k ? fmt_points(sum / (double)k) : xstrdup(NO_VALUE));
+    set_own(m, "median", k ? fmt_points(median_of(scores, k)) : xstrdup(NO_VALUE));
+    set_own(m, "min", k ? fmt_points(lo) : xstrdup(NO_VALUE));
+    set_own(m, "max", k ? fmt_points(hi) : xstrdup(NO_VALUE));
     struct tpl_value *hist = tpl_set_list(m, "histogram");
     struct tpl_value *pv = set_plot_map(m, "scores_plot");
-    if (max_score > 0 && n > 0)
-        score_histogram(rc, scores, n, max_score, hist, pv);
+    if (max_score > 0 && k > 0)
+        score_histogram(rc, scores, k, max_score, hist, pv);
     tpl_set_bool(m, "has_histogram", tpl_list_len(hist) > 0);
     free(scores);
+}
+
+/* The first page's table of incomplete grades: one row per status and reason. */
+struct gap_row {
+    const char *status, *reason; /* point into the results */
+    size_t students, cases;
+    struct strbuf ids;
+};
+
+static struct gap_row *gap_row_of(struct gap_row **rows, size_t *n, size_t *alloc,
+                                  const char *status, const char *reason)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*rows)[i].status, status) && !strcmp((*rows)[i].reason, reason))
+            return &(*rows)[i];
+    ALLOC_GROW(*rows, *n + 1, *alloc);
+    struct gap_row *row = &(*rows)[(*n)++];
+    memset(row, 0, sizeof(*row));
+    row->status = status;
+    row->reason = reason;
+    strbuf_init(&row->ids);
+    return row;
+}
+
+static void set_gap_row(struct tpl_value *list, struct gap_row *row)
+{
+    struct tpl_value *v = tpl_push_map(list);
+    tpl_set_str(v, "status", row->status);
+    tpl_set_bool(v, "grader_error", !strcmp(row->status, "grader-error"));
+    tpl_set_bool(v, "not_timed", !strcmp(row->status, "not-timed"));
+    char *why = esc_first_line(row->reason, MESSAGE_CHARS);
+    tpl_set_str(v, "reason", why);
+    tpl_set_bool(v, "has_reason", *why != '\0');
+    free(why);
+    tpl_set_num(v, "n_students", (double)row->students);
+    tpl_set_num(v, "n_cases", (double)row->cases);
+    char *ids = esc_clip(strbuf_str(&row->ids), FINDING_CHARS);
+    tpl_set_str(v, "students", ids);
+    free(ids);
+    strbuf_release(&row->ids);
+}
+
+/*
+ * The first page's warning: the students with no grade yet because the grader's side failed
+ * (grade/score.h's grade_gap_of), grouped by status and reason, with whom. Every gradebook
+ * leaves their points empty; the summary says how many and why before anything else.
+ */
+static void summary_incomplete(const struct results *const *rs, size_t n, struct tpl_value *m)
+{
+    struct gap_row *rows = NULL;
+    size_t n_rows = 0, alloc = 0, students = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct grade_gap_info g;
+        if (grade_gap_of(rs[i], &g) == GAP_NONE)
+            continue;
+        students++;
+        struct gap_row *row = gap_row_of(&rows, &n_rows, &alloc, grade_gap_status(g.gap), g.reason);
+        row->students++;
+        row->cases += g.cases;
+        strbuf_addf(&row->ids, "%s%s", row->ids.len ? ", " : "",
+                    rs[i]->student_id ? rs[i]->student_id : "");
+    }
+    struct tpl_value *list = tpl_set_list(m, "incomplete");
+    for (size_t i = 0; i < n_rows; i++)
+        set_gap_row(list, &rows[i]);
+    free(rows);
+    tpl_set_num(m, "n_incomplete", (double)students);
+    tpl_set_bool(m, "has_incomplete", students > 0);
 }
 
 static void summary_students(const struct results *const *rs, size_t n, struct tpl_value *m)
@@ -136,7 +213,11 @@ static void summary_students(const struct results *const *rs, size_t n, struct t
     for (size_t i = 0; i < n; i++) {
         const struct results *r = rs[i];
         struct tpl_value *sv = tpl_push_map(students);
+        struct grade_gap_info g;
+        bool graded = grade_gap_of(r, &g) == GAP_NONE;
         set_student_cells(sv, r);
+        tpl_set_bool(sv, "graded", graded);
+        tpl_set_str(sv, "status", graded ? "" : grade_gap_status(g.gap));
         set_own(sv, "score", fmt_points(r->score));
         set_own(sv, "max_score", fmt_points(r->max_score));
         set_own(sv, "pct", fmt_pct(r->score, r->max_score));
@@ -294,8 +375,9 @@ static void count_case(struct class_stats *st, const struct exercise_result *ex,
         cs->grader++;
     else
         cs->fail++;
-    if (cr->verdict != V_PASS && cr->verdict != V_SKIPPED && (int)cr->verdict >= 0 &&
-        cr->verdict <= V_GRADER) {
+    /* Grader errors are the first page's, never a failure of the class's. */
+    if (cr->verdict != V_PASS && cr->verdict != V_SKIPPED && cr->verdict != V_GRADER &&
+        (int)cr->verdict >= 0 && cr->verdict <= V_GRADER) {
         char *where = xstrfmt("%s / %s / %s", ex->exercise_id, vr->variant_id, cr->case_id);
         record_failure(&st->vstats[cr->verdict], where, !counted[cr->verdict]);
         counted[cr->verdict] = true;
@@ -355,8 +437,11 @@ static void set_exercise_points(const struct results *const *rs, size_t n, const
         for (size_t e = 0; e < rs[k]->n_exercises; e++)
             if (rs[k]->exercises[e].exercise_id &&
                 !strcmp(rs[k]->exercises[e].exercise_id, ex_id)) {
-                sum += rs[k]->exercises[e].points;
                 maxp = fmax(maxp, rs[k]->exercises[e].max_points);
+                /* An incomplete grade is no grade: it takes no part in the mean. */
+                if (grade_gap_of(rs[k], NULL) != GAP_NONE)
+                    continue;
+                sum += rs[k]->exercises[e].points;
                 cnt++;
             }
     set_own(ev, "mean_points", cnt ? fmt_points(sum / (double)cnt) : xstrdup(NO_VALUE));
@@ -703,6 +788,7 @@ static struct tpl_value *summary_context(struct report_ctx *rc, const struct res
 {
     struct tpl_value *m = tpl_map();
     summary_header(rc, rs, n, m);
+    summary_incomplete(rs, n, m);
     summary_scores(rc, rs, n, m);
     summary_students(rs, n, m);
     struct class_stats st;
