@@ -14,6 +14,7 @@
 #include "grade/results.h"
 #include "grade/score.h"
 #include "report/export.h"
+#include "report/table.h"
 
 #include <check.h>
 #include <math.h>
@@ -909,6 +910,76 @@ START_TEST(test_grader_error_exports_nothing_numeric)
 }
 END_TEST
 
+/* ---- One maximum per lab, with a GPU and without ---- */
+
+/* What table_print and table_print_summary write (English). */
+static char *console_of(const struct results *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct table_opts o;
+    table_opts_init(&o);
+    table_print(f, r, &o);
+    table_print_summary(f, r, &o);
+    fclose(f);
+    return buf;
+}
+
+/* Lab 6's solution checked on an H200 (every variant timed) and on a machine without a GPU:
+ * 12 points at most in the console, the report, gradebook.csv, Canvas's Points Possible,
+ * Moodle's worksheet and Gradescope, as the lab's README says (6 + 2 + 4). */
+START_TEST(test_one_maximum_everywhere)
+{
+    static const char *const fixtures[] = {"tests/fixtures/results/lab6-h200.json",
+                                           "tests/fixtures/results/lab6-nogpu.json"};
+    for (size_t i = 0; i < 2; i++) {
+        struct results r;
+        struct error err;
+        struct strbuf sb = STRBUF_INIT;
+        results_init(&r);
+        ck_assert_msg(results_read(&r, fixtures[i], &err) == 0, "%s: %s", fixtures[i], err.msg);
+        ck_assert_msg(fabs(r.max_score - 12) < 1e-9, "%s: max %g", fixtures[i], r.max_score);
+        const struct results *one[] = {&r};
+        struct gradebook_opts o = {"Lab 6", 0, NULL, 1772495940};
+        export_gradebook_csv_text(one, 1, &sb);
+        ASSERT_CELL(sb.buf, 0, "max", "12");
+        ASSERT_CELL(sb.buf, 0, "status", "incomplete"); /* slow and hidden cases not run */
+        strbuf_reset(&sb);
+        export_gradebook_canvas_csv_text(one, 1, &o, &sb);
+        ck_assert(strstr(sb.buf, "\r\nPoints Possible,,,,,12,\r\n"));
+        strbuf_reset(&sb);
+        set_ids(&r.lms.ids, NULL, NULL, NULL, "77", NULL, NULL);
+        export_moodle_worksheet_text(one, 1, &o, &sb);
+        ASSERT_CELL(sb.buf, 0, "Maximum Grade", "12");
+        /* Gradescope: the check's view states the lab's 12; the autograder's scales to it. */
+        struct gradescope_opts go = {true, NULL, NULL, 0};
+        struct json_value *doc = gradescope_doc(&r, &go, &sb);
+        ck_assert_msg(strstr(json_get_string(doc, "output"), " / 12 points."), "%s",
+                      json_get_string(doc, "output"));
+        json_value_free(doc);
+        char *out = console_of(&r);
+        ck_assert_msg(strstr(out, "\nScore: ") && strstr(out, " / 12.00 points — ") &&
+                          strstr(out, "\nlab6: ") && !strstr(out, "/ 10.00"),
+                      "%s", out);
+        /* What the score is of: all of it ran on the H200 but the slow and hidden cases
+         * (6.60 of 6.60); without a GPU, 1.53 of 1.53, the speed points among the rest. */
+        ck_assert_msg(strstr(out, i == 0 ? "  of what ran here: 6.60 / 6.60 points; 5.40 points "
+                                         : "  of what ran here: 1.53 / 1.53 points; 10.47 points "),
+                      "%s", out);
+        ck_assert(i == 0 ? !strstr(out, "speed points of matmul")
+                         : strstr(out, "speed points of matmul (2.00 points): measured on gpu_dev, "
+                                       "which did not run here") != NULL);
+        /* One CPU baseline: the CPU variant's "vs CPU" is its "vs ref". */
+        const struct case_result *c = &r.exercises[0].variants[0].cases[0];
+        ck_assert(c->speedup_baseline == c->speedup_ref);
+        free(out);
+        strbuf_release(&sb);
+        results_release(&r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("export");
@@ -922,6 +993,7 @@ int main(void)
     tcase_add_test(tc, test_gradescope_compile_error_late_and_scale);
     tcase_add_test(tc, test_junit_schema_and_bodies);
     tcase_add_test(tc, test_grader_error_exports_nothing_numeric);
+    tcase_add_test(tc, test_one_maximum_everywhere);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
