@@ -1,7 +1,8 @@
 # labgrader: a plain Makefile. Override CC, CFLAGS, PREFIX, CUDA_HOME, NVCC on the command line.
 #
 #   make                 build the grader (build/grader)
-#   make check LAB=6     grade labs/lab6/solution (SUBMISSION=dir for another; ARGS=--full ...)
+#   make check LAB=6     grade labs/lab6/solution (SUBMISSION=dir for another; ARGS=--full ...);
+#                        builds first, quietly, into build/build.log (V=1: every command)
 #   make test            unit, end-to-end and browser tests, then again under ASan+UBSan
 #   make test-browser    the HTML pages in headless Chromium (tests/browser/README.md)
 #   make test-gpu        the GPU end-to-end suite (needs a CUDA device)
@@ -69,7 +70,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all deps deps-test deps-analyze similarity mutate check test test-bins test-unit test-e2e test-browser test-asan test-gpu report grade kit gradescope bench \
+.PHONY: all build-quiet deps deps-test deps-analyze similarity mutate check test test-bins test-unit test-e2e test-browser test-asan test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
         fuzz fuzz-build deps-fuzz
 
@@ -158,34 +159,57 @@ $(BUILD)/tests/%: tests/e2e/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Igrader $(shell pkg-config --cflags check 2>/dev/null) -o $@ $< $(LIB) $(CHECK_LIBS) $(LDLIBS)
 
-check: deps all
+# The commands a student or an instructor types build the grader first, quietly: a first
+# `make check` is a minute of some 170 compiler lines. The console says what is being built
+# and where the log is; the log holds the compilers' output (warnings and errors), and a failed
+# build prints it whole. V=1 builds as `make all` does, every command shown.
+BUILD_LOG := $(BUILD)/build.log
+build-quiet: deps
+ifeq ($(V),1)
+	@$(MAKE) --no-print-directory all
+else
+	@if ! $(MAKE) -q --no-print-directory all >/dev/null 2>&1; then \
+	  mkdir -p $(BUILD); \
+	  echo "make: building labgrader in $(BUILD)/ (the grader, its harness$(if $(NVCC), and their CUDA parts with nvcc); a few minutes the first time); log: $(BUILD_LOG)"; \
+	  if ! $(MAKE) -s --no-print-directory all > $(BUILD_LOG) 2>&1; then \
+	    cat $(BUILD_LOG) >&2; \
+	    echo "make: building labgrader failed: the compilers' messages are above and in $(BUILD_LOG) (make V=1 shows every command)" >&2; \
+	    exit 1; \
+	  fi; \
+	  w=$$(grep -c 'warning:' $(BUILD_LOG)); \
+	  if [ "$$w" -gt 0 ]; then echo "make: built, with $$w compiler warnings (in $(BUILD_LOG))"; \
+	  else echo "make: built"; fi; \
+	fi
+endif
+
+check: build-quiet
 	$(BIN) check $(LABDIR) --submission $(SUBMISSION) $(ARGS)
 
-validate: all
+validate: build-quiet
 	@for f in labs/lab*/lab.yaml; do $(BIN) validate $$f || exit 2; done
 
-report: all
+report: build-quiet
 	$(BIN) report $(LABDIR) $(ARGS)
 
-grade: deps all
+grade: build-quiet
 	$(BIN) grade $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
 
-slurm-grade: all
+slurm-grade: build-quiet
 	$(BIN) slurm $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
 
-kit: all
+kit: build-quiet
 	$(BIN) kit $(LABDIR) $(ARGS)
 
-gradescope: all
+gradescope: build-quiet
 	$(BIN) gradescope $(LABDIR) $(ARGS)
 
 # Instructors only. deps-analyze may install libclang-dev, so the build runs afterwards.
 similarity: deps deps-analyze
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory build-quiet
 	$(BIN) similarity $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
 
 mutate: deps deps-analyze
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory build-quiet
 	$(BIN) mutate $(LABDIR) $(ARGS)
 
 bench: deps all

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <string.h>
 
-static const char ascii_punct[] = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 static const char zero_width_space[] = "\xE2\x80\x8B";
 static const char ellipsis[] = "\xE2\x80\xA6";
@@ -109,6 +108,45 @@ static size_t prefix_bytes(const char *s, size_t max_chars, bool *cut)
     return i;
 }
 
+static bool ascii_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Markup anywhere in a line: code, emphasis, links and images, autolinks and HTML, pipe-table
+ * cells, sub- and superscripts, strikeout, inline notes, escapes. */
+static const char always_md[] = "\\`*[]<|~^";
+
+/*
+ * Whether the character at t[i] must be escaped for pandoc's Markdown (and CommonMark) to
+ * read it as itself. first: the offset of the value's first non-blank character, where a
+ * block can start (a heading, a list or block quote, a rule, a definition, a fenced div):
+ * the value may sit at the start of a line. Everything else is left alone, so that the
+ * Markdown reads as the text: a date, a path, a flag, matmul_cpu.
+ */
+static bool md_needs_escape(const char *t, size_t i, size_t end, size_t first)
+{
+    char c = t[i], prev = i > 0 ? t[i - 1] : ' ', next = i + 1 < end ? t[i + 1] : ' ';
+    if (strchr(always_md, c))
+        return true;
+    if (c == '_') /* emphasis, unless inside a word (pandoc's intraword_underscores) */
+        return !(ascii_alnum(prev) && ascii_alnum(next));
+    if (c == '@') /* a citation starts a word; an e-mail address does not */
+        return !ascii_alnum(prev);
+    if (c == '&') /* an entity: &amp; &#38; */
+        return ascii_alnum(next) || next == '#';
+    if (i == first)
+        return strchr("#>-+=:", c) != NULL;
+    /* "1. ", "a) ", "(iv) ", "#. ": a list marker at the start of the value. */
+    if ((c == '.' || c == ')') && (next == ' ' || i + 1 == end)) {
+        size_t k = first + (t[first] == '(');
+        while (k < i && (ascii_alnum(t[k]) || t[k] == '#'))
+            k++;
+        return k == i && i > first;
+    }
+    return false;
+}
+
 void esc_md_text(struct strbuf *out, const char *s, size_t max_chars)
 {
     struct strbuf clean = STRBUF_INIT;
@@ -116,8 +154,10 @@ void esc_md_text(struct strbuf *out, const char *s, size_t max_chars)
     const char *t = strbuf_str(&clean);
     bool cut = false;
     size_t end = max_chars ? prefix_bytes(t, max_chars, &cut) : clean.len;
+    /* Leading blanks are layout, and four of them would start a code block. */
+    size_t first = strspn(t, " \t\n");
     size_t run = 0;
-    for (size_t i = 0; i < end;) {
+    for (size_t i = first < end ? first : end; i < end;) {
         size_t n = cp_len(t + i);
         char c = t[i];
         bool space = c == ' ' || c == '\n' || c == '\t';
@@ -132,7 +172,7 @@ void esc_md_text(struct strbuf *out, const char *s, size_t max_chars)
         }
         if (c == '\n' || c == '\t')
             strbuf_addch(out, ' ');
-        else if (n == 1 && strchr(ascii_punct, c))
+        else if (n == 1 && md_needs_escape(t, i, end, first))
             strbuf_addf(out, "\\%c", c);
         else
             strbuf_add(out, t + i, n);

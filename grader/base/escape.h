@@ -7,12 +7,17 @@
  *   - esc_sanitize: invalid UTF-8 becomes U+FFFD (one per maximal invalid
  *     subsequence, as Python's "replace" does); control characters other than
  *     \n and \t are removed (C0, DEL and C1).
- *   - esc_md_text: sanitized text for inline Markdown: every ASCII punctuation
- *     character is backslash-escaped (pandoc and CommonMark allow that for all
- *     of them), so nothing can become markup, math, a link, raw TeX or a table
- *     border; newlines and tabs become spaces, so a value cannot leave its table
- *     cell or list item; a zero-width space (U+200B) is put after every 30
- *     characters of a run without spaces so that LaTeX can break it.
+ *   - esc_md_text: sanitized text for inline Markdown, escaped where pandoc's Markdown
+ *     (as the PDF reads it: raw TeX, raw HTML, math and smart punctuation off) or
+ *     CommonMark would read markup, and nowhere else, so that a raw report.md reads as
+ *     the text (a date, a path, a flag, matmul_cpu): always \ ` * [ ] < | ~ ^; _ unless
+ *     inside a word; @ starting a word (a citation); & before a name (an entity); and
+ *     where the value could start a line, a heading, list, quote, rule or definition
+ *     marker (# > - + = : first, "1." or "a)"). Leading blanks are dropped, newlines and
+ *     tabs become spaces, so a value cannot leave its table cell or list item; a
+ *     zero-width space (U+200B) is put after every 30 characters of a run without
+ *     spaces so that LaTeX can break it. tests/unit/test_escape.c replays hostile values
+ *     through pandoc and checks it reads each back as plain text, word for word.
  *   - esc_code_wrap + esc_md_fence: sanitized text for a fenced code block,
  *     tabs expanded, lines hard-wrapped and the block capped, inside a fence
  *     longer than any backtick run in it.

@@ -265,3 +265,57 @@ int messages_load_lang(struct messages *m, const char *templates_dir, const char
     free(path);
     return rc;
 }
+
+/* What the GPU probe and the toolchain say when there is no GPU to run on (run/machine.c,
+ * run/build.c, harness/harness_gpu.cu): written in English once per machine, before any
+ * language is known, and cached for the boot. At most one %s each: the words of another
+ * program (the CUDA runtime's error, a path), kept as they are. */
+static const char *const machine_sentences[] = {
+    "no usable CUDA device: %s",
+    "no CUDA device found",
+    "cannot create a CUDA context: %s",
+    "the GPU probe failed: %s",
+    "cannot run the GPU probe: %s",
+    "GPU disabled by LABGRADER_NO_GPU=%s",
+    "%s is missing: run 'make'",
+    "no CUDA toolkit: nvcc not found in $CUDA_HOME/bin, /usr/local/cuda/bin or PATH",
+    "labgrader was built without CUDA (harness_gpu.o missing): run 'make clean all' with nvcc "
+    "available",
+};
+
+/* The translation of msgid with its one %s replaced by arg (no printf: the catalog's text is
+ * data, and its conversions were checked against msgid when it was loaded). */
+static char *splice(const char *translated, const char *arg, size_t arg_len)
+{
+    const char *at = strstr(translated, "%s");
+    struct strbuf sb = STRBUF_INIT;
+    if (!at) {
+        strbuf_addstr(&sb, translated);
+        return strbuf_detach(&sb);
+    }
+    strbuf_add(&sb, translated, (size_t)(at - translated));
+    strbuf_add(&sb, arg, arg_len);
+    strbuf_addstr(&sb, at + 2);
+    return strbuf_detach(&sb);
+}
+
+char *messages_machine(const struct messages *m, const char *text)
+{
+    size_t len = text ? strlen(text) : 0;
+    for (size_t i = 0; text && i < sizeof(machine_sentences) / sizeof(*machine_sentences); i++) {
+        const char *id = machine_sentences[i], *at = strstr(id, "%s");
+        size_t head = at ? (size_t)(at - id) : strlen(id), tail = at ? strlen(at + 2) : 0;
+        if (!at ? strcmp(text, id) != 0
+                : len < head + tail || strncmp(text, id, head) || strcmp(text + len - tail, at + 2))
+            continue;
+        /* The argument may itself be one of them ("no usable CUDA device: the GPU probe
+         * failed: ..."). */
+        char *inner = at ? xstrndup(text + head, len - head - tail) : NULL;
+        char *arg = inner ? messages_machine(m, inner) : NULL;
+        char *out = splice(messages_get(m, id), arg ? arg : "", arg ? strlen(arg) : 0);
+        free(inner);
+        free(arg);
+        return out;
+    }
+    return text ? xstrdup(text) : xstrdup("");
+}

@@ -45,6 +45,11 @@ const char *messages_get(const struct messages *m, const char *msgid)
  * -1 with err set when the catalog is broken: callers warn and go on in English. */
 int messages_load_lang(struct messages *m, const char *templates_dir, const char *lang,
                        struct error *err);
+/* A sentence the GPU probe or the toolchain wrote in English, before any language was known
+ * (no usable CUDA device, no toolkit...), in m's language; the words of other programs inside
+ * it (the CUDA runtime's error) are kept as they are; any other text is returned as it is.
+ * Caller frees. */
+char *messages_machine(const struct messages *m, const char *text);
 /* Whether two printf formats take the same arguments (conversions, in order). */
 int messages_same_conversions(const char *a, const char *b);
 

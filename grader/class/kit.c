@@ -513,15 +513,6 @@ static int check_staged(const char *stage, const char *yaml_rel, struct lab *kit
     return rc;
 }
 
-static bool lab_has_hidden(const struct lab *lab)
-{
-    for (size_t x = 0; x < lab->n_exercises; x++)
-        for (size_t c = 0; c < lab->exercises[x].n_cases; c++)
-            if (lab->exercises[x].cases[c].hidden)
-                return true;
-    return false;
-}
-
 static char *make_stage_dir(struct error *err)
 {
     const char *tmpdir = getenv("TMPDIR");
@@ -576,7 +567,7 @@ static int stage_readme(struct stager *s, const struct lab *lab, const struct ki
         o->templates_dir ? xstrdup(o->templates_dir) : path_join(s->root, "templates");
     int rc = check_staged(s->stage, yaml_rel, &kit_lab, s->err);
     if (!rc)
-        rc = kit_readme(&kit_lab, lab_has_hidden(lab), templates, &readme, s->err);
+        rc = kit_readme(&kit_lab, lab, templates, &readme, s->err);
     if (!rc)
         rc = write_text(s, "README.md", &readme, KIT_TOP);
     lab_release(&kit_lab);

@@ -95,10 +95,11 @@ int kit_build(const struct lab *lab, const struct kit_opts *o, struct kit_manife
               struct strbuf *warnings, struct error *err);
 
 /*
- * The text of yaml_path without its hidden cases (exposed for tests). The cut is
- * made on the original text (each hidden case's item, from its "- " to the end of
- * its last line), so comments and formatting survive. An exercise left with no
- * case is cut whole. The result is checked to still parse as YAML.
+ * The text of yaml_path without its hidden cases and without its comments (exposed for
+ * tests). The cut is made on the original text (each hidden case's item, from its "- " to
+ * the end of its last line), so the layout survives; comments go because an instructor's
+ * talk about the hidden cases. An exercise left with no case is cut whole. The result is
+ * checked to parse, to hold no hidden case, and, comments removed, the same data.
  */
 int kit_strip_hidden(const char *yaml_path, struct strbuf *out, struct error *err);
 

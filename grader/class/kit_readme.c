@@ -52,12 +52,29 @@ static void add_examples(const struct lab *lab, struct tpl_value *ctx)
         tpl_set_bool(ctx, "example", false);
 }
 
-static void add_exercises(const struct lab *lab, struct tpl_value *ctx)
+/* How many hidden cases the instructor's exercise of this id has (the kit's has none): the
+ * count the students are told, the true one. */
+static size_t hidden_of(const struct lab *full, const char *id)
+{
+    const struct exercise_spec *ex = lab_exercise(full, id);
+    size_t n = 0;
+    for (size_t c = 0; ex && c < ex->n_cases; c++)
+        n += ex->cases[c].hidden;
+    return n;
+}
+
+static void add_exercises(const struct lab *lab, const struct lab *full, struct tpl_value *ctx)
 {
     struct tpl_value *list = tpl_set_list(ctx, "exercises");
+    size_t total = 0;
     for (size_t e = 0; e < lab->n_exercises; e++) {
         const struct exercise_spec *ex = &lab->exercises[e];
         struct tpl_value *m = tpl_push_map(list);
+        size_t hidden = hidden_of(full, ex->id);
+        total += hidden;
+        tpl_set_num(m, "hidden", (double)hidden);
+        tpl_set_bool(m, "has_hidden", hidden > 0);
+        tpl_set_bool(m, "one_hidden", hidden == 1);
         tpl_set_str(m, "id", ex->id);
         tpl_set_str(m, "title", ex->title ? ex->title : "");
         tpl_set_mdf(m, "points", "%g", ex->points);
@@ -75,6 +92,9 @@ static void add_exercises(const struct lab *lab, struct tpl_value *ctx)
             tpl_set_bool(k, "slow", ex->cases[c].slow);
         }
     }
+    tpl_set_num(ctx, "hidden_total", (double)total);
+    tpl_set_bool(ctx, "had_hidden", total > 0);
+    tpl_set_bool(ctx, "one_hidden", total == 1);
 }
 
 static bool has_references(const struct lab *lab)
@@ -86,7 +106,7 @@ static bool has_references(const struct lab *lab)
     return false;
 }
 
-int kit_readme(const struct lab *kit_lab, bool had_hidden, const char *templates_dir,
+int kit_readme(const struct lab *kit_lab, const struct lab *full, const char *templates_dir,
                struct strbuf *out, struct error *err)
 {
     struct tpl_value *ctx = tpl_map();
@@ -99,12 +119,11 @@ int kit_readme(const struct lab *kit_lab, bool had_hidden, const char *templates
     tpl_set_str(ctx, "title", kit_lab->title ? kit_lab->title : "");
     tpl_set_str(ctx, "course", kit_lab->course ? kit_lab->course : "");
     tpl_set_str(ctx, "labdir", labdir);
-    tpl_set_bool(ctx, "had_hidden", had_hidden);
     tpl_set_bool(ctx, "reference_objects",
                  !kit_lab->kit_reference_sources && has_references(kit_lab));
     add_functions(kit_lab, ctx);
     add_examples(kit_lab, ctx);
-    add_exercises(kit_lab, ctx);
+    add_exercises(kit_lab, full, ctx);
     template_init(&t);
     int rc = template_load(&t, path, err);
     if (rc == 0)

@@ -24,8 +24,9 @@ int kit_spec_text(const char *yaml_path, bool objects, struct strbuf *out, struc
 void kit_free_ids(char **ids, size_t n);
 
 /* The students' README.md of the kit whose own spec (no hidden cases) is kit_lab, from
- * templates_dir/<lab's lang>/kit.md; had_hidden: the instructor's spec had some. */
-int kit_readme(const struct lab *kit_lab, bool had_hidden, const char *templates_dir,
+ * templates_dir/<lab's lang>/kit.md; full: the instructor's spec, whose hidden cases it
+ * counts per exercise (never names). */
+int kit_readme(const struct lab *kit_lab, const struct lab *full, const char *templates_dir,
                struct strbuf *out, struct error *err);
 
 /* Names in dir, sorted, without . and ..; NULL with err set. Free with kit_free_names(). */

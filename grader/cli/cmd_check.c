@@ -117,7 +117,7 @@ static int write_results(struct cli *c, const struct lab *lab, struct results *r
             status = status == EXIT_PASS ? EXIT_GRADER : status;
         }
         table_print_phases(stdout, r, &to);
-        printf("results: %s\n", json);
+        printf(cli_tr(c, "results: %s\n"), json);
     }
     free(dir);
     free(json);
@@ -147,7 +147,7 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
         env.tc.compile_timeout_s = c->a.compile_timeout_s;
     if (c->a.timing_wait_s > 0)
         env.turns.wait_s = c->a.timing_wait_s;
-    grade_calibrate(&env, c->a.quiet ? NULL : stderr);
+    grade_calibrate_say(&env, c->a.quiet ? NULL : stderr, &c->msgs);
     check_opts(c, submission, work, &o);
     if (!c->a.quiet)
         fprintf(stderr, cli_tr(c, "grading %s against %s ...\n"), submission, lab->path);

@@ -29,18 +29,18 @@ int cli_render_report(struct cli *c, const struct results *r, const char *dir, b
     if (report_student(r, dir, &ro, &out, &err) != 0) {
         error_print(&err, stderr);
         if (out.md_written && !quiet)
-            printf("report: %s\n", out.md_path);
+            printf(cli_tr(c, "report: %s\n"), out.md_path);
         return -1;
     }
     if (!quiet) {
         if (out.md_written)
-            printf("report: %s\n", out.md_path);
+            printf(cli_tr(c, "report: %s\n"), out.md_path);
         if (out.html_written)
-            printf("html:   %s\n", out.html_path);
+            printf(cli_tr(c, "html:   %s\n"), out.html_path);
         if (out.pdf_written)
-            printf("pdf:    %s\n", out.pdf_path);
+            printf(cli_tr(c, "pdf:    %s\n"), out.pdf_path);
         else if (pdf_mode >= 0)
-            printf("pdf:    %s %s\n", cli_tr(c, "not made:"), out.pdf_note);
+            printf(cli_tr(c, "pdf:    %s %s\n"), cli_tr(c, "not made:"), out.pdf_note);
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "grade/calibration.h"
 
 #include "base/alloc.h"
+#include "base/messages.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
 
@@ -47,23 +48,24 @@ void calibration_parse(const char *text, struct calibration *c)
     c->valid = c->cpu_bw_gbs > 0;
 }
 
-char *calibration_summary(const struct calibration *c)
+char *calibration_summary(const struct calibration *c, const struct messages *m)
 {
     struct strbuf sb = STRBUF_INIT;
     if (!c->valid)
         return NULL;
-    strbuf_addf(&sb, "CPU memory %.1f GB/s, OpenBLAS SGEMM %.0f GFLOP/s", c->cpu_bw_gbs,
-                c->cpu_sgemm_gflops);
+    strbuf_addf(&sb, messages_get(m, "CPU memory %.1f GB/s, OpenBLAS SGEMM %.0f GFLOP/s"),
+                c->cpu_bw_gbs, c->cpu_sgemm_gflops);
     if (c->openblas_core[0])
-        strbuf_addf(&sb, " (%s kernels)", c->openblas_core);
+        strbuf_addf(&sb, messages_get(m, " (%s kernels)"), c->openblas_core);
     if (c->gpu_copy_gbs > 0)
         strbuf_addf(&sb,
-                    "; GPU copy %.0f GB/s, host-to-device %.1f GB/s pinned / %.1f GB/s "
-                    "pageable, device-to-host %.1f / %.1f GB/s, cuBLAS SGEMM %.0f GFLOP/s",
+                    messages_get(m, "; GPU copy %.0f GB/s, host-to-device %.1f GB/s pinned / "
+                                    "%.1f GB/s pageable, device-to-host %.1f / %.1f GB/s, cuBLAS "
+                                    "SGEMM %.0f GFLOP/s"),
                     c->gpu_copy_gbs, c->h2d_pinned_gbs, c->h2d_pageable_gbs, c->d2h_pinned_gbs,
                     c->d2h_pageable_gbs, c->gpu_sgemm_gflops);
     if (c->gpu_tf32_gflops > 0)
-        strbuf_addf(&sb, " (TF32 tensor cores %.0f GFLOP/s)", c->gpu_tf32_gflops);
+        strbuf_addf(&sb, messages_get(m, " (TF32 tensor cores %.0f GFLOP/s)"), c->gpu_tf32_gflops);
     return strbuf_detach(&sb);
 }
 

@@ -30,8 +30,10 @@ struct calibration {
 
 /* Parse calibrate's "key value" lines into c (valid when the CPU figures are there). */
 void calibration_parse(const char *text, struct calibration *c);
-/* "CPU memory 25.1 GB/s, OpenBLAS SGEMM 945 GFLOP/s (SkylakeX kernels); ..." Caller frees. */
-char *calibration_summary(const struct calibration *c);
+/* "CPU memory 25.1 GB/s, OpenBLAS SGEMM 945 GFLOP/s (SkylakeX kernels); ..." in the language
+ * of m (NULL: English). Caller frees. */
+struct messages;
+char *calibration_summary(const struct calibration *c, const struct messages *m);
 
 /*
  * The OPENBLAS_CORETYPE to force, given the kernel OpenBLAS chose and the CPU's flags (the

@@ -4,6 +4,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/messages.h"
 #include "base/sha256.h"
 #include "base/trace.h"
 #include "grade/bootmemo.h"
@@ -210,6 +211,11 @@ static char *calibration_path(const struct grade_env *env)
 
 void grade_calibrate(struct grade_env *env, FILE *log)
 {
+    grade_calibrate_say(env, log, NULL);
+}
+
+void grade_calibrate_say(struct grade_env *env, FILE *log, const struct messages *msgs)
+{
     const char *off = getenv("LABGRADER_NO_CALIBRATE");
     if (off && *off)
         return;
@@ -224,8 +230,9 @@ void grade_calibrate(struct grade_env *env, FILE *log)
     if (cc != CACHE_OK || read_file(path, &text, NULL) != 0) {
         strbuf_reset(&text);
         if (log)
-            fprintf(log, "measuring this machine's limits once (memory bandwidth, BLAS, GPU "
-                         "copies) ...\n");
+            fprintf(log, "%s",
+                    messages_get(msgs, "measuring this machine's limits once (memory bandwidth, "
+                                       "BLAS, GPU copies) ...\n"));
         char *out = run_calibrate(env, NULL, 180);
         if (out) {
             strbuf_addstr(&text, out);

@@ -92,7 +92,10 @@ static enum gpu_policy gpu_policy(const struct grading *g)
 /* GPU code that cannot run here: one policy for check and grade (grade.h). */
 static void gpu_unavailable(const struct grading *g, struct case_result *cr, const char *why)
 {
-    char *m = xstrfmt(messages_get(g->o->messages, "GPU variant not run here: %s"), why);
+    /* why is the GPU probe's, written in English before any language was known. */
+    char *said = messages_machine(g->o->messages, why);
+    char *m = xstrfmt(messages_get(g->o->messages, "GPU variant not run here: %s"), said);
+    free(said);
     switch (gpu_policy(g)) {
     case GPU_POLICY_RERUN:
         judge_skip(cr, V_GRADER, m);
@@ -453,7 +456,7 @@ static void results_head(const struct grading *g, const char *digest)
     r->hidden = o->hidden;
     r->show_hidden = lab->show_hidden;
     machine_info_collect(&r->machine, &g->env->tc, &g->env->gpu, lab);
-    r->machine.calibration = calibration_summary(&g->env->cal);
+    r->machine.calibration = calibration_summary(&g->env->cal, g->o->messages);
     if (g->env->blas_forced)
         r->machine.blas_core = xstrfmt("%s (forced: OpenBLAS chose %s)", g->env->blas_forced,
                                        g->env->blas_chosen ? g->env->blas_chosen : "?");

@@ -96,8 +96,10 @@ int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *
 
 void grade_opts_init(struct grade_opts *o);
 
-/* Measure (or read from the cache) this machine's limits into env->cal. Never fatal. */
+/* Measure (or read from the cache) this machine's limits into env->cal. Never fatal. What it
+ * says on log (once per machine) is in the language of msgs (NULL: English). */
 void grade_calibrate(struct grade_env *env, FILE *log);
+void grade_calibrate_say(struct grade_env *env, FILE *log, const struct messages *msgs);
 
 /* Grade one submission into r (initialised by the caller). -1 only when grading could not
  * happen at all (err set); every per-exercise problem becomes a verdict instead. */

@@ -140,6 +140,7 @@ void results_release(struct results *r)
         free(ex->variants);
         free(ex->exercise_id);
         free(ex->title);
+        free(ex->perf_variant);
         free(ex->tol_summary);
     }
     free(r->exercises);
@@ -466,6 +467,8 @@ static void put_exercise(struct json_writer *w, const struct exercise_result *ex
     put_num(w, "max_points", ex->max_points);
     put_num(w, "perf_points", ex->perf_points);
     put_num(w, "perf_max_points", ex->perf_max_points);
+    if (ex->perf_variant)
+        put_str(w, "perf_variant", ex->perf_variant);
     put_str(w, "tol_summary", ex->tol_summary);
     json_writer_key(w, "variants");
     json_writer_begin_array(w);
@@ -884,6 +887,7 @@ static void read_exercise(const struct json_value *o, struct exercise_result *ex
     ex->max_points = num(o, "max_points");
     ex->perf_points = num(o, "perf_points");
     ex->perf_max_points = num(o, "perf_max_points");
+    ex->perf_variant = dup_str(o, "perf_variant");
     ex->tol_summary = dup_str(o, "tol_summary");
     const struct json_value *vs = json_get(o, "variants");
     ex->n_variants = arr_len(vs);

@@ -184,7 +184,11 @@ struct exercise_result {
     char *exercise_id;
     char *title;
     double points, max_points;
+    /* Speed points (grade/score.h): perf_max_points is the lab's whatever was measured, so
+     * that a lab has one maximum on every machine; perf_variant the variant they are measured
+     * on (JSON "perf_variant"; NULL: every variant, or results older than the field). */
     double perf_points, perf_max_points;
+    char *perf_variant;
     char *tol_summary; /* "rtol=1e-3 atol=1e-3" */
     struct variant_result *variants;
     size_t n_variants;

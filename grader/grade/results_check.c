@@ -123,7 +123,7 @@ static const struct field root_fields[] = {
 static const struct field exercise_fields[] = {
     {"exercise_id", K_STR, true}, {"points", K_NUM, true},       {"max_points", K_NUM, true},
     {"variants", K_ARR, true},    {"perf_points", K_NUM, false}, {"perf_max_points", K_NUM, false},
-    {"title", K_STR, false},      {"tol_summary", K_STR, false},
+    {"title", K_STR, false},      {"tol_summary", K_STR, false}, {"perf_variant", K_STR, false},
 };
 
 static const struct field variant_fields[] = {

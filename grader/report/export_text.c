@@ -229,10 +229,75 @@ void compiler_excerpt(const char *log, size_t max_lines, struct strbuf *out)
         strbuf_addstr(out, "...\n");
 }
 
-double export_score(const struct results *r, double to)
+bool export_points(const struct results *r, double to, double *points)
 {
+    *points = 0;
+    if (grade_gap_of(r, NULL) != GAP_NONE)
+        return false;
     double s = results_final_score(r);
     if (to > 0 && r->max_score > 0 && isfinite(s))
-        return s * to / r->max_score;
-    return s;
+        s = s * to / r->max_score;
+    *points = s;
+    return true;
+}
+
+static bool has_exercise(const struct results *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_exercises; i++)
+        if (r->exercises[i].exercise_id && !strcmp(r->exercises[i].exercise_id, id))
+            return true;
+    return false;
+}
+
+const char *export_status(const struct results *r, const char *const *exercise_ids, size_t n_ids)
+{
+    const char *gap = grade_gap_status(grade_gap_of(r, NULL));
+    if (r->lms.problem)
+        return "not-graded";
+    if (gap)
+        return gap;
+    if (r->n_skipped > 0)
+        return "incomplete";
+    for (size_t i = 0; i < n_ids; i++)
+        if (!has_exercise(r, exercise_ids[i]))
+            return "incomplete";
+    return "ok";
+}
+
+void grade_gap_sentence(const struct results *r, const struct messages *m, struct strbuf *out)
+{
+    struct grade_gap_info g;
+    switch (grade_gap_of(r, &g)) {
+    case GAP_NONE:
+        return;
+    case GAP_UNREADABLE:
+        strbuf_addstr(out, messages_get(m, "Not graded yet: the grader's results for this "
+                                           "submission could not be read."));
+        break;
+    case GAP_GRADER_ERROR:
+        strbuf_addf(out,
+                    g.cases == 1 ? messages_get(m, "Not graded yet: the grader failed on %zu "
+                                                   "case, not your code")
+                                 : messages_get(m, "Not graded yet: the grader failed on %zu "
+                                                   "cases, not your code"),
+                    g.cases);
+        if (*g.reason) {
+            strbuf_addstr(out, " (");
+            add_utf8_clean(out, g.reason);
+            strbuf_addch(out, ')');
+        }
+        strbuf_addch(out, '.');
+        break;
+    case GAP_NOT_TIMED:
+        strbuf_addf(out,
+                    g.cases == 1 ? messages_get(m, "Not graded yet: %zu case could not be timed "
+                                                   "(the machine was busy).")
+                                 : messages_get(m, "Not graded yet: %zu cases could not be timed "
+                                                   "(the machine was busy)."),
+                    g.cases);
+        break;
+    }
+    strbuf_addch(out, ' ');
+    strbuf_addstr(out, messages_get(m, "Your instructor will grade it again; no score counts "
+                                       "until then."));
 }

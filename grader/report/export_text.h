@@ -11,6 +11,7 @@
 #include "base/messages.h"
 #include "base/strbuf.h"
 #include "grade/results.h"
+#include "grade/score.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,7 +55,16 @@ void hidden_summary(const struct hidden_tally *h, const struct messages *m, stru
 void compiler_excerpt(const char *log, size_t max_lines, struct strbuf *out);
 
 /* The points an LMS gets: the final score (late penalty off), scaled to `to` points when
- * to > 0 and the maximum is known. */
-double export_score(const struct results *r, double to);
+ * to > 0 and the maximum is known. false, and *points 0, when the grade is incomplete
+ * (grade/score.h's grade_gap_of): every export then leaves its points empty. */
+bool export_points(const struct results *r, double to, double *points);
+/* The status every export carries for the student (gradebook.csv's status column): "ok",
+ * "not-graded", "grader-error", "not-timed" or "incomplete". exercise_ids: the exercises
+ * some student of the class has (a missing one makes the row "incomplete"); may be NULL. */
+const char *export_status(const struct results *r, const char *const *exercise_ids, size_t n_ids);
+/* Why a grade is incomplete, as one sentence for the student, in the language of m:
+ * "Not graded yet: the grader failed on 3 cases (not your code): .... Your instructor will
+ * grade it again." Nothing for a complete grade. */
+void grade_gap_sentence(const struct results *r, const struct messages *m, struct strbuf *out);
 
 #endif

@@ -83,25 +83,13 @@ static const struct exercise_result *find_exercise(const struct results *r, cons
     return NULL;
 }
 
-static const char *row_status(const struct results *r, const char *const *ids, size_t n_ids)
-{
-    if (r->lms.problem)
-        return "not-graded";
-    if (r->n_grader_errors > 0)
-        return "grader-error";
-    if (r->n_skipped > 0)
-        return "incomplete";
-    for (size_t i = 0; i < n_ids; i++)
-        if (!find_exercise(r, ids[i]))
-            return "incomplete";
-    return "ok";
-}
-
-/* Why nothing was graded: the words every case got (in the report's language). */
+/* Why nothing was graded: the words every case got (in the report's language); or why the
+ * grade is incomplete (the grader's side: grade/score.h). */
 static const char *problem_note(const struct results *r)
 {
+    struct grade_gap_info g;
     if (!r->lms.problem)
-        return "";
+        return grade_gap_of(r, &g) != GAP_NONE ? g.reason : "";
     for (size_t e = 0; e < r->n_exercises; e++)
         for (size_t v = 0; v < r->exercises[e].n_variants; v++)
             if (r->exercises[e].variants[v].n_cases)
@@ -158,22 +146,24 @@ void export_gradebook_csv_text(const struct results *const *all, size_t n, struc
         csv_field(out, row_id(&rows[i]));
         strbuf_addch(out, ',');
         csv_field(out, row_name(&rows[i]));
+        double total;
+        /* An incomplete grade has no points at all: an empty cell leaves the LMS's grade
+         * alone, where a 0 would replace it (export_points). */
+        bool graded = export_points(r, 0, &total);
         for (size_t k = 0; k < n_ids; k++) {
             const struct exercise_result *e = find_exercise(r, ids[k]);
             strbuf_addch(out, ',');
-            if (e)
+            if (e && graded)
                 csv_points(out, e->points); /* speed points included (results_tally) */
         }
-        /* Results that could not be read have no total: an empty cell leaves the LMS's
-         * grade alone, where a 0 would replace it. */
         strbuf_addch(out, ',');
-        if (!r->unreadable)
-            csv_points(out, results_final_score(r));
+        if (graded)
+            csv_points(out, total);
         strbuf_addch(out, ',');
-        if (!r->unreadable)
+        if (!r->unreadable) /* the lab's maximum, known even where the grade is not */
             csv_points(out, r->max_score);
         strbuf_addch(out, ',');
-        strbuf_addstr(out, row_status(r, ids, n_ids));
+        strbuf_addstr(out, export_status(r, ids, n_ids));
         late_cells(out, &r->lms.late);
         strbuf_addch(out, ',');
         csv_field(out, problem_note(r));
@@ -236,6 +226,11 @@ static void canvas_ids(struct strbuf *out, const struct row *w)
     csv_field(out, sis_login);
 }
 
+/* The status column: last, and named so that Canvas's importer takes it for one of its own
+ * computed columns and imports nothing from it (gradebook_importer.rb strips every header
+ * matching "Final Grade" before it reads assignments; older versions only trailing ones). */
+#define CANVAS_STATUS_COLUMN "Final Grade (labgrader status, not imported)"
+
 static double max_points(const struct row *rows, size_t n_rows)
 {
     double m = 0;
@@ -253,18 +248,24 @@ void export_gradebook_canvas_csv_text(const struct results *const *all, size_t n
     double points = o && o->points > 0 ? o->points : max_points(rows, n_rows);
     strbuf_addstr(out, "Student,ID,SIS User ID,SIS Login ID,Section,");
     csv_field(out, lab_column(rows, n_rows, o ? o->column : NULL));
+    strbuf_addch(out, ',');
+    csv_field(out, CANVAS_STATUS_COLUMN);
     csv_end_row(out);
     /* Without it a new assignment gets 0 points possible and every score is extra credit. */
     strbuf_addstr(out, "Points Possible,,,,,");
     csv_points(out, points);
+    strbuf_addch(out, ',');
     csv_end_row(out);
     for (size_t i = 0; i < n_rows; i++) {
+        double score;
         csv_field(out, row_name(&rows[i]));
         strbuf_addch(out, ',');
         canvas_ids(out, &rows[i]);
         strbuf_addstr(out, ",,");
-        if (!rows[i].r->unreadable)
-            csv_points(out, export_score(rows[i].r, o && o->points > 0 ? o->points : 0));
+        if (export_points(rows[i].r, o && o->points > 0 ? o->points : 0, &score))
+            csv_points(out, score);
+        strbuf_addch(out, ',');
+        strbuf_addstr(out, export_status(rows[i].r, NULL, 0));
         csv_end_row(out);
     }
     free(rows);
@@ -287,6 +288,10 @@ static void feedback_text(const struct results *r, const struct messages *m, str
     int cases = 0;
     if (r->lms.problem) {
         strbuf_addstr(out, problem_note(r));
+        return;
+    }
+    if (grade_gap_of(r, NULL) != GAP_NONE) {
+        grade_gap_sentence(r, m, out);
         return;
     }
     for (size_t e = 0; e < r->n_exercises; e++)
@@ -317,7 +322,7 @@ void export_gradebook_moodle_csv_text(const struct results *const *all, size_t n
     struct row *rows = sorted_rows(all, n, &n_rows);
     strbuf_addstr(out, "ID number,Email address,Username,Full name,");
     csv_field(out, lab_column(rows, n_rows, o ? o->column : NULL));
-    strbuf_addstr(out, ",Feedback");
+    strbuf_addstr(out, ",Feedback,labgrader status");
     csv_end_row(out);
     for (size_t i = 0; i < n_rows; i++) {
         const struct lms_ids *ids = row_ids(&rows[i]);
@@ -334,11 +339,16 @@ void export_gradebook_moodle_csv_text(const struct results *const *all, size_t n
         strbuf_addch(out, ',');
         csv_field(out, row_name(&rows[i]));
         strbuf_addch(out, ',');
-        csv_points(out, export_score(rows[i].r, o && o->points > 0 ? o->points : 0));
+        /* Empty: Moodle records no grade rather than a number (grade/import/csv). */
+        double score;
+        if (export_points(rows[i].r, o && o->points > 0 ? o->points : 0, &score))
+            csv_points(out, score);
         strbuf_addch(out, ',');
         feedback_text(rows[i].r, o ? o->messages : NULL, &fb);
         csv_field(out, strbuf_str(&fb));
         strbuf_release(&fb);
+        strbuf_addch(out, ',');
+        strbuf_addstr(out, export_status(rows[i].r, NULL, 0));
         csv_end_row(out);
     }
     if (left_out)
@@ -380,7 +390,10 @@ static void worksheet_row(struct strbuf *out, const struct results *r,
     strbuf_addch(out, ',');
     csv_field(out, r->lms.ids.email);
     strbuf_addstr(out, ",,");
-    csv_points(out, export_score(r, o && o->points > 0 ? o->points : 0));
+    /* Empty: the worksheet importer skips a grade with no value, and keeps the feedback. */
+    double score;
+    if (export_points(r, o && o->points > 0 ? o->points : 0, &score))
+        csv_points(out, score);
     strbuf_addch(out, ',');
     csv_points(out, o && o->points > 0 ? o->points : r->max_score);
     strbuf_addstr(out, ",Yes,");

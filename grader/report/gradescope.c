@@ -90,6 +90,7 @@ struct gs {
     const struct messages *m;
     bool veil;
     bool first;
+    bool scored; /* the grade is complete: scores are written (export_points) */
 };
 
 /* One test; score_max NULL: no score (never used), status "passed" or "failed". */
@@ -104,8 +105,11 @@ static void gs_test(struct gs *g, const char *name, const char *number, double s
     json_string(out, name);
     json_key(out, IND, "number", false);
     json_string(out, number);
-    json_key(out, IND, "score", false);
-    json_number(out, score);
+    /* An incomplete grade has no score anywhere: nothing Gradescope could sum into one. */
+    if (g->scored) {
+        json_key(out, IND, "score", false);
+        json_number(out, score);
+    }
     json_key(out, IND, "max_score", false);
     json_number(out, max);
     json_key(out, IND, "status", false);
@@ -140,7 +144,13 @@ static void case_output(const struct gs *g, const struct variant_result *v,
     if (c->verdict == V_SKIPPED) {
         strbuf_addstr(text, messages_get(g->m, "Not run here: "));
         gradescope_md_escape(text, case_message(c));
-        strbuf_addstr(text, messages_get(g->m, ". This case does not count toward your score."));
+        /* Scaled (the informational policy): only what ran makes the score. Otherwise the
+         * summary states the score of what ran, and the case waits for the real grading. */
+        strbuf_addstr(text, g->o && g->o->scale_to > 0
+                                ? messages_get(g->m, ". This case does not count toward your "
+                                                     "score.")
+                                : messages_get(g->m, ". Not graded here: the score above is of "
+                                                     "the cases that ran."));
         return;
     }
     gradescope_md_escape(text, case_message(c));
@@ -203,6 +213,32 @@ static bool is_perf_finding(const struct case_result *c, size_t f)
     return !strncmp(c->findings[f], "performance:", 12);
 }
 
+/* The performance test of an exercise whose speed points were not measured here. */
+static void gs_perf_not_measured(struct gs *g, size_t ei, size_t number_after, enum perf_state st,
+                                 const struct variant_result *pv, const char *max)
+{
+    const struct exercise_result *e = &g->r->exercises[ei];
+    char *name = xstrfmt("%s / performance", or_empty(e->exercise_id));
+    char *number = xstrfmt("%zu.%zu", ei + 1, number_after + 1);
+    struct strbuf text = STRBUF_INIT;
+    strbuf_addf(&text, messages_get(g->m, "Speed points (%s) not measured here: "), max);
+    if (st == PERF_NOT_TIMED)
+        strbuf_addstr(&text, messages_get(g->m, "nothing was timed (--no-timing)"));
+    else if (pv)
+        gradescope_md_escape(&text, pv->variant_id);
+    if (st == PERF_NOT_RUN)
+        strbuf_addstr(&text, messages_get(g->m, " did not run here"));
+    strbuf_addstr(&text, g->o && g->o->scale_to > 0
+                             ? messages_get(g->m, ". They do not count toward your score.")
+                             : messages_get(g->m, ". Not graded here: the score above is of "
+                                                  "the cases that ran."));
+    const char *tags[] = {or_empty(e->exercise_id), "performance"};
+    gs_test(g, name, number, 0, 0, "passed", strbuf_str(&text), tags, 2, "visible");
+    strbuf_release(&text);
+    free(name);
+    free(number);
+}
+
 static void gs_performance(struct gs *g, size_t ei, size_t number_after)
 {
     const struct exercise_result *e = &g->r->exercises[ei];
@@ -211,8 +247,18 @@ static void gs_performance(struct gs *g, size_t ei, size_t number_after)
     char *number = xstrfmt("%zu.%zu", ei + 1, number_after + 1);
     struct strbuf text = STRBUF_INIT;
     char got[64], max[64];
+    const struct variant_result *pv;
+    enum perf_state st = exercise_perf_state(e, &pv);
     format_number(got, sizeof(got), e->perf_points, 2);
     format_number(max, sizeof(max), e->perf_max_points, 2);
+    if (st != PERF_MEASURED) {
+        /* Like a case not run: worth nothing here, and why. */
+        gs_perf_not_measured(g, ei, number_after, st, pv, max);
+        free(name);
+        free(number);
+        strbuf_release(&text);
+        return;
+    }
     strbuf_addf(&text, messages_get(g->m, "Speed points: %s of %s."), got[0] ? got : "0",
                 max[0] ? max : "0");
     for (size_t vi = 0; vi < e->n_variants; vi++) {
@@ -304,8 +350,10 @@ static void not_graded(const struct gs *g, struct strbuf *text)
                         }
                     }
                 if (hidden)
-                    strbuf_addf(text, messages_get(g->m, "%s%d hidden case(s)"), listed ? "; " : "",
-                                hidden);
+                    strbuf_addf(text,
+                                hidden == 1 ? messages_get(g->m, "%s%d hidden case")
+                                            : messages_get(g->m, "%s%d hidden cases"),
+                                listed ? "; " : "", hidden);
                 strbuf_addch(text, '.');
             }
     strbuf_release(&done);
@@ -331,21 +379,31 @@ static void late_summary(const struct gs *g, struct strbuf *text)
                                        "day charged, %s%% (%s points) off."),
                     pct[0] ? pct : "0", pts[0] ? pts : "0");
     else
-        strbuf_addf(text, messages_get(g->m, "Handed in %g day(s) late: %s%% (%s points) off."),
+        strbuf_addf(text,
+                    l->days == 1
+                        ? messages_get(g->m, "Handed in %g day late: %s%% (%s points) off.")
+                        : messages_get(g->m, "Handed in %g days late: %s%% (%s points) "
+                                             "off."),
                     l->days, pct[0] ? pct : "0", pts[0] ? pts : "0");
 }
 
-static void summary(const struct gs *g, struct strbuf *text)
+/* "**Lab**: 1.53 / 12 points ...", or why there is no score yet. */
+static void summary_score(const struct gs *g, struct strbuf *text)
 {
     const struct results *r = g->r;
-    char score[64], max[64], full[64];
-    const char *title = r->lab_title && *r->lab_title ? r->lab_title : or_empty(r->lab_id);
-    double scale = g->o ? g->o->scale_to : 0;
-    format_number(score, sizeof(score), export_score(r, scale), 2);
+    char score[64], max[64], full[64], ran[64];
+    double scale = g->o ? g->o->scale_to : 0, points;
+    struct score_scope sc;
+    score_scope_of(r, &sc);
+    if (!export_points(r, scale, &points)) {
+        struct strbuf why = STRBUF_INIT;
+        grade_gap_sentence(r, g->m, &why);
+        gradescope_md_escape(text, strbuf_str(&why));
+        strbuf_release(&why);
+        return;
+    }
+    format_number(score, sizeof(score), points, 2);
     format_number(max, sizeof(max), scale > 0 ? scale : r->max_score, 2);
-    strbuf_addstr(text, "**");
-    gradescope_md_escape(text, title);
-    strbuf_addstr(text, "**: ");
     strbuf_addf(text,
                 messages_get(g->m, "%s / %s points. %d passed, %d failed, %d not run, %d "
                                    "grader errors."),
@@ -359,14 +417,33 @@ static void summary(const struct gs *g, struct strbuf *text)
                     messages_get(g->m, "Only the cases that could run here count: %s of "
                                        "their %s points, scaled to the assignment's %s."),
                     score[0] ? score : "0", full[0] ? full : "0", max);
+    } else if (scale <= 0 && sc.not_graded > 0) {
+        format_number(ran, sizeof(ran), sc.graded_max, 2);
+        format_number(full, sizeof(full), sc.not_graded, 2);
+        strbuf_addstr(text, "\n\n");
+        strbuf_addf(text,
+                    messages_get(g->m, "That is the score of what ran here, out of its %s "
+                                       "points; the other %s points were not graded here "
+                                       "(below)."),
+                    ran[0] ? ran : "0", full[0] ? full : "0");
     }
+}
+
+static void summary(const struct gs *g, struct strbuf *text)
+{
+    const struct results *r = g->r;
+    const char *title = r->lab_title && *r->lab_title ? r->lab_title : or_empty(r->lab_id);
+    strbuf_addstr(text, "**");
+    gradescope_md_escape(text, title);
+    strbuf_addstr(text, "**: ");
+    summary_score(g, text);
     not_graded(g, text);
     if (r->lms.problem && r->n_exercises && r->exercises[0].n_variants &&
         r->exercises[0].variants[0].n_cases) {
         strbuf_addstr(text, "\n\n");
         gradescope_md_escape(text, case_message(&r->exercises[0].variants[0].cases[0]));
     }
-    if (r->n_grader_errors > 0) {
+    if (r->n_grader_errors > 0 && g->scored) {
         strbuf_addstr(text, "\n\n");
         strbuf_addstr(text, messages_get(g->m, "The grader itself failed on the cases marked XX: "
                                                "they are not counted against you, and your "
@@ -443,12 +520,18 @@ void export_gradescope_text(const struct results *r, const struct gradescope_opt
 {
     const char *ind = "  ";
     struct strbuf text = STRBUF_INIT;
-    struct gs g = {out, r, o, o ? o->messages : NULL, veils_hidden(r, o && o->student_view), true};
+    double points;
+    bool scored = export_points(r, o ? o->scale_to : 0, &points);
+    struct gs g = {out,  r,     o, o ? o->messages : NULL, veils_hidden(r, o && o->student_view),
+                   true, scored};
     summary(&g, &text);
     strbuf_addch(out, '{');
-    json_key(out, ind, "score", true);
-    json_number(out, export_score(r, o ? o->scale_to : 0));
-    json_key(out, ind, "execution_time", false);
+    /* An incomplete grade has no score (export_points): its status says why. */
+    if (scored) {
+        json_key(out, ind, "score", true);
+        json_number(out, points);
+    }
+    json_key(out, ind, "execution_time", !scored);
     json_number(out, wall_seconds(r));
     json_key(out, ind, "output", false);
     json_string(out, strbuf_str(&text));
@@ -458,6 +541,11 @@ void export_gradescope_text(const struct results *r, const struct gradescope_opt
     json_string(out, "visible");
     json_key(out, ind, "stdout_visibility", false);
     json_string(out, "hidden");
+    /* The status every export carries (gradebook.csv's), where Gradescope keeps extra data. */
+    json_key(out, ind, "extra_data", false);
+    strbuf_addstr(out, "{\"labgrader_status\": ");
+    json_string(out, export_status(r, NULL, 0));
+    strbuf_addch(out, '}');
     json_key(out, ind, "tests", false);
     strbuf_addch(out, '[');
     gs_tests(&g);

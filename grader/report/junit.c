@@ -280,6 +280,26 @@ static void junit_hidden_case(struct strbuf *out, const struct results *r,
     free(classname);
 }
 
+/* The status every export carries (gradebook.csv's status), and for an incomplete grade why:
+ * JUnit has no points, but a dashboard must not take a grader failure for a result. */
+static void junit_status(struct strbuf *out, const struct results *r, const struct messages *m)
+{
+    strbuf_addstr(out, "    <properties>\n      <property");
+    xml_attr(out, "name", "labgrader.status");
+    xml_attr(out, "value", export_status(r, NULL, 0));
+    strbuf_addstr(out, "/>\n");
+    if (grade_gap_of(r, NULL) != GAP_NONE) {
+        struct strbuf why = STRBUF_INIT;
+        grade_gap_sentence(r, m, &why);
+        strbuf_addstr(out, "      <property");
+        xml_attr(out, "name", "labgrader.status.reason");
+        xml_attr(out, "value", strbuf_str(&why));
+        strbuf_addstr(out, "/>\n");
+        strbuf_release(&why);
+    }
+    strbuf_addstr(out, "    </properties>\n");
+}
+
 static void junit_suite(struct strbuf *out, const struct results *r,
                         const struct exercise_result *e, bool veil, const struct messages *m)
 {
@@ -292,6 +312,7 @@ static void junit_suite(struct strbuf *out, const struct results *r,
     xml_attr(out, "name", name);
     junit_counts_attrs(out, &k, true);
     strbuf_addstr(out, ">\n");
+    junit_status(out, r, m);
     for (size_t vi = 0; vi < e->n_variants; vi++)
         for (size_t ci = 0; ci < e->variants[vi].n_cases; ci++)
             if (!veil || !e->variants[vi].cases[ci].hidden)

@@ -5,6 +5,7 @@
 #include "report/cases.h"
 #include "report/format.h"
 #include "report/overview.h"
+#include "report/points.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,9 @@ static void set_lost_item(const struct report_ctx *rc, struct tpl_value *item,
     tpl_set_num(item, "count", (double)it->count);
     tpl_set_bool(item, "several", it->count > 1);
     tpl_set_bool(item, "hidden", it->hidden);
-    tpl_set_bool(item, "has_lost_points", it->points > 0);
-    set_own(item, "lost_points", fmt_points(it->points));
+    /* A grader error's points are not lost: they are a part of what was not graded here. */
+    tpl_set_bool(item, "has_lost_points", it->grader ? it->shown > 0 : it->points > 0);
+    set_own(item, "lost_points", it->grader ? fmt_hundredths(it->shown) : fmt_points(it->points));
     if (it->hidden) {
         /* A count, never an id, a size or a message. */
         tpl_set_str(item, "cases", "");
@@ -43,7 +45,8 @@ static void set_lost_item(const struct report_ctx *rc, struct tpl_value *item,
     free(msg);
 }
 
-static void set_not_run(const struct results *r, struct tpl_value *list, const struct overview *o)
+static void set_not_run(const struct report_ctx *rc, const struct results *r,
+                        struct tpl_value *list, const struct overview *o)
 {
     for (size_t i = 0; i < o->n_not_run; i++) {
         const struct not_run_item *it = &o->not_run[i];
@@ -54,10 +57,13 @@ static void set_not_run(const struct results *r, struct tpl_value *list, const s
         tpl_set_bool(v, "other", it->kind == SKIP_OTHER);
         tpl_set_num(v, "count", (double)it->count);
         tpl_set_bool(v, "several", it->count > 1);
-        tpl_set_bool(v, "has_points", it->points > 0);
-        set_own(v, "points", fmt_points(it->points));
-        char *why = esc_first_line(it->kind == SKIP_NO_GPU ? r->machine.gpu_status : it->message,
-                                   MESSAGE_CHARS);
+        tpl_set_bool(v, "has_points", it->shown > 0);
+        set_own(v, "points", fmt_hundredths(it->shown));
+        /* The GPU probe's reason, written before any language was known: in the report's. */
+        char *said = messages_machine(&rc->msgs, it->kind == SKIP_NO_GPU ? r->machine.gpu_status
+                                                                         : it->message);
+        char *why = esc_first_line(said, MESSAGE_CHARS);
+        free(said);
         tpl_set_str(v, "reason", why);
         tpl_set_bool(v, "has_reason", *why != '\0');
         free(why);
@@ -77,6 +83,35 @@ static void set_next(struct tpl_value *m, const struct overview *o)
         tpl_set_bool(next, names[i], o->next[i]);
 }
 
+/* Speed points not measured here: not lost, not graded here. */
+static void set_speed_items(struct tpl_value *list, const struct overview *o)
+{
+    for (size_t i = 0; i < o->n_speed; i++) {
+        const struct speed_item *it = &o->speed[i];
+        struct tpl_value *v = tpl_push_map(list);
+        tpl_set_str(v, "exercise", it->ex->exercise_id);
+        tpl_set_str(v, "exercise_title", exercise_title(it->ex));
+        set_own(v, "points", fmt_hundredths(it->shown));
+        tpl_set_bool(v, "not_timed", it->state == PERF_NOT_TIMED);
+        tpl_set_bool(v, "has_variant", it->state == PERF_NOT_RUN && it->vr);
+        tpl_set_str(v, "variant", it->vr ? it->vr->variant_id : "");
+    }
+}
+
+/* What the score is of (score.h): the part graded here, the rest, and whether the grade is
+ * incomplete on the grader's side. */
+static void set_scope(struct tpl_value *m, const struct overview *o)
+{
+    set_own(m, "graded_max", fmt_hundredths(o->graded_shown));
+    set_own(m, "not_graded", fmt_hundredths(o->not_graded_shown));
+    tpl_set_bool(m, "has_not_graded", o->not_graded_shown > 0);
+    tpl_set_bool(m, "has_gap", o->gap.gap != GAP_NONE);
+    tpl_set_bool(m, "gap_grader_error", o->gap.gap == GAP_GRADER_ERROR);
+    tpl_set_bool(m, "gap_not_timed", o->gap.gap == GAP_NOT_TIMED);
+    tpl_set_num(m, "gap_cases", (double)o->gap.cases);
+    tpl_set_bool(m, "gap_several", o->gap.cases != 1);
+}
+
 void add_overview(const struct report_ctx *rc, const struct results *r, struct tpl_value *m)
 {
     struct overview o;
@@ -88,8 +123,13 @@ void add_overview(const struct report_ctx *rc, const struct results *r, struct t
     tpl_set_bool(m, "has_lost", tpl_list_len(lost) > 0);
     tpl_set_bool(m, "has_grader_error_items", tpl_list_len(grader) > 0);
     struct tpl_value *not_run = tpl_set_list(m, "not_run");
-    set_not_run(r, not_run, &o);
+    set_not_run(rc, r, not_run, &o);
     tpl_set_bool(m, "has_not_run", o.n_not_run > 0);
+    struct tpl_value *speed = tpl_set_list(m, "speed_not_measured");
+    set_speed_items(speed, &o);
+    tpl_set_bool(m, "has_not_graded_items", o.n_not_run + o.n_speed + tpl_list_len(grader) > 0);
+    tpl_set_bool(m, "any_ran", r->n_pass + r->n_fail > 0);
+    set_scope(m, &o);
     tpl_set_num(m, "hidden_total", (double)o.hidden_total);
     tpl_set_bool(m, "has_hidden", o.hidden_total > 0);
     tpl_set_num(m, "hidden_passed", (double)o.hidden_passed);

@@ -1,6 +1,9 @@
 #include "report/memspace.h"
 
+#include "base/alloc.h"
 #include "base/strbuf.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -68,17 +71,32 @@ int pageable_pinned_pair(const struct variant_result *a, const struct variant_re
     return a_pageable ? 1 : -1;
 }
 
-void set_variant_memory(struct tpl_value *m, const struct variant_result *vr)
+/* A memory space as the report's language names it (strings.txt's mem.host, mem.pinned,
+ * mem.device); the spec's name where the language has none. */
+static char *space_words(const struct strings *s, enum mem_space space)
+{
+    char *key = xstrfmt("mem.%s", mem_space_name(space));
+    char *words =
+        strings_find(s, key) ? phrase(s, false, key, NULL) : xstrdup(mem_space_name(space));
+    free(key);
+    return words;
+}
+
+void set_variant_memory(const struct strings *s, struct tpl_value *m,
+                        const struct variant_result *vr)
 {
     bool same = true;
     for (size_t i = 1; i < vr->n_arg_memory; i++)
         same &= vr->arg_memory[i].space == vr->arg_memory[0].space;
     struct strbuf sb = STRBUF_INIT;
-    if (vr->n_arg_memory && same)
-        strbuf_addstr(&sb, mem_space_name(vr->arg_memory[0].space));
-    for (size_t i = 0; i < vr->n_arg_memory && !same; i++)
-        strbuf_addf(&sb, "%s%s=%s", i ? ", " : "", vr->arg_memory[i].arg,
-                    mem_space_name(vr->arg_memory[i].space));
+    for (size_t i = 0; i < vr->n_arg_memory && (i == 0 || !same); i++) {
+        char *words = space_words(s, vr->arg_memory[i].space);
+        if (same)
+            strbuf_addstr(&sb, words);
+        else
+            strbuf_addf(&sb, "%s%s %s", i ? ", " : "", vr->arg_memory[i].arg, words);
+        free(words);
+    }
     tpl_set_str(m, "memory", strbuf_str(&sb));
     strbuf_release(&sb);
 }

@@ -10,6 +10,7 @@
 
 #include "base/template.h"
 #include "grade/results.h"
+#include "report/phrases.h"
 
 #include <stdbool.h>
 
@@ -30,8 +31,10 @@ bool variant_is_transfer(const struct variant_result *vr);
  */
 int pageable_pinned_pair(const struct variant_result *a, const struct variant_result *b);
 
-/* m.memory: where the arguments live as a report says it, "device" when they all live in
- * one place, else "dst=device, src=pinned" (spec.h's names). */
-void set_variant_memory(struct tpl_value *m, const struct variant_result *vr);
+/* m.memory: where the arguments live, in the report's language (strings.txt's mem.*): one
+ * name when they all live in one place ("del dispositivo"), else each argument's ("dst del
+ * dispositivo, src del host, fijada"). */
+void set_variant_memory(const struct strings *s, struct tpl_value *m,
+                        const struct variant_result *vr);
 
 #endif

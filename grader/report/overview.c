@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "report/points.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,33 +86,43 @@ static size_t same_run(const struct variant_result *vr, size_t c, bool hide_hidd
     return end - c;
 }
 
-/* A hidden case in the student view: counted; a failure adds to *failed and *lost. */
-static void count_hidden(struct overview *o, const struct case_result *cr, size_t *failed,
-                         double *lost)
+/* A variant's hidden cases in the student view, by count: failures, and grader errors. */
+struct hidden_count {
+    size_t failed, grader;
+    double lost, grader_points;
+};
+
+/* A hidden case in the student view: counted; a failure or a grader error added to h. */
+static void count_hidden(struct overview *o, const struct case_result *cr, struct hidden_count *h)
 {
     o->hidden_total++;
     o->hidden_passed += cr->verdict == V_PASS;
     o->hidden_not_run += cr->verdict == V_SKIPPED || cr->verdict == V_GRADER;
+    if (cr->verdict == V_GRADER) {
+        note_verdict(o, cr->verdict);
+        h->grader++;
+        h->grader_points += cr->max_points - cr->points;
+        return;
+    }
     if (!verdict_is_failure(cr->verdict))
         return;
     o->hidden_failed++;
     note_verdict(o, cr->verdict);
-    (*failed)++;
-    *lost += cr->max_points - cr->points;
+    h->failed++;
+    h->lost += cr->max_points - cr->points;
 }
 
 static void add_variant(struct overview *o, const struct results *r,
                         const struct exercise_result *ex, const struct variant_result *vr,
                         bool hide_hidden)
 {
-    size_t hidden_failed = 0;
-    double hidden_lost = 0;
+    struct hidden_count h = {0, 0, 0, 0};
     for (size_t c = 0; c < vr->n_cases;) {
         const struct case_result *cr = &vr->cases[c];
         if (cr->verdict == V_SKIPPED)
             add_not_run(o, r, vr, cr);
         if (is_hidden(cr, hide_hidden)) {
-            count_hidden(o, cr, &hidden_failed, &hidden_lost);
+            count_hidden(o, cr, &h);
             c++;
             continue;
         }
@@ -127,12 +138,19 @@ static void add_variant(struct overview *o, const struct results *r,
             it->points += vr->cases[k].max_points - vr->cases[k].points;
         c += it->count;
     }
-    /* The variant's failed hidden cases: one item, after its visible ones. */
-    if (hidden_failed) {
+    /* The variant's hidden failures, then its hidden grader errors: an item each, after its
+     * visible ones, by count only. */
+    if (h.failed) {
         struct lost_item *it = add_lost(o, ex, vr, 0);
         it->hidden = true;
-        it->count = hidden_failed;
-        it->points = hidden_lost;
+        it->count = h.failed;
+        it->points = h.lost;
+    }
+    if (h.grader) {
+        struct lost_item *it = add_lost(o, ex, vr, 0);
+        it->hidden = it->grader = true;
+        it->count = h.grader;
+        it->points = h.grader_points;
     }
 }
 
@@ -153,9 +171,7 @@ static bool sanitizer_found(const struct variant_result *vr, bool hide_hidden)
 
 static void decide_next(struct overview *o, const struct results *r, bool sanitizer)
 {
-    bool failed = false, no_gpu = false;
-    for (size_t i = 0; i < o->n_lost; i++)
-        failed |= !o->lost[i].grader;
+    bool no_gpu = false;
     for (size_t i = 0; i < o->n_not_run; i++) {
         no_gpu |= o->not_run[i].kind == SKIP_NO_GPU;
         o->next[NEXT_SLOW] |= o->not_run[i].kind == SKIP_SLOW;
@@ -164,13 +180,70 @@ static void decide_next(struct overview *o, const struct results *r, bool saniti
     o->next[NEXT_SANITIZER] = sanitizer;
     bool speed_lost = false;
     for (size_t e = 0; e < r->n_exercises; e++)
-        speed_lost |= r->exercises[e].perf_points + 1e-9 < r->exercises[e].perf_max_points;
+        speed_lost |= exercise_perf_state(&r->exercises[e], NULL) == PERF_MEASURED &&
+                      r->exercises[e].perf_points + 1e-9 < r->exercises[e].perf_max_points;
     /* Speed points wait for the GPU where it did not run. */
-    o->next[NEXT_SPEED] = !failed && !no_gpu && speed_lost;
+    o->next[NEXT_SPEED] = o->n_failures == 0 && !no_gpu && speed_lost;
     bool any = false;
     for (int i = 0; i < NEXT_DONE; i++)
         any |= o->next[i];
     o->next[NEXT_DONE] = !any;
+}
+
+/* Speed points not measured here: an item each, like the cases not run. */
+static void add_speed_items(struct overview *o, const struct results *r)
+{
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        const struct variant_result *vr;
+        enum perf_state st = exercise_perf_state(&r->exercises[e], &vr);
+        if (st != PERF_NOT_RUN && st != PERF_NOT_TIMED)
+            continue;
+        ALLOC_GROW(o->speed, o->n_speed + 1, o->alloc_speed);
+        struct speed_item *it = &o->speed[o->n_speed++];
+        it->ex = &r->exercises[e];
+        it->vr = vr;
+        it->state = st;
+        it->points = r->exercises[e].perf_max_points;
+        it->shown = 0;
+    }
+}
+
+/* The parts of what was not graded here, printed so that they add up (points.h): the cases
+ * not run, the speed points not measured, the grader's errors, in the order printed. */
+static void share_not_graded(struct overview *o)
+{
+    size_t n = o->n_not_run + o->n_speed + o->n_lost, k = 0;
+    double *exact = xcalloc(n + 1, sizeof(double));
+    long *out = xcalloc(n + 1, sizeof(long));
+    for (size_t i = 0; i < o->n_not_run; i++)
+        exact[k++] = o->not_run[i].points;
+    for (size_t i = 0; i < o->n_speed; i++)
+        exact[k++] = o->speed[i].points;
+    for (size_t i = 0; i < o->n_lost; i++)
+        exact[k++] = o->lost[i].grader ? o->lost[i].points : 0;
+    apportion(exact, n, o->not_graded_shown, out);
+    k = 0;
+    for (size_t i = 0; i < o->n_not_run; i++)
+        o->not_run[i].shown = out[k++];
+    for (size_t i = 0; i < o->n_speed; i++)
+        o->speed[i].shown = out[k++];
+    for (size_t i = 0; i < o->n_lost; i++)
+        o->lost[i].shown = out[k++];
+    free(exact);
+    free(out);
+}
+
+/* What the score is of, as printed: the graded part and the rest add up to the maximum. */
+static void set_scope(struct overview *o, const struct results *r)
+{
+    score_scope_of(r, &o->scope);
+    o->score_shown = hundredths(r->score);
+    o->max_shown = hundredths(r->max_score);
+    o->graded_shown = hundredths(o->scope.graded_max);
+    if (o->graded_shown > o->max_shown)
+        o->graded_shown = o->max_shown;
+    o->not_graded_shown = o->max_shown - o->graded_shown;
+    grade_gap_of(r, &o->gap);
 }
 
 void overview_build(struct overview *o, const struct results *r, bool hide_hidden)
@@ -190,6 +263,11 @@ void overview_build(struct overview *o, const struct results *r, bool hide_hidde
             o->not_run[j] = o->not_run[j - 1];
             o->not_run[j - 1] = t;
         }
+    for (size_t i = 0; i < o->n_lost; i++)
+        o->n_failures += !o->lost[i].grader;
+    add_speed_items(o, r);
+    set_scope(o, r);
+    share_not_graded(o);
     decide_next(o, r, sanitizer);
 }
 
@@ -197,6 +275,7 @@ void overview_release(struct overview *o)
 {
     free(o->lost);
     free(o->not_run);
+    free(o->speed);
     memset(o, 0, sizeof(*o));
 }
 

@@ -12,6 +12,10 @@
  *   message), in that order, so a reason is said once however many cases it
  *   stopped.
  * - Grader errors are items of their own: never the student's fault.
+ * - Speed points that were not measured here (their variant did not run, nothing was
+ *   timed) are an item of their own, with the cases not run: not graded here, never "lost".
+ * - What the score is of (grade/score.h): the points graded here, and the rest, whose parts
+ *   (the items above) are printed rounded so that they add up to it (points.h).
  *
  * Why a case was not run is read from the results' own data, in the order
  * grading decides it (grade.c: not selected, hidden, slow, then the GPU): a
@@ -25,6 +29,7 @@
 #define LG_REPORT_OVERVIEW_H
 
 #include "grade/results.h"
+#include "grade/score.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -48,6 +53,7 @@ struct lost_item {
     bool hidden;   /* the variant's failed hidden cases, by count (first is meaningless) */
     bool grader;   /* grader errors (XX): never the student's */
     double points; /* points lost */
+    long shown;    /* grader errors: their points as printed, in hundredths (points.h) */
 };
 
 /* Cases not run here for one reason, over the whole submission. */
@@ -56,6 +62,16 @@ struct not_run_item {
     const char *message; /* SKIP_OTHER: the message they share */
     size_t count;
     double points; /* points not graded here */
+    long shown;    /* as printed, in hundredths: the parts add up to not_graded_shown */
+};
+
+/* An exercise's speed points, not measured here. */
+struct speed_item {
+    const struct exercise_result *ex;
+    const struct variant_result *vr; /* their variant, when they have one */
+    enum perf_state state;           /* PERF_NOT_RUN or PERF_NOT_TIMED */
+    double points;
+    long shown;
 };
 
 /* What to try next, in the order a student should: the first that applies matters most. */
@@ -79,8 +95,16 @@ struct overview {
     size_t n_lost, alloc_lost;
     struct not_run_item *not_run;
     size_t n_not_run, alloc_not_run;
+    struct speed_item *speed;
+    size_t n_speed, alloc_speed;
+    size_t n_failures; /* lost items that are the submission's (not grader errors) */
     /* Hidden cases in the student view: how many, and how they went. */
     size_t hidden_total, hidden_passed, hidden_failed, hidden_not_run;
+    /* What the score is of (score.h), and as printed, in hundredths: score of graded_shown;
+     * not_graded_shown = the printed maximum less graded_shown, the sum of the parts above. */
+    struct score_scope scope;
+    long score_shown, max_shown, graded_shown, not_graded_shown;
+    struct grade_gap_info gap;
     bool next[N_NEXT_STEPS];
 };
 

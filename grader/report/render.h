@@ -10,11 +10,13 @@
 #define LG_REPORT_RENDER_H
 
 #include "base/error.h"
+#include "base/messages.h"
 #include "base/strbuf.h"
 #include "base/template.h"
 #include "grade/results.h"
 #include "report/phrases.h"
 #include "report/plot.h"
+#include "report/points.h"
 #include "report/report.h"
 
 #include <stdbool.h>
@@ -25,8 +27,10 @@ struct report_ctx {
     const char *lang;
     char *lang_dir; /* templates_dir/<lang> */
     struct strings strings;
+    struct messages msgs;    /* templates/<lang>/messages.po: the grader's own sentences */
     bool hide_hidden;        /* the student view: hidden cases as counts only */
     const struct results *r; /* the submission a student report is about; NULL: a summary */
+    const struct shown_points *shown; /* r's points as printed (points.h); NULL: a summary */
     const char *outdir;
     char *plots_dir;
     char **plot_names;

@@ -80,14 +80,15 @@ struct legends {
 };
 
 static void set_exercise(struct report_ctx *rc, const struct exercise_result *ex,
-                         struct tpl_value *exv, struct legends *said)
+                         const struct shown_exercise *sx, struct tpl_value *exv,
+                         struct legends *said)
 {
     tpl_set_str(exv, "id", ex->exercise_id);
     tpl_set_str(exv, "title", exercise_title(ex));
-    set_own(exv, "points", fmt_points(ex->points));
-    set_own(exv, "max_points", fmt_points(ex->max_points));
-    set_own(exv, "perf_points", fmt_points(ex->perf_points));
-    set_own(exv, "perf_max_points", fmt_points(ex->perf_max_points));
+    set_own(exv, "points", fmt_hundredths(sx->points));
+    set_own(exv, "max_points", fmt_hundredths(sx->max));
+    set_own(exv, "perf_points", fmt_hundredths(sx->perf));
+    set_own(exv, "perf_max_points", fmt_hundredths(sx->perf_max));
     tpl_set_bool(exv, "has_perf", ex->perf_max_points > 0);
     tpl_set_bool(exv, "full_marks", ex->max_points > 0 && ex->points >= ex->max_points);
     tpl_set_str(exv, "tol_summary", ex->tol_summary);
@@ -109,10 +110,10 @@ static void set_exercise(struct report_ctx *rc, const struct exercise_result *ex
     add_pinned_factors(rc, ex, exv);
 }
 
-static void set_score(struct tpl_value *m, const struct results *r)
+static void set_score(struct tpl_value *m, const struct results *r, const struct shown_points *sp)
 {
-    set_own(m, "score", fmt_points(r->score));
-    set_own(m, "max_score", fmt_points(r->max_score));
+    set_own(m, "score", fmt_hundredths(sp->score));
+    set_own(m, "max_score", fmt_hundredths(sp->max));
     set_own(m, "score_pct", fmt_pct(r->score, r->max_score));
     tpl_set_num(m, "n_pass", r->n_pass);
     tpl_set_num(m, "n_fail", r->n_fail);
@@ -128,14 +129,14 @@ static struct tpl_value *student_context(struct report_ctx *rc, const struct res
     set_header(m, r);
     tpl_set_str(m, "lang", rc->lang);
     tpl_set_bool(m, "student_view", rc->hide_hidden);
-    set_score(m, r);
+    set_score(m, r, rc->shown);
     add_overview(rc, r, m);
     struct tpl_value *exs = tpl_set_list(m, "exercises");
     struct tpl_value *speedups = tpl_set_list(m, "speedup_table");
     struct legends said = {false, false};
     bool any_perf = false;
     for (size_t e = 0; e < r->n_exercises; e++) {
-        set_exercise(rc, &r->exercises[e], tpl_push_map(exs), &said);
+        set_exercise(rc, &r->exercises[e], &rc->shown->ex[e], tpl_push_map(exs), &said);
         add_speedup_rows(rc, &r->exercises[e], speedups);
         any_perf |= r->exercises[e].perf_max_points > 0;
     }
@@ -167,7 +168,11 @@ int report_student(const struct results *r, const char *outdir, const struct rep
     }
     rc.hide_hidden = o->student_view && !r->show_hidden;
     rc.r = r;
+    struct shown_points shown;
+    shown_points_of(r, &shown);
+    rc.shown = &shown;
     if (mkdir_p(outdir, err) != 0) {
+        shown_points_release(&shown);
         ctx_release(&rc);
         return -1;
     }
@@ -185,6 +190,7 @@ int report_student(const struct results *r, const char *outdir, const struct rep
     }
     strbuf_release(&md);
     tpl_value_free(ctx);
+    shown_points_release(&shown);
     ctx_release(&rc);
     return res;
 }

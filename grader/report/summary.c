@@ -8,6 +8,8 @@
 #include "report/format.h"
 #include "report/html.h"
 #include "report/render.h"
+#include "report/summary_grades.h"
+#include "grade/score.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,18 +24,8 @@ static int by_student_id(const void *pa, const void *pb)
     return strcmp(a->student_id ? a->student_id : "", b->student_id ? b->student_id : "");
 }
 
-/* A summary row's student: id and name as the tables show them, sanitized and clipped. */
-static void set_student_cells(struct tpl_value *row, const struct results *r)
-{
-    char *id = esc_clip(r->student_id, NAME_CHARS), *name = esc_clip(r->student_name, NAME_CHARS);
-    tpl_set_str(row, "id", id);
-    tpl_set_str(row, "name", name);
-    free(id);
-    free(name);
-}
-
 /* ------------------------------------------------------------------------ */
-/* The lab, and the scores                                                  */
+/* The lab                                                                  */
 
 static void summary_header(const struct report_ctx *rc, const struct results *const *rs, size_t n,
                            struct tpl_value *m)
@@ -52,101 +44,6 @@ static void summary_header(const struct report_ctx *rc, const struct results *co
         if (rs[i]->date && strcmp(rs[i]->date, date) > 0)
             date = rs[i]->date;
     tpl_set_str(m, "date", date);
-}
-
-/* A round bin width giving about ten bins or fewer: 1, 2, 2.5 or 5 times a power of ten. */
-static double nice_bin_width(double max)
-{
-    double raw = max / 10, p = pow(10, floor(log10(raw)));
-    static const double steps[] = {1, 2, 2.5, 5, 10};
-    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-        if (steps[i] * p >= raw - 1e-12)
-            return steps[i] * p;
-    return 10 * p;
-}
-
-/* Ten bins over [0, max]; the last one includes the maximum. The table and the figure. */
-static void score_histogram(struct report_ctx *rc, const double *scores, size_t n, double max_score,
-                            struct tpl_value *hist, struct tpl_value *pv)
-{
-    double w = nice_bin_width(max_score);
-    int bins = (int)ceil(max_score / w - 1e-9);
-    if (bins < 1)
-        bins = 1;
-    int *counts = xcalloc((size_t)bins, sizeof(int));
-    for (size_t i = 0; i < n; i++) {
-        int b = (int)floor(scores[i] / w);
-        counts[b < 0 ? 0 : b >= bins ? bins - 1 : b]++;
-    }
-    struct plot_fig fig;
-    plot_fig_init(&fig);
-    fig.xlabel = phrase(&rc->strings, false, "plot.score_xlabel", NULL);
-    fig.ylabel = phrase(&rc->strings, false, "plot.score_ylabel", NULL);
-    fig.box_width = w * 0.9;
-    fig.xmin = 0;
-    fig.xmax = max_score;
-    fig.ymin_zero = true;
-    fig.y_integer = n <= 12;
-    fig.height_px = 400;
-    struct plot_series *s = plot_fig_add_series(&fig, "", PLOT_BOXES);
-    for (int b = 0; b < bins; b++) {
-        struct tpl_value *hv = tpl_push_map(hist);
-        set_own(hv, "from", fmt_points(w * b));
-        set_own(hv, "to", fmt_points(fmin(w * (b + 1), max_score)));
-        tpl_set_num(hv, "count", counts[b]);
-        tpl_set_bool(hv, "last", b == bins - 1);
-        plot_series_add(s, w * (b + 0.5), counts[b]);
-    }
-    free(counts);
-    char *name = unique_plot_name(rc, "summary-scores");
-    struct plot_result pr;
-    plot_render(&fig, rc->plots_dir, name, &pr);
-    set_plot_result(rc, pv, &pr, name);
-    free(name);
-    plot_fig_release(&fig);
-}
-
-static void summary_scores(struct report_ctx *rc, const struct results *const *rs, size_t n,
-                           struct tpl_value *m)
-{
-    double *scores = xcalloc(n ? n : 1, sizeof(double));
-    double max_score = 0, sum = 0, lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        scores[i] = rs[i]->score;
-        sum += scores[i];
-        lo = fmin(lo, scores[i]);
-        hi = fmax(hi, scores[i]);
-        max_score = fmax(max_score, rs[i]->max_score);
-    }
-    set_own(m, "max_score", fmt_points(max_score));
-    set_own(m, "mean", n ? fmt_points(sum / (double)n) : xstrdup(NO_VALUE));
-    set_own(m, "median", n ? fmt_points(median_of(scores, n)) : xstrdup(NO_VALUE));
-    set_own(m, "min", n ? fmt_points(lo) : xstrdup(NO_VALUE));
-    set_own(m, "max", n ? fmt_points(hi) : xstrdup(NO_VALUE));
-    struct tpl_value *hist = tpl_set_list(m, "histogram");
-    struct tpl_value *pv = set_plot_map(m, "scores_plot");
-    if (max_score > 0 && n > 0)
-        score_histogram(rc, scores, n, max_score, hist, pv);
-    tpl_set_bool(m, "has_histogram", tpl_list_len(hist) > 0);
-    free(scores);
-}
-
-static void summary_students(const struct results *const *rs, size_t n, struct tpl_value *m)
-{
-    struct tpl_value *students = tpl_set_list(m, "students");
-    for (size_t i = 0; i < n; i++) {
-        const struct results *r = rs[i];
-        struct tpl_value *sv = tpl_push_map(students);
-        set_student_cells(sv, r);
-        set_own(sv, "score", fmt_points(r->score));
-        set_own(sv, "max_score", fmt_points(r->max_score));
-        set_own(sv, "pct", fmt_pct(r->score, r->max_score));
-        tpl_set_num(sv, "n_pass", r->n_pass);
-        tpl_set_num(sv, "n_fail", r->n_fail);
-        tpl_set_num(sv, "n_skipped", r->n_skipped);
-        tpl_set_num(sv, "n_grader_errors", r->n_grader_errors);
-        tpl_set_bool(sv, "has_grader_errors", r->n_grader_errors > 0);
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -295,8 +192,9 @@ static void count_case(struct class_stats *st, const struct exercise_result *ex,
         cs->grader++;
     else
         cs->fail++;
-    if (cr->verdict != V_PASS && cr->verdict != V_SKIPPED && (int)cr->verdict >= 0 &&
-        cr->verdict <= V_GRADER) {
+    /* Grader errors are the first page's, never a failure of the class's. */
+    if (cr->verdict != V_PASS && cr->verdict != V_SKIPPED && cr->verdict != V_GRADER &&
+        (int)cr->verdict >= 0 && cr->verdict <= V_GRADER) {
         char *where = xstrfmt("%s / %s / %s", ex->exercise_id, vr->variant_id, cr->case_id);
         record_failure(&st->vstats[cr->verdict], where, !counted[cr->verdict]);
         counted[cr->verdict] = true;
@@ -356,8 +254,11 @@ static void set_exercise_points(const struct results *const *rs, size_t n, const
         for (size_t e = 0; e < rs[k]->n_exercises; e++)
             if (rs[k]->exercises[e].exercise_id &&
                 !strcmp(rs[k]->exercises[e].exercise_id, ex_id)) {
-                sum += rs[k]->exercises[e].points;
                 maxp = fmax(maxp, rs[k]->exercises[e].max_points);
+                /* An incomplete grade is no grade: it takes no part in the mean. */
+                if (grade_gap_of(rs[k], NULL) != GAP_NONE)
+                    continue;
+                sum += rs[k]->exercises[e].points;
                 cnt++;
             }
     set_own(ev, "mean_points", cnt ? fmt_points(sum / (double)cnt) : xstrdup(NO_VALUE));
@@ -564,7 +465,7 @@ static void add_sanitizer_row(struct tpl_value *rows, const struct results *r,
                               const struct sanitizer_run *run, long errors)
 {
     struct tpl_value *row = tpl_push_map(rows);
-    set_student_cells(row, r);
+    summary_student_cells(row, r);
     tpl_set_str(row, "exercise", ex->exercise_id ? ex->exercise_id : "");
     tpl_set_str(row, "variant", vr->variant_id ? vr->variant_id : "");
     tpl_set_str(row, "tool", run->tool ? run->tool : "");
@@ -679,7 +580,7 @@ static void summary_gpu_clock(const struct results *const *rs, size_t n, struct 
         students += t.hi > 0;
         if (t.dropped > 0 || t.throttled > 0) {
             struct tpl_value *row = tpl_push_map(rows);
-            set_student_cells(row, rs[i]);
+            summary_student_cells(row, rs[i]);
             tpl_set_num(row, "dropped", t.dropped);
             tpl_set_num(row, "throttled", t.throttled);
             char *places = esc_clip(strbuf_str(&where), FINDING_CHARS);
@@ -704,6 +605,7 @@ static struct tpl_value *summary_context(struct report_ctx *rc, const struct res
 {
     struct tpl_value *m = tpl_map();
     summary_header(rc, rs, n, m);
+    summary_incomplete(rs, n, m);
     summary_scores(rc, rs, n, m);
     summary_students(rs, n, m);
     struct class_stats st;

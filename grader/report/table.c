@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "report/findings.h"
 #include "report/overview.h"
+#include "report/points.h"
 #include "run/sanitizer.h"
 
 #include <stdlib.h>
@@ -100,7 +101,13 @@ static void print_lost_item(const struct table *t, const struct lost_item *it)
 {
     const struct messages *m = t->m;
     char msg[240];
-    if (it->hidden) {
+    if (it->hidden && it->grader) {
+        fprintf(t->f, "  - %s/%s: ", it->ex->exercise_id, it->vr->variant_id);
+        fprintf(t->f,
+                it->count == 1 ? messages_get(m, "%zu hidden case: grader error")
+                               : messages_get(m, "%zu hidden cases: grader errors"),
+                it->count);
+    } else if (it->hidden) {
         fprintf(t->f, "  - %s/%s: ", it->ex->exercise_id, it->vr->variant_id);
         fprintf(t->f,
                 it->count == 1 ? messages_get(m, "%zu hidden case failed")
@@ -116,8 +123,10 @@ static void print_lost_item(const struct table *t, const struct lost_item *it)
         free(ids);
     }
     if (it->grader)
-        fprintf(t->f, " (%s)",
-                messages_get(m, "the grader's fault, not yours: it costs no points"));
+        fprintf(t->f,
+                messages_get(m, " (%.2f points): the grader's fault, not yours: it costs no "
+                                "points"),
+                (double)it->shown / 100);
     else if (it->points > 0)
         fprintf(t->f, messages_get(m, " (%.2f points lost)"), it->points);
     fputc('\n', t->f);
@@ -153,9 +162,13 @@ static void print_not_run(const struct table *t, const struct not_run_item *it)
                 it->count);
         break;
     }
-    if (it->points > 0)
-        fprintf(t->f, messages_get(m, " (%.2f points)"), it->points);
-    one_line(why, sizeof(why), it->kind == SKIP_NO_GPU ? t->r->machine.gpu_status : it->message);
+    if (it->shown > 0)
+        fprintf(t->f, messages_get(m, " (%.2f points)"), (double)it->shown / 100);
+    /* The GPU probe's reason, written before any language was known: in the console's. */
+    char *said =
+        messages_machine(m, it->kind == SKIP_NO_GPU ? t->r->machine.gpu_status : it->message);
+    one_line(why, sizeof(why), said);
+    free(said);
     if (it->kind == SKIP_NO_GPU)
         fprintf(t->f, messages_get(m, ": %s; they count when your instructor grades"), why);
     else if (it->kind == SKIP_SLOW)
@@ -164,6 +177,22 @@ static void print_not_run(const struct table *t, const struct not_run_item *it)
         fprintf(t->f, "%s", messages_get(m, ": they run only when your instructor grades"));
     else if (*why)
         fprintf(t->f, ": %s", why);
+    fputc('\n', t->f);
+}
+
+static void print_speed_item(const struct table *t, const struct speed_item *it)
+{
+    const struct messages *m = t->m;
+    fprintf(t->f, "  - ");
+    fprintf(t->f, messages_get(m, "speed points of %s (%.2f points)"), it->ex->exercise_id,
+            (double)it->shown / 100);
+    if (it->state == PERF_NOT_TIMED)
+        fprintf(t->f, "%s", messages_get(m, ": nothing was timed (--no-timing)"));
+    else if (it->vr)
+        fprintf(t->f, messages_get(m, ": measured on %s, which did not run here"),
+                it->vr->variant_id);
+    else
+        fprintf(t->f, "%s", messages_get(m, ": not measured here"));
     fputc('\n', t->f);
 }
 
@@ -199,33 +228,72 @@ static void print_next(const struct table *t, const struct overview *ov)
             fprintf(t->f, "  - %s\n", say[i]);
 }
 
-static void print_overview(const struct table *t)
+/* The score, and what it is of: the part graded here when something was not. */
+static void print_score(const struct table *t, const struct overview *ov)
 {
     const struct messages *m = t->m;
     const struct results *r = t->r;
-    struct overview ov;
-    overview_build(&ov, r, t->hide_hidden);
     fprintf(t->f, "\n%s", esc(t, BOLD));
-    fprintf(t->f, messages_get(m, "Score: %.2f / %.2f points"), r->score, r->max_score);
+    fprintf(t->f, messages_get(m, "Score: %.2f / %.2f points"), (double)ov->score_shown / 100,
+            (double)ov->max_shown / 100);
     fprintf(t->f, "%s — ", esc(t, RESET));
     fprintf(t->f, messages_get(m, "%d passed, %d failed, %d not run"), r->n_pass, r->n_fail,
             r->n_skipped);
     if (r->n_grader_errors)
         fprintf(t->f, messages_get(m, ", %d grader errors"), r->n_grader_errors);
     fputc('\n', t->f);
-    if (ov.n_lost + ov.n_not_run == 0) {
-        fprintf(t->f, "%s\n", messages_get(m, "Nothing cost points."));
+    if (ov->not_graded_shown > 0)
+        fprintf(t->f,
+                messages_get(m, "  of what ran here: %.2f / %.2f points; %.2f points not graded "
+                                "here (below)\n"),
+                (double)ov->score_shown / 100, (double)ov->graded_shown / 100,
+                (double)ov->not_graded_shown / 100);
+    /* Not a grade yet: every export leaves it empty (grade/score.h). */
+    if (ov->gap.gap == GAP_GRADER_ERROR || ov->gap.gap == GAP_NOT_TIMED)
+        fprintf(t->f, "%s%s%s\n", esc(t, MAGENTA),
+                ov->gap.gap == GAP_GRADER_ERROR
+                    ? messages_get(m, "  not a grade yet: the grader failed on some cases (XX), "
+                                      "not the submission; they must be graded again")
+                    : messages_get(m, "  not a grade yet: some cases could not be timed (the "
+                                      "machine was busy); they must be graded again"),
+                esc(t, RESET));
+}
+
+/* What was not graded here, apart from what cost points: the cases not run, grouped by why,
+ * the speed points not measured, the grader's errors; their points add up to the line's. */
+static void print_not_graded(const struct table *t, const struct overview *ov)
+{
+    if (ov->n_not_run + ov->n_speed + ov->n_lost - ov->n_failures == 0)
+        return;
+    fprintf(t->f, messages_get(t->m, "Not graded here (%.2f points):\n"),
+            (double)ov->not_graded_shown / 100);
+    for (size_t i = 0; i < ov->n_not_run; i++)
+        print_not_run(t, &ov->not_run[i]);
+    for (size_t i = 0; i < ov->n_speed; i++)
+        print_speed_item(t, &ov->speed[i]);
+    for (size_t i = 0; i < ov->n_lost; i++)
+        if (ov->lost[i].grader)
+            print_lost_item(t, &ov->lost[i]);
+}
+
+static void print_overview(const struct table *t)
+{
+    const struct messages *m = t->m;
+    const struct results *r = t->r;
+    struct overview ov;
+    overview_build(&ov, r, t->hide_hidden);
+    print_score(t, &ov);
+    if (ov.n_failures == 0) {
+        fprintf(t->f, "%s\n",
+                r->n_pass > 0 ? messages_get(m, "Nothing cost points: every case that ran passed.")
+                              : messages_get(m, "Nothing cost points."));
     } else {
         fprintf(t->f, "%s\n", messages_get(m, "What cost points:"));
         for (size_t i = 0; i < ov.n_lost; i++)
             if (!ov.lost[i].grader)
                 print_lost_item(t, &ov.lost[i]);
-        for (size_t i = 0; i < ov.n_not_run; i++)
-            print_not_run(t, &ov.not_run[i]);
-        for (size_t i = 0; i < ov.n_lost; i++)
-            if (ov.lost[i].grader)
-                print_lost_item(t, &ov.lost[i]);
     }
+    print_not_graded(t, &ov);
     if (ov.hidden_total > ov.hidden_not_run)
         fprintf(t->f, messages_get(m, "Hidden cases: %zu of %zu passed, %zu failed.\n"),
                 ov.hidden_passed, ov.hidden_total, ov.hidden_failed);
@@ -395,13 +463,17 @@ void table_print(FILE *f, const struct results *r, const struct table_opts *o)
 {
     struct table t = {f, r, o->msgs, o->color, o->student_view && !r->show_hidden};
     const struct messages *m = t.m;
+    struct shown_points sp;
     print_header(&t);
     print_overview(&t);
+    shown_points_of(r, &sp);
     for (size_t e = 0; e < r->n_exercises; e++) {
         const struct exercise_result *ex = &r->exercises[e];
         fprintf(f, "\n%s%s%s  %s  %s", esc(&t, BOLD), ex->exercise_id, esc(&t, RESET),
                 ex->title ? ex->title : "", esc(&t, BOLD));
-        fprintf(f, messages_get(m, "%.2f / %.2f points"), ex->points, ex->max_points);
+        /* As printed: the exercises add up to the score above (points.h). */
+        fprintf(f, messages_get(m, "%.2f / %.2f points"), (double)sp.ex[e].points / 100,
+                (double)sp.ex[e].max / 100);
         fprintf(f, "%s\n", esc(&t, RESET));
         fprintf(f, "  %-9s %-9s %-4s %11s %9s %9s %9s %9s\n", messages_get(m, "variant"),
                 messages_get(m, "case"), "", messages_get(m, "time ms"), messages_get(m, "w/ xfer"),
@@ -409,6 +481,7 @@ void table_print(FILE *f, const struct results *r, const struct table_opts *o)
         for (size_t v = 0; v < ex->n_variants; v++)
             print_variant(&t, &ex->variants[v]);
     }
+    shown_points_release(&sp);
 }
 
 void table_print_summary(FILE *f, const struct results *r, const struct table_opts *o)
@@ -422,7 +495,8 @@ void table_print_summary(FILE *f, const struct results *r, const struct table_op
             mi->gpu_name ? mi->gpu_name : messages_get(m, "none usable"),
             r->isolation ? r->isolation : "?");
     fprintf(f, "%s\n%s%s: ", esc(&t, RESET), esc(&t, BOLD), r->lab_id);
-    fprintf(f, messages_get(m, "%.2f / %.2f points"), r->score, r->max_score);
+    fprintf(f, messages_get(m, "%.2f / %.2f points"), (double)hundredths(r->score) / 100,
+            (double)hundredths(r->max_score) / 100);
     fprintf(f, "%s — ", esc(&t, RESET));
     fprintf(f, messages_get(m, "%d passed, %d failed, %d not run"), r->n_pass, r->n_fail,
             r->n_skipped);

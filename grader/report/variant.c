@@ -112,8 +112,14 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct va
     tpl_set_bool(m, "has_message", show_msg);
     tpl_set_bool(m, "hidden", cr->hidden);
     tpl_set_bool(m, "slow", cr->slow);
-    set_own(m, "points", fmt_points(cr->points));
-    set_own(m, "max_points", fmt_points(cr->max_points));
+    long pts, max;
+    if (rc->shown && rc->r && shown_case(rc->shown, rc->r, cr, &pts, &max)) {
+        set_own(m, "points", fmt_hundredths(pts));
+        set_own(m, "max_points", fmt_hundredths(max));
+    } else {
+        set_own(m, "points", fmt_points(cr->points));
+        set_own(m, "max_points", fmt_points(cr->max_points));
+    }
     set_case_times(m, cr);
 
     bool has_detail = detail && has_text(cr->detail);
@@ -266,7 +272,7 @@ struct tpl_value *variant_value(const struct report_ctx *rc, const struct varian
     tpl_set_str(m, "title", vr->title && *vr->title ? vr->title : vr->variant_id);
     tpl_set_str(m, "function", vr->function);
     tpl_set_str(m, "target", vr->target);
-    set_variant_memory(m, vr);
+    set_variant_memory(&rc->strings, m, vr);
     tpl_set_bool(m, "is_gpu", vr->target && !strcmp(vr->target, "gpu"));
     tpl_set_bool(m, "is_device", variant_all_device(vr));
     tpl_set_bool(m, "is_transfer", variant_is_transfer(vr));

@@ -272,6 +272,46 @@ START_TEST(test_man_page)
 }
 END_TEST
 
+/* A student's first `make check` builds quietly: one line naming what is built and the log;
+ * a failed build prints the compilers' errors in full, never the commands. (A build folder of
+ * its own with a compiler flag that fails at once: no real build is made.) */
+START_TEST(test_quiet_build)
+{
+    char *make = find_program("make");
+    if (!make) {
+        fprintf(stderr, "test_cli: make not installed: the quiet build not checked\n");
+        return;
+    }
+    char *build = xstrfmt("BUILD=%s/build", tmp_root), *log = xstrfmt("%s/make.log", tmp_root);
+    const char *argv[] = {make,
+                          "--no-print-directory",
+                          "build-quiet",
+                          build,
+                          "CFLAGS=-O0 -include /nonexistent/lg-quiet-build.h",
+                          NULL};
+    ck_assert_int_ne(e2e_run(argv, log), 0);
+    char *text = read_text(log);
+    ck_assert_msg(strstr(text, "make: building labgrader in ") && strstr(text, "; log: ") &&
+                      strstr(text, "build.log"),
+                  "%s", text);
+    ck_assert_msg(strstr(text, "/nonexistent/lg-quiet-build.h: No such file or directory"), "%s",
+                  text);
+    ck_assert_msg(strstr(text, "make: building labgrader failed: the compilers' messages are "
+                               "above and in "),
+                  "%s", text);
+    /* No command line: neither the compiler's nor the archiver's. */
+    ck_assert_msg(!strstr(text, " -c grader/") && !strstr(text, "-std=c11"), "%s", text);
+    char *full = xstrfmt("%s/build/build.log", tmp_root), *kept = read_text(full);
+    ck_assert_msg(strstr(kept, "lg-quiet-build.h"), "the log has no error: %s", kept);
+    free(kept);
+    free(full);
+    free(text);
+    free(log);
+    free(build);
+    free(make);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cli");
@@ -284,6 +324,7 @@ int main(void)
     tcase_add_test(tc, test_statuses_and_results);
     tcase_add_test(tc, test_kit_listing);
     tcase_add_test(tc, test_man_page);
+    tcase_add_test(tc, test_quiet_build);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

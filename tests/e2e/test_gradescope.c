@@ -349,6 +349,86 @@ START_TEST(test_fail_policy_leaves_no_results)
 }
 END_TEST
 
+/* The text of file (empty when missing). Caller frees. */
+static char *slurp_text(const char *dir, const char *name)
+{
+    char *path = path_join(dir, name);
+    struct strbuf sb = STRBUF_INIT;
+    read_file(path, &sb, NULL);
+    free(path);
+    return sb.buf ? strbuf_detach(&sb) : xstrdup("");
+}
+
+/* This GPU lab graded as a class, as an instructor grades (a GPU case that cannot run is the
+ * grader's failure, XX): on a machine without a GPU no file carries a number for the two
+ * students, every file says why, and the summary says so first; with a GPU, numbers. */
+START_TEST(test_class_without_gpu_exports_no_number)
+{
+    char *cls = path_join(tmp_root, "class"), *out = path_join(tmp_root, "class-out");
+    char *roster = path_join(tmp_root, "roster.csv"), *log = path_join(tmp_root, "class.log");
+    char *cmd = xstrfmt("mkdir -p '%s' && cp -r '%s/solution' '%s/s01' && cp -r '%s/solution' "
+                        "'%s/s02' && printf 'student_id,name,Email address\\ns01,Ana,"
+                        "ana@uni.example\\ns02,Bob,bob@uni.example\\n' > '%s'",
+                        cls, lab_dir, cls, lab_dir, cls, roster);
+    sh(cmd, NULL);
+    const char *argv[] = {e2e_bin(), "grade", lab_dir, "--submissions", cls,           "--roster",
+                          roster,    "--out", out,     "--no-pdf",      "--no-timing", NULL};
+    int st = e2e_run(argv, log);
+    char *lab = path_join(out, "lab98");
+    char *gb = slurp_text(lab, "gradebook.csv"), *cv = slurp_text(lab, "gradebook-canvas.csv");
+    char *md = slurp_text(lab, "gradebook-moodle.csv"), *sum = slurp_text(lab, "summary.md");
+    char *gs = slurp_text(lab, "s01/gradescope.json"), *ju = slurp_text(lab, "s01/junit.xml");
+    if (gpu_here) {
+        ck_assert_msg(st == 0, "grade exited %d (see %s)", st, log);
+        ck_assert_msg(strstr(gb, "\r\ns01,Ana,6,6,8,ok,,,\r\n"), "%s", gb);
+        ck_assert_msg(strstr(cv, "\r\nAna,,s01,ana@uni.example,,6,ok\r\n"), "%s", cv);
+    } else {
+        /* Exit 3: grader errors, graded again next time. */
+        ck_assert_msg(st == 3, "grade exited %d (see %s)", st, log);
+        for (int i = 0; i < 2; i++) {
+            char *row =
+                xstrfmt("\r\n%s,%s,,,8,grader-error,,,", i ? "s02" : "s01", i ? "Bob" : "Ana");
+            ck_assert_msg(strstr(gb, row), "gradebook.csv: no empty row %s in\n%s", row, gb);
+            free(row);
+            row = xstrfmt("\r\n%s,,%s,%s@uni.example,,,grader-error\r\n", i ? "Bob" : "Ana",
+                          i ? "s02" : "s01", i ? "bob" : "ana");
+            ck_assert_msg(strstr(cv, row), "Canvas: no empty row %s in\n%s", row, cv);
+            free(row);
+            row = xstrfmt(",%s@uni.example,,%s,,", i ? "bob" : "ana", i ? "Bob" : "Ana");
+            ck_assert_msg(strstr(md, row), "Moodle: no empty grade %s in\n%s", row, md);
+            free(row);
+        }
+        ck_assert_msg(strstr(md, "Not graded yet: the grader failed on 3 cases, not your code") &&
+                          strstr(md, ",grader-error\r\n"),
+                      "%s", md);
+        ck_assert_msg(!strstr(gs, "\"score\"") && strstr(gs, "\"labgrader_status\": "
+                                                             "\"grader-error\""),
+                      "%s", gs);
+        ck_assert_msg(strstr(ju, "<property name=\"labgrader.status\" value=\"grader-error\"/>"),
+                      "%s", ju);
+        /* The summary's first page: how many, why, who; no score figure counts them. */
+        const char *warn = strstr(sum, "**No grade yet for 2 of 2 students:**");
+        ck_assert_msg(warn && warn < strstr(sum, "## Scores") &&
+                          strstr(sum, "| grader-error | 2 | 6 | the grader failed: GPU variant "
+                                      "not run here: ") &&
+                          strstr(sum, "| s01, s02 |") && strstr(sum, "| – | – | – | – | 8 |"),
+                      "%s", sum);
+    }
+    free(gb);
+    free(cv);
+    free(md);
+    free(sum);
+    free(gs);
+    free(ju);
+    free(lab);
+    free(cmd);
+    free(log);
+    free(roster);
+    free(out);
+    free(cls);
+}
+END_TEST
+
 /* --gpu-policy remote: the submission goes over ssh (here a stand-in that runs the command
  * on this machine, as the GPU machine's labgrader would) and results.json comes back. */
 START_TEST(test_remote_policy_round_trip)
@@ -421,6 +501,7 @@ int main(void)
     tcase_add_test(tc, test_compile_error_shows_the_compiler);
     tcase_add_test(tc, test_hostile_upload_gets_a_verdict);
     tcase_add_test(tc, test_fail_policy_leaves_no_results);
+    tcase_add_test(tc, test_class_without_gpu_exports_no_number);
     tcase_add_test(tc, test_remote_policy_round_trip);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

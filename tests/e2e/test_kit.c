@@ -52,8 +52,13 @@ START_TEST(test_strip_lab6)
     static const char *const visible[] = {"n256", "n1024", "n7000", "n1000", "n5M"};
     for (size_t i = 0; i < sizeof(visible) / sizeof(visible[0]); i++)
         ck_assert_msg(strstr(t, visible[i]) != NULL, "case %s is gone", visible[i]);
-    /* Cut from the text, not re-emitted: comments survive. */
-    ck_assert_msg(strstr(t, "# Laboratorio 6") && strstr(t, "TF32"), "comments were lost");
+    /* No comment at all: the instructor's talk about the hidden cases ("15 to 25 at n=1500",
+     * "n = 1 ... past 65535 blocks of 256 threads"); the layout and the data are kept. */
+    ck_assert_msg(!strchr(t, '#'), "a comment is left:\n%s", t);
+    ck_assert_msg(!strstr(t, "1500") && !strstr(t, "65535") && !strstr(t, "n = 1"),
+                  "a word about a hidden case is left:\n%s", t);
+    ck_assert_msg(strstr(t, "    timing: {blocking: true, warmup: 2,"), "the layout changed:\n%s",
+                  t);
 
     /* It loads as a spec (kernels from this repository), with every visible case. */
     char *path = write_tmp_yaml(dir, t);
@@ -83,7 +88,10 @@ START_TEST(test_strip_layouts)
         "lab: 9\n"
         "exercises:\n"
         "  - id: a\n"
-        "    title: \"Producto C = A·B\"\n"
+        "    title: \"Producto C = A·B # no comment\"\n"
+        "    note: a#b   # a comment after the value\n"
+        "    text: |\n"
+        "      # a line of a block scalar, not a comment\n"
         "    cases:\n"
         "      - {id: s1, sizes: {n: 1}}\n"
         "      # about h1 (año, ±1)\n"
@@ -105,24 +113,25 @@ START_TEST(test_strip_layouts)
         "    - id: h7\n"
         "      hidden: true\n"
         "    - id: s6";
-    static const char want[] =
-        "# top comment: non-ASCII text (función z = a·x²) shifts byte offsets\n"
-        "lab: 9\n"
-        "exercises:\n"
-        "  - id: a\n"
-        "    title: \"Producto C = A·B\"\n"
-        "    cases:\n"
-        "      - {id: s1, sizes: {n: 1}}\n"
-        "      # about h1 (año, ±1)\n"
-        "\n"
-        "      - {id: s2, sizes: {n: 3}}  # keep me\n"
-        "  - id: b\n"
-        "    cases: [{id: s3}]\n"
-        "  - id: d\n"
-        "    cases: [{id: s4, hidden: false}, {id: s5, hidden: \"true\"}]\n"
-        "  - id: e\n"
-        "    cases:\n"
-        "    - id: s6";
+    /* Comments go, whole lines and trailing ones; a '#' inside a value stays. */
+    static const char want[] = "lab: 9\n"
+                               "exercises:\n"
+                               "  - id: a\n"
+                               "    title: \"Producto C = A·B # no comment\"\n"
+                               "    note: a#b\n"
+                               "    text: |\n"
+                               "      # a line of a block scalar, not a comment\n"
+                               "    cases:\n"
+                               "      - {id: s1, sizes: {n: 1}}\n"
+                               "\n"
+                               "      - {id: s2, sizes: {n: 3}}\n"
+                               "  - id: b\n"
+                               "    cases: [{id: s3}]\n"
+                               "  - id: d\n"
+                               "    cases: [{id: s4, hidden: false}, {id: s5, hidden: \"true\"}]\n"
+                               "  - id: e\n"
+                               "    cases:\n"
+                               "    - id: s6";
     struct strbuf sb = STRBUF_INIT;
     struct error err;
     char *dir = e2e_tmpdir("kitlayout");
@@ -346,6 +355,21 @@ START_TEST(test_kit_contents)
                       strstr(readme->text, "matmul_gpu_dev"),
                   "README.md:\n%s", readme->text);
     ck_assert_msg(!strstr(readme->text, "n1500"), "README names a hidden case");
+    /* How many there are, the true count, per exercise and in all (lab 6: 1 and 3). */
+    ck_assert_msg(strstr(readme->text, "`n7000` (lento: `--full`) y 1 oculto |") &&
+                      strstr(readme->text, "`n5M` y 3 ocultos |") &&
+                      strstr(readme->text, "La nota final incluye además 4 casos ocultos"),
+                  "README.md:\n%s", readme->text);
+    /* The lab's statement says the same (its text is the instructor's: checked here). */
+    const struct kit_entry *statement = find_entry(v, n, "lab6-kit/labs/lab6/README.md");
+    ck_assert_ptr_nonnull(statement);
+    char *full = NULL;
+    struct strbuf sb = STRBUF_INIT;
+    if (read_file("labs/lab6/README.md", &sb, NULL) == 0)
+        full = strbuf_detach(&sb);
+    ck_assert_msg(full && strstr(full, "y un\ncaso oculto") && strstr(full, "y tres casos ocultos"),
+                  "labs/lab6/README.md does not say 1 and 3 hidden cases");
+    free(full);
 
     for (size_t i = 0; i < n; i++) {
         free(v[i].name);

@@ -180,8 +180,8 @@ START_TEST(test_moodle_class_with_hostile_students)
     /* Canvas: Points Possible, and no Moodle number in ID. */
     char *cv_path = xstrfmt("%s/lab99/gradebook-canvas.csv", out);
     char *cv = read_text(cv_path);
-    ck_assert(strstr(cv, "\r\nPoints Possible,,,,,10\r\n"));
-    ck_assert_msg(strstr(cv, "\r\nAna Ruiz,,s01,ana@uni.example,,10\r\n"), "%s", cv);
+    ck_assert(strstr(cv, "\r\nPoints Possible,,,,,10,\r\n"));
+    ck_assert_msg(strstr(cv, "\r\nAna Ruiz,,s01,ana@uni.example,,10,ok\r\n"), "%s", cv);
 
     /* Graded again with a reason: the audit keeps both scores. */
     const char *again[] = {e2e_bin(),

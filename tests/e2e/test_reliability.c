@@ -532,8 +532,8 @@ static char *gradebook_row(const char *out, const char *student)
 }
 
 /* A gradebook row with no points at all (a student whose results could not be read): after
- * the id and the name, only empty cells, then grader-error, then only empty cells (lateness
- * and the note). */
+ * the id and the name, only empty cells, then grader-error, then empty lateness cells and the
+ * note (why the results could not be read). */
 static bool row_without_points(const char *row, const char *student)
 {
     size_t len = strlen(student);
@@ -546,7 +546,7 @@ static bool row_without_points(const char *row, const char *student)
     if (!cells || strncmp(cells, status, strlen(status)) != 0)
         return false;
     cells += strlen(status);
-    return cells[strspn(cells, ",")] == '\0';
+    return !strncmp(cells, ",,,", 3);
 }
 
 static void write_text(const char *path, const char *text)

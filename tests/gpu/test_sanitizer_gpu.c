@@ -180,7 +180,8 @@ START_TEST(test_oob_write_found)
     strbuf_reset(&text);
     char *md = xstrfmt("%s/lab6/gpu_oob_write/report.md", suite.out);
     ck_assert_int_eq(read_file(md, &text, NULL), 0);
-    char *escaped = xstrfmt("grade2\\_gpu\\.cu\\:%d", oob_line());
+    /* Markdown reads it as it is written (escape.h: a _ inside a word needs no backslash). */
+    char *escaped = xstrfmt("grade2_gpu.cu:%d", oob_line());
     ck_assert_msg(strstr(text.buf, "**compute-sanitizer** (findings only: they do not change the "
                                    "grade)") &&
                       strstr(text.buf, escaped),

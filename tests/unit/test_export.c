@@ -12,7 +12,9 @@
 #include "base/messages.h"
 #include "base/strbuf.h"
 #include "grade/results.h"
+#include "grade/score.h"
 #include "report/export.h"
+#include "report/table.h"
 
 #include <check.h>
 #include <math.h>
@@ -227,7 +229,8 @@ START_TEST(test_gradebook_csv)
     export_gradebook_csv_text((const struct results *const *)all, 5, &sb);
     ck_assert_str_eq(
         sb.buf, "student_id,name,matmul,reduce,total,max,status,late_days,late_penalty,note\r\n"
-                "s001,\"'=HYPERLINK(\"\"http://x\"\")\",4,3.5,7.5,16,grader-error,,,\r\n"
+                /* A grader error: no points at all, only the maximum and the status. */
+                "s001,\"'=HYPERLINK(\"\"http://x\"\")\",,,,16,grader-error,,,\r\n"
                 "s002,\"N\xC3\xBA\xC3\xB1"
                 "ez, Mar\xC3\xAD"
                 "a \"\"Mia\"\"\",6,6.75,12.75,16,ok,,,\r\n"
@@ -344,14 +347,32 @@ static double canvas_import(const char *text, long *ids, double *grades, int *n)
         student_cols += 2;
     }
     ck_assert_str_eq(h.f[student_cols - 1], "Section");
-    ck_assert_int_eq(h.n, student_cols + 1);
+    /* strip_non_assignment_columns: a header naming one of Canvas's computed columns is no
+     * assignment (grep_v over the row; older versions popped trailing ones only, so such a
+     * column must come last). Exactly one assignment is left: the lab. */
+    static const char *const computed[] = {"Current Score",  "Current Points", "Current Grade",
+                                           "Final Score",    "Final Points",   "Final Grade",
+                                           "Override Score", "Override Grade", "Override Status"};
+    int assignments = 0, col = -1;
+    for (int i = student_cols; i < (int)h.n; i++) {
+        bool stripped = false;
+        for (size_t k = 0; k < sizeof(computed) / sizeof(*computed); k++)
+            stripped |= strstr(h.f[i], computed[k]) != NULL;
+        if (stripped)
+            ck_assert_int_eq(i, (int)h.n - 1);
+        else
+            col = i, assignments++;
+    }
+    ck_assert_int_eq(assignments, 1);
+    ck_assert_int_eq(col, student_cols);
     *n = 0;
     while (csv_next(&p, &row)) {
         if (strstr(row.f[0], "Points Possible")) {
-            points = atof(row.f[student_cols]);
+            points = atof(row.f[col]);
         } else {
             ids[*n] = canvas_lookup(&row, sis_col, login_col);
-            grades[(*n)++] = atof(row.f[student_cols]);
+            /* An empty cell leaves Canvas's grade as it is: no number imported. */
+            grades[(*n)++] = *row.f[col] ? atof(row.f[col]) : NAN;
         }
         csv_free(&row);
     }
@@ -550,7 +571,25 @@ START_TEST(test_gradescope_keys_and_display)
     struct strbuf sb = STRBUF_INIT;
     struct gradescope_opts o = {false, NULL, NULL, 0};
     struct json_value *doc = gradescope_doc(r, &o, &sb);
+    /* A grader error leaves the grade incomplete: no score anywhere, and the status. */
+    ck_assert_ptr_null(json_get(doc, "score"));
+    for (size_t i = 0; i < json_get(doc, "tests")->n; i++)
+        ck_assert_ptr_null(json_get(json_at(json_get(doc, "tests"), i), "score"));
+    ck_assert_str_eq(json_get_string(json_get(doc, "extra_data"), "labgrader_status"),
+                     "grader-error");
+    ck_assert(strstr(json_get_string(doc, "output"),
+                     "Not graded yet: the grader failed on 1 case, not your code (the reference "
+                     "crashed)"));
+    ck_assert(strstr(json_get_string(test_named(doc, "matmul / gpu / large"), "output"),
+                     "not counted against you"));
+    json_value_free(doc);
+    /* Graded again without it: a score, of what ran. */
+    r->exercises[0].variants[1].cases[1].verdict = V_WRONG;
+    results_tally(r);
+    doc = gradescope_doc(r, &o, &sb);
     ck_assert(json_get_number(doc, "score", -1) == 3.5);
+    ck_assert_str_eq(json_get_string(json_get(doc, "extra_data"), "labgrader_status"),
+                     "incomplete");
     ck_assert_str_eq(json_get_string(doc, "output_format"), "md");
     ck_assert_str_eq(json_get_string(doc, "stdout_visibility"), "hidden");
     const struct json_value *tests = json_get(doc, "tests");
@@ -569,12 +608,17 @@ START_TEST(test_gradescope_keys_and_display)
     const struct json_value *sk = test_named(doc, "matmul / gpu / small");
     ck_assert(shown_passed(sk));
     ck_assert(json_get_number(sk, "max_score", -1) == 0);
-    ck_assert(strstr(json_get_string(sk, "output"), "does not count"));
+    ck_assert(strstr(json_get_string(sk, "output"), "Not graded here: the score above is of the "
+                                                    "cases that ran."));
     ck_assert(!shown_passed(test_named(doc, "matmul / gpu / large")));
     /* The detail goes in a code block: nothing in it is rendered. */
     ck_assert(strstr(json_get_string(test_named(doc, "matmul / cpu / big"), "output"),
                      "```\nC: 3 of 16 differ"));
-    ck_assert(strstr(json_get_string(doc, "output"), "not counted against you"));
+    /* The score is stated for what ran: 9 of the 11 points (the GPU case's 2 did not). */
+    ck_assert(strstr(json_get_string(doc, "output"), "3.5 / 11 points."));
+    ck_assert(strstr(json_get_string(doc, "output"), "That is the score of what ran here, out of "
+                                                     "its 9 points; the other 2 points were not "
+                                                     "graded here"));
     ck_assert(strstr(json_get_string(doc, "output"), "Not graded here (no GPU on this machine)"));
     json_value_free(doc);
     strbuf_release(&sb);
@@ -737,6 +781,205 @@ START_TEST(test_junit_schema_and_bodies)
 }
 END_TEST
 
+/* ---- A grader failure reaches no gradebook as a number (grade/score.h) ---- */
+
+/* One student graded on a machine without a GPU in instructor mode: the CPU case passed, the
+ * GPU case is XX. Every export leaves the points empty and says why. */
+static struct results *grader_failed_student(void)
+{
+    struct results *r = new_results("s07", "Eva");
+    set_ids(&r->lms.ids, "777", "S-7", "eva@uni.example", "7007", "E7", "eva@uni.example");
+    struct exercise_result *e = add_exercise(r, "scale", "scale");
+    add_case(add_variant(e, "cpu", "cpu"), "n1000", V_PASS, 3, 3, "agrees", NULL, 0.1);
+    add_case(add_variant(e, "gpu", "gpu"), "n1000", V_GRADER, 0, 3,
+             "GPU variant not run here: no usable CUDA device", NULL, 0);
+    results_tally(r);
+    ck_assert(r->score == 3 && r->max_score == 6 && r->n_grader_errors == 1);
+    return r;
+}
+
+/* The field of a CSV text's row (after the header) in the column named `column`. */
+static char *csv_cell(const char *text, int row_index, const char *column)
+{
+    struct csv_row h, row;
+    const char *p = text;
+    ck_assert(csv_next(&p, &h));
+    int col = -1;
+    for (int i = 0; i < h.n; i++)
+        col = !strcmp(h.f[i], column) ? i : col;
+    ck_assert_msg(col >= 0, "no column '%s' in %s", column, text);
+    for (int k = 0; k <= row_index; k++)
+        ck_assert(csv_next(&p, &row) && (k == row_index || (csv_free(&row), 1)));
+    char *cell = xstrdup(row.f[col]);
+    csv_free(&row);
+    csv_free(&h);
+    return cell;
+}
+
+#define ASSERT_CELL(text, row, column, want)                                                       \
+    do {                                                                                           \
+        char *c_ = csv_cell(text, row, column);                                                    \
+        ck_assert_str_eq(c_, want);                                                                \
+        free(c_);                                                                                  \
+    } while (0)
+
+START_TEST(test_grader_error_exports_nothing_numeric)
+{
+    struct results *r = grader_failed_student();
+    const struct results *one[] = {r};
+    struct strbuf sb = STRBUF_INIT;
+    struct gradebook_opts o = {"Lab 98", 0, NULL, 1772495940};
+    ck_assert_int_eq(grade_gap_of(r, NULL), GAP_GRADER_ERROR);
+    /* gradebook.csv: no exercise points, no total; the maximum, the status, the reason. */
+    export_gradebook_csv_text(one, 1, &sb);
+    ASSERT_CELL(sb.buf, 0, "scale", "");
+    ASSERT_CELL(sb.buf, 0, "total", "");
+    ASSERT_CELL(sb.buf, 0, "max", "6");
+    ASSERT_CELL(sb.buf, 0, "status", "grader-error");
+    ASSERT_CELL(sb.buf, 0, "note", "GPU variant not run here: no usable CUDA device");
+    /* Canvas: an empty score (Canvas leaves the grade alone), the status in a column its
+     * importer strips (test_canvas_import replays the rule); scaled or not. */
+    for (int scaled = 0; scaled < 2; scaled++) {
+        strbuf_reset(&sb);
+        o.points = scaled ? 100 : 0;
+        export_gradebook_canvas_csv_text(one, 1, &o, &sb);
+        long ids[2];
+        double grades[2];
+        int n;
+        ck_assert(canvas_import(sb.buf, ids, grades, &n) == (scaled ? 100 : 6));
+        ck_assert(n == 1 && ids[0] == -1 && isnan(grades[0]));
+        ASSERT_CELL(sb.buf, 1, "Final Grade (labgrader status, not imported)", "grader-error");
+    }
+    o.points = 0;
+    /* Moodle: an empty grade (no grade, never a number), the reason as feedback, the status. */
+    strbuf_reset(&sb);
+    export_gradebook_moodle_csv_text(one, 1, &o, &sb, NULL);
+    ASSERT_CELL(sb.buf, 0, "Lab 98", "");
+    ASSERT_CELL(sb.buf, 0, "labgrader status", "grader-error");
+    char *fb = csv_cell(sb.buf, 0, "Feedback");
+    ck_assert_msg(strstr(fb, "Not graded yet: the grader failed on 1 case, not your code (GPU "
+                             "variant not run here: no usable CUDA device)."),
+                  "%s", fb);
+    free(fb);
+    /* Moodle's worksheet: no grade (its importer skips the row's grade), the feedback. */
+    strbuf_reset(&sb);
+    export_moodle_worksheet_text(one, 1, &o, &sb);
+    ASSERT_CELL(sb.buf, 0, "Grade", "");
+    ASSERT_CELL(sb.buf, 0, "Maximum Grade", "6");
+    fb = csv_cell(sb.buf, 0, "Feedback comments");
+    ck_assert(strstr(fb, "Not graded yet"));
+    free(fb);
+    /* Gradescope: no score at all, the status in extra_data; the same for the autograder's
+     * scaled results. */
+    for (int scaled = 0; scaled < 2; scaled++) {
+        struct gradescope_opts go = {true, NULL, NULL, scaled ? 12 : 0};
+        struct json_value *doc = gradescope_doc(r, &go, &sb);
+        ck_assert_ptr_null(json_get(doc, "score"));
+        ck_assert_ptr_null(strstr(sb.buf, "\"score\""));
+        ck_assert_str_eq(json_get_string(json_get(doc, "extra_data"), "labgrader_status"),
+                         "grader-error");
+        json_value_free(doc);
+    }
+    /* JUnit: the status on every suite, and why. */
+    strbuf_reset(&sb);
+    struct junit_opts jo = {true, NULL};
+    export_junit_text(r, &jo, &sb);
+    assert_valid_junit(sb.buf);
+    ck_assert(strstr(sb.buf, "<property name=\"labgrader.status\" value=\"grader-error\"/>"));
+    ck_assert(strstr(sb.buf, "<property name=\"labgrader.status.reason\" value=\"Not graded yet"));
+
+    /* Graded again without the error: numbers everywhere, status ok. */
+    r->exercises[0].variants[1].cases[0].verdict = V_PASS;
+    r->exercises[0].variants[1].cases[0].points = 3;
+    results_tally(r);
+    ck_assert_int_eq(grade_gap_of(r, NULL), GAP_NONE);
+    strbuf_reset(&sb);
+    export_gradebook_csv_text(one, 1, &sb);
+    ASSERT_CELL(sb.buf, 0, "total", "6");
+    ASSERT_CELL(sb.buf, 0, "status", "ok");
+    strbuf_reset(&sb);
+    export_gradebook_canvas_csv_text(one, 1, &o, &sb);
+    ASSERT_CELL(sb.buf, 1, "Lab 98", "6");
+    ASSERT_CELL(sb.buf, 1, "Final Grade (labgrader status, not imported)", "ok");
+    strbuf_reset(&sb);
+    export_junit_text(r, &jo, &sb);
+    ck_assert(strstr(sb.buf, "<property name=\"labgrader.status\" value=\"ok\"/>"));
+    ck_assert_ptr_null(strstr(sb.buf, "labgrader.status.reason"));
+    strbuf_release(&sb);
+    results_free(r);
+}
+END_TEST
+
+/* ---- One maximum per lab, with a GPU and without ---- */
+
+/* What table_print and table_print_summary write (English). */
+static char *console_of(const struct results *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct table_opts o;
+    table_opts_init(&o);
+    table_print(f, r, &o);
+    table_print_summary(f, r, &o);
+    fclose(f);
+    return buf;
+}
+
+/* Lab 6's solution checked on an H200 (every variant timed) and on a machine without a GPU:
+ * 12 points at most in the console, the report, gradebook.csv, Canvas's Points Possible,
+ * Moodle's worksheet and Gradescope, as the lab's README says (6 + 2 + 4). */
+START_TEST(test_one_maximum_everywhere)
+{
+    static const char *const fixtures[] = {"tests/fixtures/results/lab6-h200.json",
+                                           "tests/fixtures/results/lab6-nogpu.json"};
+    for (size_t i = 0; i < 2; i++) {
+        struct results r;
+        struct error err;
+        struct strbuf sb = STRBUF_INIT;
+        results_init(&r);
+        ck_assert_msg(results_read(&r, fixtures[i], &err) == 0, "%s: %s", fixtures[i], err.msg);
+        ck_assert_msg(fabs(r.max_score - 12) < 1e-9, "%s: max %g", fixtures[i], r.max_score);
+        const struct results *one[] = {&r};
+        struct gradebook_opts o = {"Lab 6", 0, NULL, 1772495940};
+        export_gradebook_csv_text(one, 1, &sb);
+        ASSERT_CELL(sb.buf, 0, "max", "12");
+        ASSERT_CELL(sb.buf, 0, "status", "incomplete"); /* slow and hidden cases not run */
+        strbuf_reset(&sb);
+        export_gradebook_canvas_csv_text(one, 1, &o, &sb);
+        ck_assert(strstr(sb.buf, "\r\nPoints Possible,,,,,12,\r\n"));
+        strbuf_reset(&sb);
+        set_ids(&r.lms.ids, NULL, NULL, NULL, "77", NULL, NULL);
+        export_moodle_worksheet_text(one, 1, &o, &sb);
+        ASSERT_CELL(sb.buf, 0, "Maximum Grade", "12");
+        /* Gradescope: the check's view states the lab's 12; the autograder's scales to it. */
+        struct gradescope_opts go = {true, NULL, NULL, 0};
+        struct json_value *doc = gradescope_doc(&r, &go, &sb);
+        ck_assert_msg(strstr(json_get_string(doc, "output"), " / 12 points."), "%s",
+                      json_get_string(doc, "output"));
+        json_value_free(doc);
+        char *out = console_of(&r);
+        ck_assert_msg(strstr(out, "\nScore: ") && strstr(out, " / 12.00 points — ") &&
+                          strstr(out, "\nlab6: ") && !strstr(out, "/ 10.00"),
+                      "%s", out);
+        /* What the score is of: all of it ran on the H200 but the slow and hidden cases
+         * (6.60 of 6.60); without a GPU, 1.53 of 1.53, the speed points among the rest. */
+        ck_assert_msg(strstr(out, i == 0 ? "  of what ran here: 6.60 / 6.60 points; 5.40 points "
+                                         : "  of what ran here: 1.53 / 1.53 points; 10.47 points "),
+                      "%s", out);
+        ck_assert(i == 0 ? !strstr(out, "speed points of matmul")
+                         : strstr(out, "speed points of matmul (2.00 points): measured on gpu_dev, "
+                                       "which did not run here") != NULL);
+        /* One CPU baseline: the CPU variant's "vs CPU" is its "vs ref". */
+        const struct case_result *c = &r.exercises[0].variants[0].cases[0];
+        ck_assert(c->speedup_baseline == c->speedup_ref);
+        free(out);
+        strbuf_release(&sb);
+        results_release(&r);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("export");
@@ -749,6 +992,8 @@ int main(void)
     tcase_add_test(tc, test_gradescope_hidden_escaping_and_language);
     tcase_add_test(tc, test_gradescope_compile_error_late_and_scale);
     tcase_add_test(tc, test_junit_schema_and_bodies);
+    tcase_add_test(tc, test_grader_error_exports_nothing_numeric);
+    tcase_add_test(tc, test_one_maximum_everywhere);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
