@@ -16,6 +16,7 @@
 #include "class/late.h"
 #include "class/lmsinfo.h"
 #include "grade/grade.h"
+#include "grade/score.h"
 #include "report/gradescope.h"
 #include "report/table.h"
 
@@ -491,12 +492,14 @@ static int grade_submission_run(struct ag_run *run, struct error *err)
     if (read_metadata(run, err) != 0 || collect_one(run, err) != 0 || run->set.n != 1 ||
         grade_it(run, err) != 0)
         return AG_GRADER;
-    /* A case this machine could not time (it stayed busy past the wait) makes no grade: an
-     * autograder failure, which the instructor re-runs, never a partial score. */
-    if (run->r.n_not_timed > 0) {
-        error_set(err, "%d case%s could not be timed: the GPU machine stayed busy past the wait "
-                       "(--timing-wait); re-run this submission",
-                  run->r.n_not_timed, run->r.n_not_timed == 1 ? "" : "s");
+    /* A grade the grader's side could not complete (a grader error; a case this machine could
+     * not time, busy past the wait) is no grade: an autograder failure, which the instructor
+     * re-runs, never a partial score (grade/score.h). */
+    struct grade_gap_info gap;
+    if (grade_gap_of(&run->r, &gap) != GAP_NONE) {
+        error_set(err, "the grader's side failed on %zu case%s (%s: %s): no results; re-run this "
+                       "submission",
+                  gap.cases, gap.cases == 1 ? "" : "s", grade_gap_status(gap.gap), gap.reason);
         return AG_GRADER;
     }
     if (write_results(run, err) != 0)
