@@ -10,6 +10,7 @@
 #include "grade/score.h"
 
 #include "grade/grading.h"
+#include "grade/decisions.h"
 
 #include "base/alloc.h"
 #include "base/messages.h"
@@ -26,10 +27,10 @@ static double perf_ratio(const struct case_result *cr)
     return 0;
 }
 
-static double perf_fraction(const struct perf_spec *p, const struct case_result *cr)
+/* The share of the speed points a time ratio earns, in tenths (rounded down); -1 for none. */
+static double fraction_at(const struct perf_spec *p, double ratio)
 {
-    double ratio = perf_ratio(cr);
-    if (cr->verdict != V_PASS || ratio <= 0)
+    if (ratio <= 0)
         return -1;
     double f;
     if (ratio <= p->full_at)
@@ -39,6 +40,19 @@ static double perf_fraction(const struct perf_spec *p, const struct case_result 
     else
         f = 1 - log(ratio / p->full_at) / log(p->zero_at / p->full_at);
     return floor(f * 10 + 1e-9) / 10;
+}
+
+/* The share case cr earns: its interval's worst end's, or the band kept for the same code on
+ * this machine where the interval reaches it (decisions.h). */
+static double perf_fraction(struct grading *g, const struct exercise_spec *ex,
+                            const struct variant_result *vr, const struct case_result *cr)
+{
+    if (cr->verdict != V_PASS)
+        return -1;
+    double f = fraction_at(&ex->perf, perf_ratio(cr));
+    double best = cr->speedup_hi > 0 ? fraction_at(&ex->perf, 1 / cr->speedup_hi) : f;
+    const struct variant_spec *v = vr->variant_id ? exercise_variant(ex, vr->variant_id) : NULL;
+    return v && f >= 0 ? decisions_settle(g, ex, v, cr, f, best) : f;
 }
 
 /* Whether a variant is the one an exercise's speed points are measured on. */
@@ -118,7 +132,7 @@ void score_performance(struct grading *g, const struct exercise_spec *ex,
             struct case_result *cr = &vr->cases[c];
             if (!counts_for_speed(cr))
                 continue;
-            double f = perf_fraction(&ex->perf, cr);
+            double f = perf_fraction(g, ex, vr, cr);
             counted++;
             if (f > 0)
                 sum += f;
@@ -131,6 +145,15 @@ void score_performance(struct grading *g, const struct exercise_spec *ex,
                                                          "the speed points"),
                             perf_ratio(cr), cr->pairs, 1 / cr->speedup_hi, 1 / cr->speedup_lo,
                             f * 100));
+            /* The interval reached the band kept for this code (decisions.h). */
+            if (f > fraction_at(&ex->perf, perf_ratio(cr)) + 1e-9)
+                judge_add_finding(
+                    cr, xstrfmt(messages_get(g->o->messages,
+                                             "the same code graded earlier on this machine "
+                                             "earned %.0f%%, which this interval allows: the "
+                                             "band is kept, so that copies of a submission get "
+                                             "the same points"),
+                                f * 100));
             cr->perf_finding = cr->n_findings;
         }
     }

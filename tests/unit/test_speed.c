@@ -96,6 +96,49 @@ START_TEST(test_host_gap_is_cheat)
 }
 END_TEST
 
+/* A neighbour that delays the host (another process on the cores, a hypervisor) delays some
+ * pairs' calls, either side, by milliseconds: never CH, since the excess is not in nearly every
+ * pair. The same excess in every pair is. */
+START_TEST(test_host_delays_of_a_neighbour_pass)
+{
+    struct fixture f;
+    setup(&f, 0.012, 0.002, 0.002);
+    f.stu_host[0] += 3.0;
+    f.stu_host[2] += 1.5;
+    f.stu_host[3] += 2.0;
+    f.ref_host[5] += 4.0;
+    ck_assert(speed_honest(&f.g, &f.co, &f.cr));
+    ck_assert_int_eq(f.cr.verdict, V_PASS);
+    /* In nearly every pair (6 of 7): work the events did not see. */
+    setup(&f, 0.012, 0.002, 0.002);
+    for (int i = 0; i < N - 1; i++)
+        f.stu_host[i] += 1.0;
+    ck_assert(!speed_honest(&f.g, &f.co, &f.cr));
+    free(f.cr.message);
+}
+END_TEST
+
+/* A series that shared its cores or GPU with another process (every measurement of it) is not
+ * judged by the host clock or the device's tail at all: what shared it could have made either
+ * (the case is reported not timed instead, speed.c). A slow clock is still CH. */
+START_TEST(test_shared_series_not_judged_by_load)
+{
+    struct fixture f;
+    setup(&f, 0.021, 0.5, 0.0020);
+    for (int i = 0; i < N; i++)
+        f.stu_host[i] += 2.0;
+    f.co.series[RUN_SERIES_CALL].shared = true;
+    ck_assert(speed_honest(&f.g, &f.co, &f.cr));
+    ck_assert_int_eq(f.cr.verdict, V_PASS);
+    struct run_series *s = &f.co.series[RUN_SERIES_CALL];
+    s->supervisor_min_ms = 500;
+    s->harness_span_ms = 100;
+    ck_assert(!speed_honest(&f.g, &f.co, &f.cr));
+    ck_assert_ptr_nonnull(strstr(f.cr.message, "ran slow"));
+    free(f.cr.message);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("speed");
@@ -103,6 +146,8 @@ int main(void)
     tcase_add_test(tc, test_honest_tails_pass);
     tcase_add_test(tc, test_side_stream_tail_is_cheat);
     tcase_add_test(tc, test_host_gap_is_cheat);
+    tcase_add_test(tc, test_host_delays_of_a_neighbour_pass);
+    tcase_add_test(tc, test_shared_series_not_judged_by_load);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
