@@ -50,7 +50,7 @@ struct ag_run {
      * at once share only the cache and the machine's timing coordinator. */
     char *priv;
     int slot_fd; /* the grading slot held (take_slot), -1: none */
-    FILE *log; /* the console: stdout, or stderr when stdout carries results.json */
+    FILE *log;   /* the console: stdout, or stderr when stdout carries results.json */
 };
 
 static int parse_policy(const char *s, enum ag_policy *p)
@@ -497,8 +497,9 @@ static int grade_submission_run(struct ag_run *run, struct error *err)
      * re-runs, never a partial score (grade/score.h). */
     struct grade_gap_info gap;
     if (grade_gap_of(&run->r, &gap) != GAP_NONE) {
-        error_set(err, "the grader's side failed on %zu case%s (%s: %s): no results; re-run this "
-                       "submission",
+        error_set(err,
+                  "the grader's side failed on %zu case%s (%s: %s): no results; re-run this "
+                  "submission",
                   gap.cases, gap.cases == 1 ? "" : "s", grade_gap_status(gap.gap), gap.reason);
         return AG_GRADER;
     }

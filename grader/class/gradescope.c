@@ -166,28 +166,29 @@ static void setup_sh(const struct lab *lab, const struct gradescope_args *c, str
 {
     struct strbuf args = STRBUF_INIT;
     autograde_args(c, "informational", &args);
-    strbuf_addf(out,
-                "#!/usr/bin/env bash\n"
-                "# labgrader's Gradescope autograder, made by `grader gradescope` "
-                "(docs/exports.md).\n"
-                "# Gradescope runs this once, as root, when it builds the autograder image.\n"
-                "set -euo pipefail\n"
-                "root=${LABGRADER_AUTOGRADER_ROOT:-/autograder}\n"
-                "cd \"$root/source/labgrader\"\n"
-                "if [ -z \"${LG_NO_INSTALL:-}\" ] && command -v apt-get >/dev/null; then\n"
-                "    export DEBIAN_FRONTEND=noninteractive\n"
-                "    apt-get update -qq\n"
-                "    apt-get install -y -qq --no-install-recommends build-essential pkg-config \\\n"
-                "        libyaml-dev libopenblas-dev libarchive-dev bubblewrap openssh-client\n"
-                "fi\n"
-                "# Scripts through their interpreter: a zip unpacked by a tool that drops file modes\n"
-                "# leaves no exec bit.\n"
-                "LG_NO_INSTALL=1 bash grader/deps.sh build\n"
-                "make -j\"$(nproc)\" all\n"
-                "# References built and every expected output computed now, once: a "
-                "submission\n# then only builds and runs the student's code.\n"
-                "build/grader autograde labs/%s --setup --root \"$root\"%s\n",
-                path_base(lab->dir), args.buf ? args.buf : "");
+    strbuf_addf(
+        out,
+        "#!/usr/bin/env bash\n"
+        "# labgrader's Gradescope autograder, made by `grader gradescope` "
+        "(docs/exports.md).\n"
+        "# Gradescope runs this once, as root, when it builds the autograder image.\n"
+        "set -euo pipefail\n"
+        "root=${LABGRADER_AUTOGRADER_ROOT:-/autograder}\n"
+        "cd \"$root/source/labgrader\"\n"
+        "if [ -z \"${LG_NO_INSTALL:-}\" ] && command -v apt-get >/dev/null; then\n"
+        "    export DEBIAN_FRONTEND=noninteractive\n"
+        "    apt-get update -qq\n"
+        "    apt-get install -y -qq --no-install-recommends build-essential pkg-config \\\n"
+        "        libyaml-dev libopenblas-dev libarchive-dev bubblewrap openssh-client\n"
+        "fi\n"
+        "# Scripts through their interpreter: a zip unpacked by a tool that drops file modes\n"
+        "# leaves no exec bit.\n"
+        "LG_NO_INSTALL=1 bash grader/deps.sh build\n"
+        "make -j\"$(nproc)\" all\n"
+        "# References built and every expected output computed now, once: a "
+        "submission\n# then only builds and runs the student's code.\n"
+        "build/grader autograde labs/%s --setup --root \"$root\"%s\n",
+        path_base(lab->dir), args.buf ? args.buf : "");
     strbuf_release(&args);
 }
 

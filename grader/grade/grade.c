@@ -539,6 +539,24 @@ static int check_selection(const struct lab *lab, const struct grade_opts *o, si
     return 0;
 }
 
+void grading_waiting(void *arg, double waited_s, const char *holders)
+{
+    struct grading *g = arg;
+    if (!g->o->progress)
+        return;
+    const struct messages *msgs = g->o->messages;
+    if (holders)
+        fprintf(g->o->progress,
+                messages_get(msgs, "  queued: waiting %.0f s for this machine's turn to time "
+                                   "(held by %s)\n"),
+                waited_s, holders);
+    else
+        fprintf(g->o->progress,
+                messages_get(msgs, "  queued: waiting %.0f s for this machine's turn to time\n"),
+                waited_s);
+    fflush(g->o->progress);
+}
+
 int grade_submission(struct grade_env *env, const struct lab *lab, const struct grade_opts *o,
                      struct results *r, struct error *err)
 {
@@ -556,6 +574,9 @@ int grade_submission(struct grade_env *env, const struct lab *lab, const struct 
     if (submission_digest(abs, digest, err) != 0 || check_selection(lab, o, &n, err) != 0)
         goto out;
     results_head(&g, digest);
+    /* Every compile and run of this grading says so when it waits for the machine's turn. */
+    env->turns.on_wait = grading_waiting;
+    env->turns.on_wait_arg = &g;
     if (grading_setup(&g, abs, err) != 0)
         goto out;
     bool *selected = xcalloc(lab->n_exercises + 1, sizeof(bool));
@@ -573,6 +594,8 @@ int grade_submission(struct grade_env *env, const struct lab *lab, const struct 
     results_tally(r);
     rc = 0;
 out:
+    env->turns.on_wait = NULL;
+    env->turns.on_wait_arg = NULL;
     grading_release(&g);
     free(abs);
     return rc;

@@ -30,26 +30,6 @@ void variant_runs_release(struct variant_runs *vr)
     memset(vr, 0, sizeof(*vr));
 }
 
-/* While a run waits for its turn to time: the console says so, and who holds the turn, so that
- * a student whose check waits (or an autograde at a deadline) knows it is queued. */
-static void waiting_for_turn(void *arg, double waited_s, const char *holders)
-{
-    struct grading *g = arg;
-    if (!g->o->progress)
-        return;
-    const struct messages *msgs = g->o->messages;
-    if (holders)
-        fprintf(g->o->progress,
-                messages_get(msgs, "  queued: waiting %.0f s for this machine's turn to time "
-                                   "(held by %s)\n"),
-                waited_s, holders);
-    else
-        fprintf(g->o->progress,
-                messages_get(msgs, "  queued: waiting %.0f s for this machine's turn to time\n"),
-                waited_s);
-    fflush(g->o->progress);
-}
-
 /* One process over the pending cases (indices into ex->cases). -1: the grader failed. */
 static int run_once(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                     const char *runner, const char *reference_lib, const size_t *pending, size_t n,
@@ -85,7 +65,7 @@ static int run_once(struct grading *g, const struct exercise_spec *ex, const str
                              .time = !g->o->no_timing && !g->env->turns.problem,
                              .timing = grading_timing(g, ex),
                              .memory_limit_bytes = g->env->memory_limit_bytes,
-                             .on_wait = waiting_for_turn,
+                             .on_wait = grading_waiting,
                              .on_wait_arg = g};
         rc = runner_run(&s, o, err);
     }

@@ -145,6 +145,8 @@ int build_tool_run(struct build_ctx *b, struct argv_list *cmd, struct strbuf *lo
     o.n_locks = locks.n;
     o.cpus = b->tc->turns ? &b->tc->turns->cpus : NULL;
     o.timing_wait_s = b->tc->turns ? b->tc->turns->wait_s : 0;
+    o.on_wait = b->tc->turns ? b->tc->turns->on_wait : NULL;
+    o.on_wait_arg = b->tc->turns ? b->tc->turns->on_wait_arg : NULL;
     *ok = false;
     if (sandbox_run(&o, &r, err) != 0) {
         error_prefix(err, "cannot run %s: ", cmd->v[0]);

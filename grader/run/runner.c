@@ -237,8 +237,8 @@ static void take_turns(const struct run_spec *s, struct sandbox_opts *opts, stru
     opts->gpu_key = gpu ? t->gpu : NULL;
     opts->cpu_series = s->time && !gpu;
     opts->timing_wait_s = t->wait_s;
-    opts->on_wait = s->on_wait;
-    opts->on_wait_arg = s->on_wait_arg;
+    opts->on_wait = s->on_wait ? s->on_wait : t->on_wait;
+    opts->on_wait_arg = s->on_wait ? s->on_wait_arg : t->on_wait_arg;
 }
 
 const char *const run_stage_names[RUN_STAGE_COUNT] = {"setup", "checked", "warmup",

@@ -45,6 +45,10 @@ struct turns {
     int n_cpus;
     char *gpu;     /* the lane's GPU's key (its PCI bus id, lower case), NULL: none */
     double wait_s; /* a timed turn waited for at most this long */
+    /* Told while any sandboxed command of this process waits for its turn (a compile, a run):
+     * how long it has waited and who holds the turn (sandbox.h's on_wait); NULL: nobody. */
+    void (*on_wait)(void *arg, double waited_s, const char *holders);
+    void *on_wait_arg;
 };
 
 void turns_init(struct turns *t);

@@ -21,6 +21,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static char *tmp_root; /* everything of this suite */
 static char *ag_root;  /* the simulated /autograder */
@@ -490,6 +491,167 @@ START_TEST(test_remote_policy_round_trip)
 }
 END_TEST
 
+/* One autograder run at a deadline: its own /autograder (root), a submission of one kind, run
+ * in a child process of its own; its results.json read back afterwards. */
+struct rush {
+    char *root, *log;
+    int kind; /* 0: the solution, 1: wrong values, 2: a compile error naming the run */
+    pid_t pid;
+    struct json_value *doc;
+    char *text; /* results.json as written */
+};
+
+/* The submission of a kind into root/submission, with Gradescope's metadata naming run k. */
+static void rush_submission(const struct rush *r, int k)
+{
+    char *sub = path_join(r->root, "submission"), *res = path_join(r->root, "results");
+    ck_assert_int_eq(mkdir_p(sub, NULL), 0);
+    ck_assert_int_eq(mkdir_p(res, NULL), 0);
+    char *cmd = xstrfmt("cp '%s/solution/scale_gpu.cu' '%s/'", lab_dir, sub);
+    sh(cmd, NULL);
+    free(cmd);
+    char *c = path_join(sub, "scale_cpu.c");
+    char *text = r->kind == 0   ? xstrfmt("#include <stdint.h>\nvoid scale_cpu(const float *x, "
+                                            "float *out, int32_t n)\n{ for (int32_t i = 0; i < n; "
+                                            "i++) out[i] = 2.0f * x[i]; }\n")
+                 : r->kind == 1 ? xstrfmt("#include <stdint.h>\nvoid scale_cpu(const float *x, "
+                                          "float *out, int32_t n)\n{ for (int32_t i = 0; i < n; "
+                                          "i++) out[i] = 3.0f * x[i]; }\n")
+                                : xstrfmt("#include <stdint.h>\nvoid scale_cpu(const float *x, "
+                                          "float *out, int32_t n)\n{ int broken%dvar = ; }\n",
+                                          k);
+    ck_assert_int_eq(write_file_atomic(c, text, strlen(text), NULL), 0);
+    free(text);
+    free(c);
+    char *meta = path_join(r->root, "submission_metadata.json");
+    char *json = xstrfmt("{\"id\": %d, \"users\": [{\"email\": \"s%d@uni.example\", \"name\": "
+                         "\"Student %d\"}]}\n",
+                         1000 + k, k, k);
+    ck_assert_int_eq(write_file_atomic(meta, json, strlen(json), NULL), 0);
+    free(json);
+    free(meta);
+    free(res);
+    free(sub);
+}
+
+static void rush_start(struct rush *r, const char *script, const char *fake)
+{
+    r->pid = fork();
+    ck_assert_int_ge(r->pid, 0);
+    if (r->pid == 0) {
+        setenv("LABGRADER_AUTOGRADER_ROOT", r->root, 1);
+        setenv("LABGRADER_SSH", fake, 1);
+        char *cmd = xstrfmt("cd '%s' && sh '%s' > '%s' 2>&1", r->root, script, r->log);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+}
+
+static void rush_read(struct rush *r)
+{
+    int st;
+    ck_assert_int_eq(waitpid(r->pid, &st, 0), r->pid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "run_autograder of %s: %#x (see %s)",
+                  r->root, st, r->log);
+    char *path = xstrfmt("%s/results/results.json", r->root);
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    ck_assert_msg(read_file(path, &sb, &err) == 0, "%s (see %s)", err.msg, r->log);
+    ck_assert_msg(json_parse(sb.buf, sb.len, &r->doc, &err) == 0, "%s", err.msg);
+    r->text = strbuf_detach(&sb);
+    free(path);
+}
+
+/* The answer of a run, against its kind's answer graded alone: the same score, and every test
+ * the same status and points; a compile error names its own run's code and no other's. */
+static void rush_compare(const struct rush *r, const struct rush *alone, int k, int n)
+{
+    ck_assert_msg(json_get_number(r->doc, "score", -1) == json_get_number(alone->doc, "score", -2),
+                  "run %d (kind %d): score %g, alone %g", k, r->kind,
+                  json_get_number(r->doc, "score", -1), json_get_number(alone->doc, "score", -2));
+    const struct json_value *t = json_get(r->doc, "tests"), *ta = json_get(alone->doc, "tests");
+    ck_assert(t && ta && t->n == ta->n);
+    for (size_t i = 0; i < t->n; i++) {
+        const char *st = json_get_string(json_at(t, i), "status");
+        const char *sa = json_get_string(json_at(ta, i), "status");
+        ck_assert_msg(st && sa && !strcmp(st, sa), "run %d test %zu: %s, alone %s", k, i, st, sa);
+    }
+    for (int j = 0; j < n; j++) {
+        char *token = xstrfmt("broken%dvar", j);
+        bool own = r->kind == 2 && j == k;
+        ck_assert_msg((strstr(r->text, token) != NULL) == own, "run %d: %s %s in its answer", k,
+                      token, own ? "missing" : "found");
+        free(token);
+    }
+}
+
+/* The deadline rush (docs/coordinator.md): eight autogrades at once through the remote
+ * policy's ssh (a stand-in running the command here), each with a submission of its own:
+ * each answer is its own student's, with the grade it gets alone. */
+START_TEST(test_deadline_rush)
+{
+    char *key = path_join(tmp_root, "key"), *hosts = path_join(tmp_root, "known_hosts");
+    ck_assert_int_eq(write_file_atomic(key, "not a key\n", 10, NULL), 0);
+    ck_assert_int_eq(write_file_atomic(hosts, "gpu.example ssh-ed25519 AAAA\n", 29, NULL), 0);
+    char *remote_dir = xstrfmt("%s/source/labgrader", ag_root);
+    const char *extra[] = {"--gpu-policy",
+                           "remote",
+                           "--remote-host",
+                           "grader@gpu.example",
+                           "--remote-dir",
+                           remote_dir,
+                           "--remote-key",
+                           key,
+                           "--known-hosts",
+                           hosts,
+                           NULL};
+    char *zip = make_zip("rush.zip", extra), *dir = path_join(tmp_root, "rush-zip");
+    unzip(zip, dir);
+    char *fake = path_join(tmp_root, "rush-ssh");
+    const char *body =
+        "#!/bin/sh\nfor last; do :; done\n"
+        "exec sh -c \"$(printf '%s' \"$last\" | sed 's/--gpu-policy fail/--gpu-policy "
+        "informational/')\"\n";
+    ck_assert_int_eq(write_file_atomic(fake, body, strlen(body), NULL), 0);
+    ck_assert_int_eq(chmod(fake, 0755), 0);
+    char *script = path_join(dir, "run_autograder");
+    enum { N_RUSH = 8 };
+    struct rush alone[3], runs[N_RUSH];
+    for (int k = 0; k < 3 + N_RUSH; k++) {
+        struct rush *r = k < 3 ? &alone[k] : &runs[k - 3];
+        memset(r, 0, sizeof(*r));
+        r->kind = k < 3 ? k : (k - 3) % 3;
+        r->root = xstrfmt("%s/rush/%s%d", tmp_root, k < 3 ? "alone" : "run", k < 3 ? k : k - 3);
+        r->log = xstrfmt("%s.log", r->root);
+        rush_submission(r, k < 3 ? 100 + k : k - 3);
+    }
+    for (int k = 0; k < 3; k++) {
+        rush_start(&alone[k], script, fake);
+        rush_read(&alone[k]);
+    }
+    for (int k = 0; k < N_RUSH; k++)
+        rush_start(&runs[k], script, fake);
+    for (int k = 0; k < N_RUSH; k++)
+        rush_read(&runs[k]);
+    for (int k = 0; k < N_RUSH; k++)
+        rush_compare(&runs[k], &alone[runs[k].kind], k, N_RUSH);
+    for (int k = 0; k < 3 + N_RUSH; k++) {
+        struct rush *r = k < 3 ? &alone[k] : &runs[k - 3];
+        json_value_free(r->doc);
+        free(r->text);
+        free(r->root);
+        free(r->log);
+    }
+    free(script);
+    free(fake);
+    free(dir);
+    free(zip);
+    free(remote_dir);
+    free(hosts);
+    free(key);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gradescope");
@@ -503,6 +665,7 @@ int main(void)
     tcase_add_test(tc, test_fail_policy_leaves_no_results);
     tcase_add_test(tc, test_class_without_gpu_exports_no_number);
     tcase_add_test(tc, test_remote_policy_round_trip);
+    tcase_add_test(tc, test_deadline_rush);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
