@@ -36,9 +36,20 @@ if [ -z "${LABGRADER_COORDINATOR:-}" ]; then
 fi
 jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo 1 || echo 2)}
 
+# GPU suites several at once (LG_SUITE_JOBS) on a machine of several GPUs: each suite on a GPU of
+# its own, in turn, unless CUDA_VISIBLE_DEVICES says otherwise (a suite that grades with
+# --gpus N sees the GPU it was given; the timing coordinator keeps the series of suites that
+# share a GPU apart).
+gpus=0
+if [ "$label" = gpu ] && [ "$jobs" -gt 1 ] && [ -z "${CUDA_VISIBLE_DEVICES+x}" ] &&
+    command -v nvidia-smi > /dev/null; then
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+fi
+
 # One suite: its output in $tmp/<i>.out, its exit status and seconds in $tmp/<i>.rc.
 run_one() {
     local i=$1 bin=$2 t0=$SECONDS rc
+    [ "$gpus" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$((i % gpus))
     CK_FORK=yes CK_XML_LOG_FILE_NAME="$tmp/$i.xml" timeout -k 30 "$suite_timeout" "$bin" \
         > "$tmp/$i.out" 2>&1; rc=$?
     [ $rc -eq 124 ] && echo "$label: $(basename "$bin") still running after ${suite_timeout} s: killed (LG_SUITE_TIMEOUT)" >> "$tmp/$i.out"

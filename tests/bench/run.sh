@@ -10,6 +10,9 @@
 #                  checks cost
 #   accuracy       (GPU) the grader's reference times vs a plain CUDA-event loop (eventloop.cu)
 #   limits         calibrated machine limits
+#   concurrency    (tests/bench/concurrency.sh, GPU) graders beside each other: four checks at
+#                  once, a class of identical copies, --gpus 1/2/4, autogrades at a deadline;
+#                  BENCH_CONCURRENCY=none skips them
 #   similarity     `grader similarity` over BENCH_SIM (500) generated lab 6 submissions on one
 #                  core (tests/bench/similarity_class.py; 0 skips it), and the planted copies found
 # BENCH_REGRADES (5), BENCH_CLASS (7, 0 skips the class), BENCH_SPEED=0 skips the speed rows;
@@ -52,6 +55,12 @@ lab6_copy() {
 if [ "${BENCH_SPEED:-1}" != 0 ]; then
     while IFS='|' read -r m v t r; do row "$m" "$v" "$t" "$r"; done \
         < <(tests/bench/speed.sh "$BIN" "$work")
+fi
+
+# --- graders beside each other (GPU machine): tests/bench/concurrency.sh -------------------------
+if [ "$gpu" = yes ] && [ "${BENCH_CONCURRENCY:-checks copies scale rush}" != none ]; then
+    while IFS='|' read -r m v t r; do row "$m" "$v" "$t" "$r"; done \
+        < <(bash tests/bench/concurrency.sh "$BIN" "$work")
 fi
 
 # --- similarity ---------------------------------------------------------------------------

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# tests/bench/concurrency.sh BIN WORK: make bench's rows for graders that run beside each other
+# on one machine (docs/coordinator.md), lab 6 on a GPU machine. Prints table rows
+# ("measure|value|target|ratio") on stdout, progress on stderr.
+#
+#   checks    four students' checks at once, each in a folder of its own: CH on honest code, and
+#             how far each case's speed-up moved from the same check alone
+#   copies    a class of BENCH_COPIES (8) copies of the solution, --gpus 1: the spread of their
+#             scores, and the worst coefficient of variation of a case's speed-up over them
+#   scale     a class of BENCH_SCALE (20) copies at --gpus 1, 2 and 4: submissions a minute, the
+#             ratio to --gpus 1, CH on honest code
+#   rush      BENCH_RUSH ("1 8 20") autogrades at once (--stdin-tar, as Gradescope's runners
+#             call the course's machine over ssh): the median and worst seconds to an answer
+# BENCH_CONCURRENCY picks the groups (default "checks copies scale rush"); BENCH_CONCURRENCY_LAB
+# another lab (tests/fixtures/labcpu tries the script on a machine without a GPU).
+set -u
+BIN=$1
+WORK=$2
+GROUPS_=" ${BENCH_CONCURRENCY:-checks copies scale rush} "
+want() { [[ "$GROUPS_" == *" $1 "* ]]; }
+note() { echo "bench: $* ($(date +%T))" >&2; }
+row() { printf '%s|%s|%s|%s\n' "$1" "$2" "$3" "$4"; }
+LAB=${BENCH_CONCURRENCY_LAB:-labs/lab6}
+export LABGRADER_CACHE=${LABGRADER_CACHE:-$WORK/concurrency-cache}
+
+# A class of n copies of the solution in dir, each with a comment of its own (no object shared
+# through the cache; the same code for the grade's decisions).
+copies() {
+    local dir=$1 n=$2
+    rm -rf "$dir"
+    for i in $(seq 1 "$n"); do
+        mkdir -p "$dir/s$i"
+        cp "$LAB"/solution/* "$dir/s$i/"
+        for f in "$dir/s$i"/*.c*; do printf '\n/* s%d */\n' "$i" >> "$f"; done
+    done
+}
+
+# Facts of results files (the arguments): each CH case, each case not timed, the scores, and
+# each case's speed-up (cases of 50 us or more), as "key value" lines.
+facts() {
+    python3 - "$@" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    r = json.load(open(f))
+    print("score", r["score"])
+    for e in r["exercises"]:
+        for v in e["variants"]:
+            for c in v["cases"]:
+                if c["verdict"] == "CH":
+                    print("ch", f, e["exercise_id"], v["variant_id"], c["case_id"])
+                if c.get("not_timed"):
+                    print("nottimed", c["not_timed"])
+                if c["verdict"] == "OK" and c.get("speedup_ref") and c["time"]["median_ms"] >= 0.05:
+                    print("speed", "%s/%s/%s" % (e["exercise_id"], v["variant_id"], c["case_id"]),
+                          c["speedup_ref"])
+PY
+}
+
+checks_rows() {
+    note "four checks at once"
+    local d=$WORK/checks
+    rm -rf "$d"
+    "$BIN" check "$LAB" --out "$d/warm" --no-pdf --no-html --quiet > /dev/null 2>&1
+    for k in 1 2 3 4; do
+        "$BIN" check "$LAB" --out "$d/at-once-$k" --no-pdf --no-html --quiet > "$d.$k.log" 2>&1 &
+    done
+    wait
+    "$BIN" check "$LAB" --out "$d/alone" --no-pdf --no-html --quiet > /dev/null 2>&1
+    local alone=$(ls "$d"/alone/*/*/results.json)
+    facts "$d"/at-once-*/*/*/results.json > "$d.facts"
+    facts $alone > "$d.alone"
+    local ch=$(grep -c '^ch ' "$d.facts")
+    row "4 checks at once: CH on honest code (cases)" "$ch" "target 0" ""
+    row "  cases not timed (the machine busy past the wait)" "$(grep -c '^nottimed' "$d.facts")" "-" ""
+    python3 - "$d.facts" "$d.alone" <<'PY'
+import sys
+def speeds(p):
+    out = {}
+    for l in open(p):
+        w = l.split()
+        if w[0] == "speed":
+            out.setdefault(w[1], []).append(float(w[2]))
+    return out
+many, alone = speeds(sys.argv[1]), speeds(sys.argv[2])
+worst, key = 0.0, "-"
+for k, xs in many.items():
+    if k in alone:
+        for x in xs:
+            d = abs(x / alone[k][0] - 1) * 100
+            if d > worst:
+                worst, key = d, k
+print("  speed-up against the same check alone, worst case (%%)|%.1f|%s|" % (worst, key))
+PY
+}
+
+copies_rows() {
+    local n=${BENCH_COPIES:-8} d=$WORK/copies
+    note "a class of $n identical copies, --gpus 1"
+    copies "$d/class" "$n"
+    "$BIN" grade "$LAB" --submissions "$d/class" --out "$d/out" --no-pdf --no-html --no-slow \
+        --gpus 1 > "$d.log" 2>&1
+    facts "$d"/out/*/s*/results.json > "$d.facts"
+    python3 - "$d.facts" "$n" <<'PY'
+import statistics, sys
+scores, speed, ch = [], {}, 0
+for l in open(sys.argv[1]):
+    w = l.split()
+    if w[0] == "score":
+        scores.append(float(w[1]))
+    elif w[0] == "speed":
+        speed.setdefault(w[1], []).append(float(w[2]))
+    elif w[0] == "ch":
+        ch += 1
+print("class of %s identical copies: score spread (points)|%.2f|target 0|" % (sys.argv[2], max(scores) - min(scores)))
+worst, key = 0.0, "-"
+for k, xs in speed.items():
+    if len(xs) > 1:
+        cv = 100 * statistics.stdev(xs) / statistics.mean(xs)
+        if cv > worst:
+            worst, key = cv, k
+print("  worst speed-up CV over the copies (%%, %s)|%.2f|limit 2|%.2f" % (key, worst, worst / 2))
+print("  CH on honest code (cases)|%d|target 0|" % ch)
+PY
+}
+
+scale_rows() {
+    local n=${BENCH_SCALE:-20} d=$WORK/scale base=""
+    copies "$d/class" "$n"
+    for g in 1 2 4; do
+        note "a class of $n, --gpus $g"
+        rm -rf "$d/out$g"
+        local t0=$(date +%s.%N)
+        "$BIN" grade "$LAB" --submissions "$d/class" --out "$d/out$g" --no-pdf --no-html \
+            --no-slow --timeout 20 --gpus "$g" > "$d.$g.log" 2>&1
+        local t1=$(date +%s.%N)
+        local rate=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", n * 60 / (b - a) }')
+        [ -z "$base" ] && base=$rate
+        local ch=$(facts "$d"/out$g/*/s*/results.json | grep -c '^ch ')
+        row "class of $n, --gpus $g: submissions/min (CH: $ch)" "$rate" \
+            "$([ "$g" = 1 ] && echo "-" || echo "1.8x of --gpus 1")" \
+            "$(awk -v a="$rate" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b }')"
+    done
+}
+
+# One autograde as Gradescope's runner calls the machine: the submission as a tar on stdin.
+rush_one() {
+    local tgz=$1 out=$2
+    local t0=$(date +%s.%N)
+    "$BIN" autograde "$LAB" --stdin-tar --gpu-policy fail < "$tgz" > "$out.json" 2> "$out.log"
+    echo "$? $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" > "$out.t"
+}
+
+rush_rows() {
+    local d=$WORK/rush
+    rm -rf "$d"
+    mkdir -p "$d/root/submission"
+    cp "$LAB"/solution/*.c* "$d/root/submission/"
+    echo '{"users": [{"email": "s@uni.example", "name": "S"}]}' > "$d/root/submission_metadata.json"
+    tar -C "$d/root" -czf "$d/sub.tgz" submission submission_metadata.json
+    note "autograde: a first one (the machine's references)"
+    rush_one "$d/sub.tgz" "$d/warm"
+    for n in ${BENCH_RUSH:-1 8 20}; do
+        note "autograde: $n at once"
+        for k in $(seq 1 "$n"); do rush_one "$d/sub.tgz" "$d/n$n-$k" & done
+        wait
+        cat "$d"/n$n-*.t | python3 -c '
+import statistics, sys
+rows = [l.split() for l in sys.stdin]
+secs = sorted(float(r[1]) for r in rows)
+bad = sum(1 for r in rows if r[0] != "0")
+print("%s at once: seconds to an answer, median / worst (%d failed)|%.1f / %.1f|Gradescope limit 600|%.2f"
+      % (sys.argv[1], bad, statistics.median(secs), secs[-1], secs[-1] / 600))' "autograde $n"
+    done
+}
+
+want checks && checks_rows
+want copies && copies_rows
+want scale && scale_rows
+want rush && rush_rows
+true
