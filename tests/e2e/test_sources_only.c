@@ -69,8 +69,8 @@ static void assert_all(const char *json, enum verdict v, const char *log)
 START_TEST(test_check)
 {
     char *out = path_join(dir, "out"), *log = path_join(dir, "check.log");
-    const char *argv[] = {e2e_bin(), "check",    lab,       "--submission", sub,     "--out", out,
-                          "--no-timing", "--no-pdf", "--no-html", NULL};
+    const char *argv[] = {e2e_bin(), "check",       lab,        "--submission", sub, "--out",
+                          out,       "--no-timing", "--no-pdf", "--no-html",    NULL};
     ck_assert_int_eq(e2e_run(argv, log), 0);
     char *json = xstrfmt("%s/lab99/sub/results.json", out);
     assert_all(json, V_PASS, log);
@@ -92,8 +92,8 @@ END_TEST
 START_TEST(test_grade)
 {
     char *cls = path_join(dir, "class"), *out = path_join(dir, "grade-out");
-    char *log = path_join(dir, "grade.log"), *cmd = xstrfmt("mkdir -p '%s' && cp -r '%s' '%s/s1'",
-                                                             cls, sub, cls);
+    char *log = path_join(dir, "grade.log"),
+         *cmd = xstrfmt("mkdir -p '%s' && cp -r '%s' '%s/s1'", cls, sub, cls);
     sh(cmd);
     const char *argv[] = {e2e_bin(), "grade",       lab,        "--submissions", cls, "--out",
                           out,       "--no-timing", "--no-pdf", "--no-html",     NULL};

@@ -131,8 +131,8 @@ START_TEST(test_checks_at_once)
         ck_assert_int_ge(pids[k], 0);
         if (pids[k] == 0) {
             char *out = xstrfmt("%s/out%d", root, k), *log = xstrfmt("%s/check%d.log", root, k);
-            const char *argv[] = {e2e_bin(), "check",    "labs/lab6", "--out", out,
-                                  "--lang",  "en",       "--no-pdf",  "--no-html", NULL};
+            const char *argv[] = {e2e_bin(), "check", "labs/lab6", "--out",     out,
+                                  "--lang",  "en",    "--no-pdf",  "--no-html", NULL};
             _exit(e2e_run(argv, log));
         }
     }
@@ -141,8 +141,8 @@ START_TEST(test_checks_at_once)
         ck_assert_int_eq(waitpid(pids[k], &st, 0), pids[k]);
         char *json = xstrfmt("%s/out%d/lab6/solution/results.json", root, k);
         char *what = xstrfmt("check %d", k);
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited %#x (%s/check%d.log)",
-                      what, st, root, k);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited %#x (%s/check%d.log)", what,
+                      st, root, k);
         assert_honest(json, what, NULL);
         free(what);
         free(json);
@@ -163,9 +163,9 @@ START_TEST(test_four_workers_three_times)
     unsetenv("CUDA_VISIBLE_DEVICES");
     for (int run = 0; run < 3; run++) {
         char *log = xstrfmt("%s/grade%d.log", root, run);
-        const char *argv[] = {e2e_bin(), "grade",     "labs/lab6", "--submissions", class,
-                              "--out",   out,         "--no-pdf",  "--no-html",     "--no-slow",
-                              "--gpus",  "4",         "--force",   NULL};
+        const char *argv[] = {
+            e2e_bin(),  "grade",     "labs/lab6", "--submissions", class, "--out",   out,
+            "--no-pdf", "--no-html", "--no-slow", "--gpus",        "4",   "--force", NULL};
         int rc = e2e_run(argv, log);
         ck_assert_msg(rc == 0, "run %d: grade --gpus 4 exited %d (see %s)", run, rc, log);
         double first = -1;
