@@ -329,6 +329,33 @@ static bool incidents_verdict(const struct messages *msgs, const struct run_case
     return true;
 }
 
+/* A timed call that touched a buffer fenced off from it (grader/harness/fence.h): the
+ * reference's outputs, which hold the answer when the function runs second, are CH; its own
+ * outputs, written while the reference ran, were work left running after it returned (WA, as
+ * an output not ready at return). The process was ended by the fault: this comes before how it
+ * ended. */
+static bool fault_verdict(const struct messages *msgs, const struct run_case_outcome *co,
+                          struct case_result *cr)
+{
+    const struct run_incident *x = co->timed_fault;
+    if (!x)
+        return false;
+    if (x->own)
+        set_verdict(cr, V_WRONG,
+                    xstrfmt(messages_get(msgs, "'%s' was still being written after the function "
+                                               "returned, while the reference ran (%s %d): work "
+                                               "left running on another thread"),
+                            x->arg, series_words(msgs, x->series), x->call));
+    else
+        set_verdict(cr, V_CHEAT,
+                    xstrfmt(messages_get(msgs, "reached into the reference's output '%s' on %s "
+                                               "%d, which is out of the function's reach while "
+                                               "it runs: what the other call of a pair left is "
+                                               "not a speed-up"),
+                            x->arg, series_words(msgs, x->series), x->call));
+    return true;
+}
+
 /* A run whose results cannot be used as such: tampering, the harness's own failures. */
 static bool run_untrusted(struct grading *g, const struct variant_spec *v,
                           const struct run_outcome *o, int idx, struct case_result *cr)
@@ -375,7 +402,7 @@ int judge_case(struct grading *g, const struct exercise_spec *ex, const struct v
     memcpy(cr->stage_s, co->stage_s, sizeof(cr->stage_s));
     cr->cpu_s = o->sb.cpu_s;
     cr->peak_rss_kb = o->sb.peak_rss_kb;
-    if (run_untrusted(g, v, o, idx, cr))
+    if (run_untrusted(g, v, o, idx, cr) || fault_verdict(g->o->messages, co, cr))
         return 0;
     /* The process ended in this case, or right after its last case. */
     bool ended_here = !co->finished || (idx == o->last_case && !o->finished);

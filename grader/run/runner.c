@@ -51,6 +51,7 @@ static void case_release(struct run_case_outcome *c)
     free(c->guards);
     incident_free(c->timed_mismatch);
     incident_free(c->timed_modified);
+    incident_free(c->timed_fault);
     free(c->blocking_off);
     for (int s = 0; s < RUN_SERIES_COUNT; s++) {
         struct run_series *r = &c->series[s];
