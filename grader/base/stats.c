@@ -195,3 +195,33 @@ double stats_paired_ratio_ordered(const double *a, const double *b, const char *
         *hi = sqrt(h[0] * h[1]);
     return sqrt(med[0] * med[1]);
 }
+
+int stats_positions(const double *a, const double *b, const char *order, size_t n,
+                    struct stats_positions *p)
+{
+    size_t m = 0, half = n / 2;
+    double *num = xmalloc((half ? half : 1) * 3 * sizeof(double));
+    double *den = xmalloc((half ? half : 1) * 3 * sizeof(double));
+    bool usable = order && strnlen(order, n + 1) == n;
+    for (size_t k = 0; usable && k < half; k++) {
+        size_t i = 2 * k, j = 2 * k + 1;
+        if (!((order[i] == '0' && order[j] == '1') || (order[i] == '1' && order[j] == '0')))
+            continue;
+        size_t p0 = order[i] == '0' ? i : j, p1 = order[i] == '0' ? j : i;
+        /* The three quantities side by side: disagreement, first, second. */
+        num[m] = a[p0] * b[p0];
+        den[m] = a[p1] * b[p1];
+        num[half + m] = a[p0];
+        den[half + m] = b[p1];
+        num[2 * half + m] = a[p1];
+        den[2 * half + m] = b[p0];
+        m++;
+    }
+    p->blocks = m;
+    p->disagreement = stats_paired_ratio(num, den, m, &p->disagreement_lo, &p->disagreement_hi);
+    p->first = stats_paired_ratio(num + half, den + half, m, &p->first_lo, &p->first_hi);
+    p->second = stats_paired_ratio(num + 2 * half, den + 2 * half, m, &p->second_lo, &p->second_hi);
+    free(num);
+    free(den);
+    return m > 0 ? 0 : -1;
+}

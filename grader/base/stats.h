@@ -44,4 +44,26 @@ double stats_paired_ratio(const double *a, const double *b, size_t n, double *lo
 double stats_paired_ratio_ordered(const double *a, const double *b, const char *order, size_t n,
                                   double *lo, double *hi);
 
+/*
+ * The two positions of a pair taken apart. Pairs come in blocks of two, one of each order
+ * (grader/harness/timing.c): pairs 2m and 2m+1 of a block, order[i] as above. Within a block,
+ * first = a0/b1 compares the two sides when each ran first in its pair (a0: a in the pair where
+ * it went first, b1: b in the pair where it did) and second = a1/b0 when each ran second; their
+ * quotient, the disagreement a0*b0 / (a1*b1), is the block's order-0 pair's time over its
+ * order-1 pair's. A penalty for going first that both sides pay alike cancels in it (while it
+ * sets the two orders' ratios apart by its square); what is left is a side whose time depends
+ * on its position more than the other's does: the function faster only when it runs second (it
+ * used what the first call left), or the reference slower only after the function. Each is the
+ * median over the blocks with its ~95% interval (stats_paired_ratio). blocks counts the
+ * complete blocks; with none, everything is NaN and the call returns -1.
+ */
+struct stats_positions {
+    size_t blocks;
+    double disagreement, disagreement_lo, disagreement_hi;
+    double first, first_lo, first_hi;
+    double second, second_lo, second_hi;
+};
+int stats_positions(const double *a, const double *b, const char *order, size_t n,
+                    struct stats_positions *p);
+
 #endif
