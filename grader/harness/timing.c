@@ -192,9 +192,10 @@ static void warm_up(struct lg_case_state *s, struct series *ser)
     }
 }
 
-/* Fresh inputs for a pair: every input and inout, both sides alike. With digests, each input's
+/* Fresh inputs for a pair: every input and inout, both sides alike (from the precision
+ * check's distribution where probe asks and the job gives one). With digests, each input's
  * digest as drawn (0 for the other arguments), taken in the draw's own pass. */
-static void draw_inputs(struct lg_case_state *s, const struct series *ser, uint64_t seed,
+static void draw_inputs(struct lg_case_state *s, bool transfer, bool probe, uint64_t seed,
                         uint64_t *digests)
 {
     for (int i = 0; i < s->c->n_args; i++) {
@@ -202,12 +203,14 @@ static void draw_inputs(struct lg_case_state *s, const struct series *ser, uint6
         const struct lg_job_arg *a = st->spec;
         if (a->kind == LG_ARG_SCALAR || a->kind == LG_ARG_OUT)
             continue;
-        bool host_path = ser->transfer && a->space == LG_SPACE_DEVICE;
+        bool host_path = transfer && a->space == LG_SPACE_DEVICE, alt = probe && a->has_probe;
         struct lg_buf *b = host_path ? &st->xfer : &st->data;
         struct lg_buf *r = host_path ? &st->xfer_ref : &st->ref;
         uint64_t arg_seed = lg_draw_mix(seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)));
         uint64_t *digest = digests && a->kind == LG_ARG_IN ? &digests[i] : NULL;
-        if (lg_buf_draw(b, a->dtype, a->count, (int)a->dist, a->p1, a->p2, arg_seed, digest) != 0)
+        if (lg_buf_draw(b, a->dtype, a->count, (int)(alt ? a->probe_dist : a->dist),
+                        alt ? a->probe_p1 : a->p1, alt ? a->probe_p2 : a->p2, arg_seed,
+                        digest) != 0)
             lg_fail(LG_EXIT_CUDA, "cuda", "drawing timed inputs for %s failed", a->name);
         if (a->kind != LG_ARG_INOUT || !r->p)
             continue;
@@ -217,8 +220,9 @@ static void draw_inputs(struct lg_case_state *s, const struct series *ser, uint6
     }
 }
 
-/* After the pair: the function's outputs against the reference's. false: a mismatch, reported. */
-static bool pair_agrees(struct lg_case_state *s, const struct series *ser, int pair)
+/* After the pair: the function's outputs against the reference's. false: a mismatch, reported
+ * as "<head> <arg> <count> <first>". */
+static bool pair_agrees(struct lg_case_state *s, bool transfer, const char *head)
 {
     for (int i = 0; i < s->c->n_args; i++) {
         struct lg_arg_state *st = &s->args[i];
@@ -226,15 +230,14 @@ static bool pair_agrees(struct lg_case_state *s, const struct series *ser, int p
         long long first;
         if (a->kind != LG_ARG_OUT && a->kind != LG_ARG_INOUT)
             continue;
-        bool host_path = ser->transfer && a->space == LG_SPACE_DEVICE;
+        bool host_path = transfer && a->space == LG_SPACE_DEVICE;
         long long bad =
             lg_buf_compare(host_path ? &st->xfer : &st->data, host_path ? &st->xfer_ref : &st->ref,
                            a->dtype, a->count, a->rtol, a->atol, a->equal_nan, &first);
         if (bad < 0)
             lg_fail(LG_EXIT_CUDA, "cuda", "comparing the timed outputs of %s failed", a->name);
         if (bad > 0) {
-            lg_result("timed_mismatch %s %d %s %lld %lld", ser->name, pair + 1, a->name, bad,
-                      first);
+            lg_result("%s %s %lld %lld", head, a->name, bad, first);
             return false;
         }
     }
@@ -331,14 +334,15 @@ static bool take_ordered_pair(struct lg_case_state *s, struct series *ser, uint6
     double ev[2] = {-1, -1}, host[2] = {0, 0}, tail[2] = {0, 0};
     char label[64];
     double t_draw = lg_now_ms();
-    draw_inputs(s, ser, pair_seed, watch_inputs ? drawn : NULL);
+    draw_inputs(s, ser->transfer, false, pair_seed, watch_inputs ? drawn : NULL);
     ser->draws_ms += lg_now_ms() - t_draw;
     pair_calls(s, ser, ref_first, ev, host, tail);
     double t0 = lg_now_ms();
     snprintf(label, sizeof(label), "timed_guard %s %d", ser->name, ser->n + 1);
-    bool agrees = lg_case_guards(s, label) == 0 &&
-                  (!watch_inputs || inputs_kept(s, ser, ser->n, drawn)) &&
-                  (!paired || pair_agrees(s, ser, ser->n));
+    bool agrees =
+        lg_case_guards(s, label) == 0 && (!watch_inputs || inputs_kept(s, ser, ser->n, drawn));
+    snprintf(label, sizeof(label), "timed_mismatch %s %d", ser->name, ser->n + 1);
+    agrees = agrees && (!paired || pair_agrees(s, ser->transfer, label));
     ser->checks_ms += lg_now_ms() - t0;
     if (!agrees)
         return !(ser->failed = true);
@@ -499,4 +503,23 @@ void lg_case_time(struct lg_case_state *s, uint64_t seed)
     series_init(&ser, "transfer", true, t->max_pairs, max_clock);
     run_series(s, &ser, lg_draw_mix(seed ^ 2));
     series_release(&ser);
+}
+
+bool lg_case_precision(struct lg_case_state *s, uint64_t seed)
+{
+    bool asked = false;
+    for (int i = 0; i < s->c->n_args; i++)
+        asked |= s->args[i].spec->has_probe;
+    if (!asked || !s->ref)
+        return true;
+    lg_result("phase time precision");
+    draw_inputs(s, false, true, lg_draw_mix(seed ^ 3), NULL);
+    /* The function first: the reference has written nothing of these inputs yet. */
+    for (int k = 0; k < 2; k++) {
+        struct side d = side_of(s, k == 0);
+        d.fn(d.argv);
+        lg_after_call(s, "in the precision check of");
+    }
+    return lg_case_guards(s, "timed_guard call 0") == 0 &&
+           pair_agrees(s, false, "precision_mismatch");
 }

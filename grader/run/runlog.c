@@ -178,7 +178,8 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
 }
 
 /* "guard <k> <arg> <before> <after> <first>" and the timed kinds, which name their series
- * ("timed_fault <series> <pair> <arg> <owner>": grader/harness/fence.h). */
+ * ("timed_fault <series> <pair> <arg> <owner>": grader/harness/fence.h), and the precision
+ * check's "precision_mismatch <arg> <count> <first>", which names none. */
 static void read_incident(struct reader *r, const char *key, const char *line)
 {
     char series[16] = "", arg[128], owner[16] = "";
@@ -196,6 +197,9 @@ static void read_incident(struct reader *r, const char *key, const char *line)
     else if (!strcmp(key, "timed_mismatch"))
         ok = sscanf(line, "timed_mismatch %15s %d %127s %lld %lld", series, &call, arg, &x,
                     &first) == 5;
+    else if (!strcmp(key, "precision_mismatch"))
+        ok = sscanf(line, "precision_mismatch %127s %lld %lld", arg, &x, &first) == 3 &&
+             (call = 0, true);
     else if (!strcmp(key, "timed_fault"))
         ok = sscanf(line, "timed_fault %15s %d %127s %15s", series, &call, arg, owner) == 4 &&
              (!strcmp(owner, "function") || !strcmp(owner, "reference"));
@@ -217,9 +221,10 @@ static void read_incident(struct reader *r, const char *key, const char *line)
         r->c->guards[r->c->n_guards++] = inc;
         return;
     }
-    struct run_incident **slot = !strcmp(key, "timed_mismatch") ? &r->c->timed_mismatch
-                                 : !strcmp(key, "timed_fault")  ? &r->c->timed_fault
-                                                                : &r->c->timed_modified;
+    struct run_incident **slot = !strcmp(key, "timed_mismatch")       ? &r->c->timed_mismatch
+                                 : !strcmp(key, "timed_fault")        ? &r->c->timed_fault
+                                 : !strcmp(key, "precision_mismatch") ? &r->c->precision_mismatch
+                                                                      : &r->c->timed_modified;
     if (*slot) {
         free(inc.series);
         free(inc.arg);
@@ -323,7 +328,8 @@ static void read_line(struct reader *r, const char *line, bool first)
     else if (!strcmp(key, "order") || !strcmp(key, "clock") || !strcmp(key, "throttle") ||
              !strcmp(key, "checks") || !strcmp(key, "tail"))
         read_series_extra(r, key, line);
-    else if (!strcmp(key, "guard") || !strncmp(key, "timed_", 6))
+    else if (!strcmp(key, "guard") || !strncmp(key, "timed_", 6) ||
+             !strcmp(key, "precision_mismatch"))
         read_incident(r, key, line);
     else
         read_case_line(r, key, line);

@@ -104,6 +104,9 @@ struct run_case_outcome {
      * reference's outputs while the function ran, or the function's own while the reference
      * ran (work it left running). */
     struct run_incident *timed_fault;
+    /* The precision check's pair disagreed (spec.h's precision_check): count elements of arg,
+     * the first at first. */
+    struct run_incident *precision_mismatch;
     int blocking;       /* 1 on, 0 not asked, -1 asked but dropped (blocking_off says why) */
     char *blocking_off; /* "synchronizes", "setup" */
     struct run_series series[RUN_SERIES_COUNT];
