@@ -176,6 +176,30 @@ def rows_of(root):
     return rows
 
 
+# grade/speed.c's ORDERS_* constants: the rule the honest spread must stay clear of.
+RULE_MIN_BLOCKS, RULE_MARGIN, RULE_FLOOR_MS, RULE_GROSS, RULE_GROSS_FLOOR_MS = 6, 1.15, 0.002, 1.5, 0.01
+
+
+def beyond(r, floor_ms):
+    """How far D's interval lies from 1, as a factor, where that part of it is more than
+    floor_ms of the call (speed.c's beyond())."""
+    f = r["D_lo"] if r["D_lo"] > 1 else (1 / r["D_hi"] if 0 < r["D_hi"] < 1 else 1)
+    return f if math.log(f) * r["ms"] > floor_ms else 1
+
+
+def rule_summary(rows):
+    judged, flagged = 0, []
+    for r in rows:
+        if r["n"] < 2 * RULE_MIN_BLOCKS or r["blocks"] < RULE_MIN_BLOCKS:
+            continue
+        judged += 1
+        if beyond(r, RULE_GROSS_FLOOR_MS) > RULE_GROSS:
+            flagged.append(("CH", r))
+        elif r["series"] == "call" and beyond(r, RULE_FLOOR_MS) > RULE_MARGIN:
+            flagged.append(("not credited", r))
+    return judged, flagged
+
+
 def fmt(x, p=3):
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else "%.*f" % (p, x)
 
@@ -211,6 +235,13 @@ def main(roots):
                          fmt(median([r["ms"] for r in rs]), 4),
                          " ".join(fmt(r["D"]) for r in rs), fmt(sd), fmt(widest), fmt(worst)]))
     print("\n# largest disagreement of any run, as a factor: %s" % fmt(worst_all))
+    judged, flagged = rule_summary(rows)
+    print("# grade/speed.c's rule on these series: %d judged (%d blocks or more), %d past it"
+          % (judged, RULE_MIN_BLOCKS, len(flagged)))
+    for what, r in flagged:
+        print("#   %s: %s %s/%s/%s %s, %.4f ms, D %s (%s-%s)" % (
+            what, r["lab"], r["exercise"], r["variant"], r["case"], r["series"], r["ms"],
+            fmt(r["D"]), fmt(r["D_lo"]), fmt(r["D_hi"])))
     out = os.environ.get("ORDERS_JSON")
     if out:
         with open(out, "w") as f:
