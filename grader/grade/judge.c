@@ -340,22 +340,22 @@ static bool incidents_verdict(const struct messages *msgs, const struct run_case
     return true;
 }
 
-/* A timed call that touched a buffer fenced off from it (grader/harness/fence.h): the
- * reference's outputs, which hold the answer when the function runs second, are CH; its own
- * outputs, written while the reference ran, were work left running after it returned (WA, as
- * an output not ready at return). The process was ended by the fault: this comes before how it
- * ended. */
+/* A timed call that touched a buffer fenced off from it (grader/harness/fence.h): a read of the
+ * reference's outputs, which hold the answer when the function runs second, is CH; a write
+ * (into either side's, while the other call ran) is work the function left running after it
+ * returned: WA, as an output not ready at return. The process was ended by the fault: this
+ * comes before how it ended. */
 static bool fault_verdict(const struct messages *msgs, const struct run_case_outcome *co,
                           struct case_result *cr)
 {
     const struct run_incident *x = co->timed_fault;
     if (!x)
         return false;
-    if (x->own)
+    if (x->own || x->write)
         set_verdict(cr, V_WRONG,
                     xstrfmt(messages_get(msgs, "'%s' was still being written after the function "
-                                               "returned, while the reference ran (%s %d): work "
-                                               "left running on another thread"),
+                                               "returned, while the other call of its pair ran "
+                                               "(%s %d): work left running on another thread"),
                             x->arg, series_words(msgs, x->series), x->call));
     else
         set_verdict(cr, V_CHEAT,

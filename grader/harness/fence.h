@@ -12,11 +12,12 @@
  * pair").
  *
  * A host access to a fenced buffer faults. The harness's handler of SIGSEGV writes which
- * buffer it was, and whose, as a "timed_fault <series> <pair> <arg> <owner>" line of result.txt
- * (owner "reference": the function reached into the reference's outputs; "function": something
- * the function left running wrote its own outputs while the reference ran), then lets the fault
- * kill the process as it would have. A device access fails as an illegal address (a CUDA error
- * named after the timed call).
+ * buffer it was, whose, and how, as a "timed_fault <series> <pair> <arg> <owner> <access>" line
+ * of result.txt (owner "reference": the function's call touched the reference's outputs;
+ * "function": the reference's call ran while something touched the function's; access "read"
+ * or "write", a write being work the function left running after it returned), then lets the
+ * fault kill the process as it would have. A device access fails as an illegal address (a CUDA
+ * error named after the timed call).
  *
  * What a fence does not stop: code that lifts it (mprotect is the process's own), or that finds
  * the memory by other means (docs/threat-model.md). The orders' agreement (grade/speed.c) is

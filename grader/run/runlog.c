@@ -178,11 +178,11 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
 }
 
 /* "guard <k> <arg> <before> <after> <first>" and the timed kinds, which name their series
- * ("timed_fault <series> <pair> <arg> <owner>": grader/harness/fence.h), and the precision
+ * ("timed_fault <series> <pair> <arg> <owner> <access>": grader/harness/fence.h), and the precision
  * check's "precision_mismatch <arg> <count> <first>", which names none. */
 static void read_incident(struct reader *r, const char *key, const char *line)
 {
-    char series[16] = "", arg[128], owner[16] = "";
+    char series[16] = "", arg[128], owner[16] = "", access[8] = "";
     int call;
     long long x = 0, y = 0, first = -1;
     bool ok;
@@ -201,8 +201,10 @@ static void read_incident(struct reader *r, const char *key, const char *line)
         ok = sscanf(line, "precision_mismatch %127s %lld %lld", arg, &x, &first) == 3 &&
              (call = 0, true);
     else if (!strcmp(key, "timed_fault"))
-        ok = sscanf(line, "timed_fault %15s %d %127s %15s", series, &call, arg, owner) == 4 &&
-             (!strcmp(owner, "function") || !strcmp(owner, "reference"));
+        ok = sscanf(line, "timed_fault %15s %d %127s %15s %7s", series, &call, arg, owner,
+                    access) == 5 &&
+             (!strcmp(owner, "function") || !strcmp(owner, "reference")) &&
+             (!strcmp(access, "read") || !strcmp(access, "write"));
     else
         ok = sscanf(line, "timed_modified %15s %d %127s", series, &call, arg) == 3;
     if (!ok || (series[0] && series_index(series) < 0))
@@ -216,6 +218,7 @@ static void read_incident(struct reader *r, const char *key, const char *line)
     inc.after = guard ? y : 0;
     inc.count = guard ? x + y : x;
     inc.own = !strcmp(owner, "function");
+    inc.write = !strcmp(access, "write");
     if (guard) {
         r->c->guards = xrealloc(r->c->guards, (r->c->n_guards + 1) * sizeof(inc));
         r->c->guards[r->c->n_guards++] = inc;

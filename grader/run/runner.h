@@ -69,6 +69,7 @@ struct run_incident {
     long long count, first;  /* mismatches (or guard bytes before + after) and first index */
     long long before, after; /* guards: bytes changed before and after the data */
     bool own;                /* timed_fault: the function's own output (else the reference's) */
+    bool write;              /* timed_fault: a write (else a read) */
 };
 
 /* A case's stages, as the supervisor saw them: inputs and buffers, the checked calls, the

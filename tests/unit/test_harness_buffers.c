@@ -341,6 +341,12 @@ static void read_byte(void *p)
     (void)b[0];
 }
 
+static void write_byte(void *p)
+{
+    volatile unsigned char *b = p;
+    b[0] = 1;
+}
+
 /* A fenced buffer is out of reach, guards included, and comes back as it was. */
 START_TEST(test_fence_host)
 {
@@ -393,6 +399,7 @@ struct fence_touch {
     struct fence_case *f;
     bool fence_student; /* whose outputs are fenced */
     void *touch;
+    bool write;
 };
 
 static void fence_and_touch(void *arg)
@@ -401,7 +408,10 @@ static void fence_and_touch(void *arg)
     ck_assert_int_eq(lg_result_open(), 0);
     lg_fence_init();
     ck_assert_int_eq(lg_fence_side(&t->f->s, t->fence_student, true, "call", 7), 1);
-    read_byte(t->touch);
+    if (t->write)
+        write_byte(t->touch);
+    else
+        read_byte(t->touch);
 }
 
 static char *result_text(void)
@@ -425,16 +435,22 @@ START_TEST(test_fence_fault_line)
     ck_assert_int_eq(chdir(dir), 0);
     struct fence_case f;
     fence_case_setup(&f);
-    struct fence_touch t = {&f, false, (unsigned char *)f.s.args[1].ref.p + 100};
+    struct fence_touch t = {&f, false, (unsigned char *)f.s.args[1].ref.p + 100, false};
     ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
-    ck_assert_str_eq(result_text(), "timed_fault call 7 z reference\n");
-    t = (struct fence_touch){&f, true, f.s.args[1].data.p};
+    ck_assert_str_eq(result_text(), "timed_fault call 7 z reference read\n");
+    t = (struct fence_touch){&f, true, f.s.args[1].data.p, false};
     ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
-    ck_assert_str_eq(result_text(), "timed_fault call 7 z function\n");
+    ck_assert_str_eq(result_text(), "timed_fault call 7 z function read\n");
+#if defined(__x86_64__)
+    /* A write is told from a read (the page fault's error code). */
+    t = (struct fence_touch){&f, false, f.s.args[1].ref.p, true};
+    ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
+    ck_assert_str_eq(result_text(), "timed_fault call 7 z reference write\n");
+#endif
     /* The input is shared: never fenced. An unmapped page is no fenced buffer. */
-    t = (struct fence_touch){&f, false, f.s.args[0].data.p};
+    t = (struct fence_touch){&f, false, f.s.args[0].data.p, false};
     ck_assert_int_eq(child_signal(fence_and_touch, &t), 0);
-    t = (struct fence_touch){&f, false, (void *)16};
+    t = (struct fence_touch){&f, false, (void *)16, false};
     ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
     ck_assert_str_eq(result_text(), "");
     /* Unfenced, the reference's output is the process's again. */
