@@ -62,8 +62,24 @@ struct stats_positions {
     double disagreement, disagreement_lo, disagreement_hi;
     double first, first_lo, first_hi;
     double second, second_lo, second_hi;
+    /* The same disagreement from every pair apart, blocks aside: the Hodges-Lehmann shift
+     * between the order-0 pairs' time products and the order-1 pairs' (stats_shift, in
+     * logarithms). Where the median over the blocks loses its interval to a few blocks that a
+     * stray delay spoiled (each block holds four calls), this keeps it; it does not cancel a
+     * drift that the blocks do, so the caller holds it to a wider margin. */
+    double shift, shift_lo, shift_hi;
 };
 int stats_positions(const double *a, const double *b, const char *order, size_t n,
                     struct stats_positions *p);
+
+/*
+ * The Hodges-Lehmann estimate of the shift of x over y (the median of every difference x[i] -
+ * y[j]) and its ~95% interval from the Mann-Whitney statistic (normal approximation): the
+ * differences ranked k from either end, k = mn/2 - 1.96 sqrt(mn(m+n+1)/12). A stray value
+ * moves n of the m*n differences, so a few of them leave the interval where it was. Samples of
+ * more than STATS_SHIFT_MAX are thinned evenly first. NaN with fewer than 3 of either.
+ */
+#define STATS_SHIFT_MAX 1000
+double stats_shift(const double *x, size_t m, const double *y, size_t n, double *lo, double *hi);
 
 #endif

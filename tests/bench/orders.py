@@ -17,6 +17,9 @@ Reads every kept run folder under each ROOT (grader check/grade --keep: .work/*/
            times of the block's order-0 pair over its order-1 pair; 1 when both sides feel the
            position alike (base/stats.h, stats_order_agreement)
   lo hi    D's 95% interval (order statistics over the blocks)
+  shift    the same disagreement from every pair, blocks aside: the Hodges-Lehmann shift of
+           the order-0 pairs' time products over the order-1 pairs', with its Mann-Whitney
+           interval (stats_shift; in orders.json, and the rule's summary at the end)
   first second  the function's speedup over the reference when both run first in their pair,
            and when both run second (median over blocks)
   fence_us the harness's time fencing each pair's first side off while the second runs
@@ -50,6 +53,17 @@ def interval(xs):
     lo = max(1, math.floor(half - w))
     hi = min(k, math.ceil(1 + half + w))
     return s[lo - 1], s[hi - 1]
+
+
+def shift(x, y):
+    """The Hodges-Lehmann shift of x over y and its Mann-Whitney ~95% interval (stats_shift)."""
+    if len(x) < 3 or len(y) < 3:
+        return float("nan"), float("nan"), float("nan")
+    d = sorted(a - b for a in x for b in y)
+    mn = len(d)
+    c = mn / 2 - 1.96 * math.sqrt(mn * (len(x) + len(y) + 1) / 12)
+    k = max(0, math.floor(c))
+    return median(d), d[k], d[mn - 1 - k]
 
 
 def read_job(path):
@@ -121,6 +135,8 @@ def analyse(series):
         qf.append(ref[p1] / stu[p0])
         qs.append(ref[p0] / stu[p1])
     lo, hi = interval(d)
+    logs = {g: [math.log(stu[i] * ref[i]) for i in by[g]] for g in "01"}
+    sh, sh_lo, sh_hi = (math.exp(v) for v in shift(logs["0"], logs["1"]))
     return {
         "n": n,
         "gpu_events": gpu,
@@ -135,6 +151,9 @@ def analyse(series):
         "D": median(d),
         "D_lo": lo,
         "D_hi": hi,
+        "shift": sh,
+        "shift_lo": sh_lo,
+        "shift_hi": sh_hi,
         "first": median(qf),
         "second": median(qs),
         "fence_us": 1e3 * series["fence_ms"] / n if "fence_ms" in series else float("nan"),
@@ -177,14 +196,20 @@ def rows_of(root):
 
 
 # grade/speed.c's ORDERS_* constants: the rule the honest spread must stay clear of.
-RULE_MIN_BLOCKS, RULE_MARGIN, RULE_FLOOR_MS, RULE_GROSS, RULE_GROSS_FLOOR_MS = 6, 1.15, 0.002, 1.5, 0.01
+RULE_MIN_BLOCKS, RULE_FLOOR_MS, RULE_GROSS_FLOOR_MS = 6, 0.002, 0.01
+RULE_MARGIN, RULE_SHIFT_MARGIN, RULE_GROSS, RULE_SHIFT_GROSS = 1.15, 1.3, 1.5, 2.0
 
 
-def beyond(r, floor_ms):
-    """How far D's interval lies from 1, as a factor, where that part of it is more than
+def beyond(lo, hi, ms, floor_ms):
+    """How far an interval lies from 1, as a factor, where that part of it is more than
     floor_ms of the call (speed.c's beyond())."""
-    f = r["D_lo"] if r["D_lo"] > 1 else (1 / r["D_hi"] if 0 < r["D_hi"] < 1 else 1)
-    return f if math.log(f) * r["ms"] > floor_ms else 1
+    f = lo if lo > 1 else (1 / hi if 0 < hi < 1 else 1)
+    return f if f > 1 and math.log(f) * ms > floor_ms else 1
+
+
+def disagree(r, floor_ms, margin, shift_margin):
+    return (beyond(r["D_lo"], r["D_hi"], r["ms"], floor_ms) > margin or
+            beyond(r["shift_lo"], r["shift_hi"], r["ms"], floor_ms) > shift_margin)
 
 
 def rule_summary(rows):
@@ -193,9 +218,9 @@ def rule_summary(rows):
         if r["n"] < 2 * RULE_MIN_BLOCKS or r["blocks"] < RULE_MIN_BLOCKS:
             continue
         judged += 1
-        if beyond(r, RULE_GROSS_FLOOR_MS) > RULE_GROSS:
+        if disagree(r, RULE_GROSS_FLOOR_MS, RULE_GROSS, RULE_SHIFT_GROSS):
             flagged.append(("CH", r))
-        elif r["series"] == "call" and beyond(r, RULE_FLOOR_MS) > RULE_MARGIN:
+        elif r["series"] == "call" and disagree(r, RULE_FLOOR_MS, RULE_MARGIN, RULE_SHIFT_MARGIN):
             flagged.append(("not credited", r))
     return judged, flagged
 
@@ -239,9 +264,10 @@ def main(roots):
     print("# grade/speed.c's rule on these series: %d judged (%d blocks or more), %d past it"
           % (judged, RULE_MIN_BLOCKS, len(flagged)))
     for what, r in flagged:
-        print("#   %s: %s %s/%s/%s %s, %.4f ms, D %s (%s-%s)" % (
+        print("#   %s: %s %s/%s/%s %s, %.4f ms, D %s (%s-%s), shift %s (%s-%s)" % (
             what, r["lab"], r["exercise"], r["variant"], r["case"], r["series"], r["ms"],
-            fmt(r["D"]), fmt(r["D_lo"]), fmt(r["D_hi"])))
+            fmt(r["D"]), fmt(r["D_lo"]), fmt(r["D_hi"]), fmt(r["shift"]), fmt(r["shift_lo"]),
+            fmt(r["shift_hi"])))
     out = os.environ.get("ORDERS_JSON")
     if out:
         with open(out, "w") as f:

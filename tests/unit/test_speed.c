@@ -5,6 +5,8 @@
  * agreement: a gain in one order only is credited at the less favourable order, or CH. */
 #include "grade/grading.h"
 
+#include "base/stats.h"
+
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -195,6 +197,29 @@ START_TEST(test_orders_one_order_not_credited)
 }
 END_TEST
 
+/* The throttled gain again, with six of the twenty blocks spoiled by a stray delay of the
+ * reference's first call: the blocks' interval holds 1 then, the shift between the orders'
+ * pairs does not. */
+START_TEST(test_orders_spoiled_blocks)
+{
+    struct orders f;
+    struct stats_positions p;
+    orders_setup(&f, 1.0, 1.0, 1.0, 1.43, 1.0);
+    for (int b = 0; b < 6; b++) {
+        int i = 2 * b + (f.order[2 * b] == '1' ? 0 : 1); /* the block's order-1 pair */
+        f.ref[i] *= 12;
+    }
+    ck_assert_int_eq(stats_positions(f.stu, f.ref, f.order, NP, &p), 0);
+    ck_assert_msg(p.disagreement_lo < 1.15 && p.shift_lo > 1.3, "blocks from %g, shift from %g",
+                  p.disagreement_lo, p.shift_lo);
+    speed_case(&f.g, &f.ex, &f.v, &f.c, &f.co, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_PASS);
+    ck_assert_msg(f.cr.speedup_ref < 1.05, "credited %g", f.cr.speedup_ref);
+    ck_assert(has_finding(&f.cr, "only the less favourable is credited"));
+    orders_release(&f);
+}
+END_TEST
+
 /* Far apart: CH, and no speed-up at all. Too few blocks: no judgement. */
 START_TEST(test_orders_gross_is_cheat)
 {
@@ -226,6 +251,7 @@ int main(void)
     tcase_add_test(tc, test_orders_honest);
     tcase_add_test(tc, test_orders_one_order_not_credited);
     tcase_add_test(tc, test_orders_gross_is_cheat);
+    tcase_add_test(tc, test_orders_spoiled_blocks);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -248,6 +248,7 @@ START_TEST(test_positions)
     ck_assert_uint_eq(p.blocks, 20);
     ck_assert_msg(fabs(p.disagreement - 1) < 0.01, "disagreement %g", p.disagreement);
     ck_assert(p.disagreement_lo <= 1.0 + 0.01 && p.disagreement_hi >= 1.0 - 0.01);
+    ck_assert(p.shift_lo <= 1.0 + 0.01 && p.shift_hi >= 1.0 - 0.01);
     ck_assert(fabs(p.first - 2) < 0.02 && fabs(p.second - 2) < 0.02);
     double r0 = stats_paired_ratio_ordered(a, b, order, 40, NULL, NULL);
     ck_assert(fabs(r0 - 2) < 0.02);
@@ -257,12 +258,41 @@ START_TEST(test_positions)
     ck_assert_msg(fabs(p.disagreement - 2) < 0.03, "disagreement %g", p.disagreement);
     ck_assert(p.disagreement_lo > 1.9);
     ck_assert(fabs(p.first - 2) < 0.02 && fabs(p.second - 1) < 0.01);
+    ck_assert(fabs(p.shift - 2) < 0.05 && p.shift_lo > 1.9);
     /* The geometric mean of the orders credits half of it. */
     ck_assert(fabs(stats_paired_ratio_ordered(a, b, order, 40, NULL, NULL) - sqrt(2)) < 0.02);
     /* The reference slower only when it runs first: the disagreement the other way. */
     make_pairs(a, b, order, 40, 1.0, 1.6, 1.0);
     ck_assert_int_eq(stats_positions(a, b, order, 40, &p), 0);
     ck_assert(fabs(p.disagreement - 1 / 1.6) < 0.01 && p.disagreement_hi < 0.7);
+}
+END_TEST
+
+/* The Hodges-Lehmann shift and its Mann-Whitney interval: a few stray values leave it where
+ * it was, where they take a median over a few blocks' interval away. */
+START_TEST(test_shift)
+{
+    double x[20], y[20], lo, hi;
+    for (int i = 0; i < 20; i++) {
+        x[i] = 2.0 + 0.01 * (i % 7);
+        y[i] = 0.0 + 0.01 * ((i * 3) % 7);
+    }
+    double s = stats_shift(x, 20, y, 20, &lo, &hi);
+    ck_assert(fabs(s - 2) < 0.01 && lo > 1.95 && hi < 2.05 && lo <= s && s <= hi);
+    x[3] = -50;
+    x[11] = 100;
+    y[5] = 70;
+    s = stats_shift(x, 20, y, 20, &lo, &hi);
+    ck_assert_msg(fabs(s - 2) < 0.02 && lo > 1.9 && hi < 2.1, "shift %g (%g-%g)", s, lo, hi);
+    ck_assert(isnan(stats_shift(x, 2, y, 20, &lo, &hi)) && isnan(lo) && isnan(hi));
+    /* Thinned past STATS_SHIFT_MAX, the answer the same. */
+    static double big_x[3000], big_y[2500];
+    for (int i = 0; i < 3000; i++)
+        big_x[i] = 1 + 0.001 * (i % 11);
+    for (int i = 0; i < 2500; i++)
+        big_y[i] = 0.001 * (i % 13);
+    s = stats_shift(big_x, 3000, big_y, 2500, &lo, &hi);
+    ck_assert(fabs(s - 1) < 0.01 && lo <= s && s <= hi);
 }
 END_TEST
 
@@ -299,6 +329,7 @@ int main(void)
     tcase_add_test(tc, test_paired_ratio_ordered);
     tcase_add_test(tc, test_positions);
     tcase_add_test(tc, test_positions_blocks);
+    tcase_add_test(tc, test_shift);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
