@@ -8,8 +8,9 @@
 #   build.log         the CI build of the grader, the harness and the GPU suites
 #   fence_probe.txt   what fencing a pair's outputs costs here, and whether the device fence
 #                     holds (tests/bench/fence_probe.cu)
-#   exploits_gpu.log  tests/gpu/test_exploits_gpu.c: one "exploit NAME: VERDICT, want ..." line
-#                     per exploit, then Check's summary
+#   exploits_gpu.log  tests/gpu/test_exploits_gpu.c on PAIRS_EXPLOITS (issue 37's exploits and
+#                     the side-stream ones the fence sits beside; "all" for every GPU row): one
+#                     "exploit NAME: VERDICT, want ..." line per exploit, then Check's summary
 #   orders/           tests/bench/orders.sh on every lab's solution, GPU and CPU variants
 #                     (ORDERS_MODE, default check here; ORDERS_RUNS 2): orders.txt is the table
 #                     of the two orders' ratios, their disagreement and its spread
@@ -42,11 +43,20 @@ timeout 60 build/fence_probe > "$logs/fence_probe.txt" 2>&1
 cat "$logs/fence_probe.txt"
 
 # The exploits first (they decide whether the defences hold), then the spread with what is left.
+# The suite grades everything before its first test: a time limit that cut it would leave no
+# verdict at all, so it gets most of what is left.
 stamp exploits
-LG_BIN=$PWD/build/grader timeout -k 20 "$(( $(left) * 55 / 100 ))" build/tests/test_exploits_gpu \
-    > "$logs/exploits_gpu.log" 2>&1
+only=${PAIRS_EXPLOITS:-gpu_pair_peek,gpu_order_peek,gpu_order_peek_throttled,gpu_stale_scratch,gpu_tf32_small,gpu_tf32_probe,gpu_lazy_stream,gpu_side_stream}
+[ "$only" = all ] && only=
+LG_EXPLOITS_ONLY=$only LG_BIN=$PWD/build/grader \
+    timeout -k 20 "$(( $(left) * 65 / 100 ))" build/tests/test_exploits_gpu > "$logs/exploits_gpu.log" 2>&1
 rc=$?
 grep -E "^exploit |^[0-9]+%|:F:|:E:" "$logs/exploits_gpu.log"
+# A failing suite keeps its scratch folder: each grading's log comes back with the rest.
+scratch=$(grep -o "scratch /tmp/lg-exploits-[A-Za-z0-9]*" "$logs/exploits_gpu.log" | cut -d' ' -f2)
+if [ $rc -ne 0 ] && [ -n "$scratch" ] && [ -d "$scratch" ]; then
+    mkdir -p "$logs/exploit-logs" && cp "$scratch"/*.log "$logs/exploit-logs/" 2> /dev/null
+fi
 
 stamp orders
 ORDERS_MODE=${ORDERS_MODE:-check} ORDERS_RUNS=${ORDERS_RUNS:-2} ORDERS_LABS=${ORDERS_LABS:-6 7 4 9 8 3} \
