@@ -46,7 +46,7 @@ BIN        := $(BUILD)/grader
 MAN        := $(BUILD)/grader.1
 
 # The harness is the trusted half of every student and reference process.
-HARNESS_PARTS := harness job case timing stop buffers fill par clock result dtype seal
+HARNESS_PARTS := harness job case timing fence stop buffers fill par clock result dtype seal
 HARNESS_OBJ := $(BUILD)/harness/libharness.a
 HARNESS_CPU := $(BUILD)/harness/harness_nogpu.o
 HARNESS_GPU := $(if $(NVCC),$(BUILD)/harness/harness_gpu.o $(BUILD)/harness/gpuprobe)

@@ -195,3 +195,97 @@ double stats_paired_ratio_ordered(const double *a, const double *b, const char *
         *hi = sqrt(h[0] * h[1]);
     return sqrt(med[0] * med[1]);
 }
+
+/* At most STATS_SHIFT_MAX of x, evenly spaced, into out. */
+static size_t thin(const double *x, size_t n, double *out)
+{
+    size_t k = n > STATS_SHIFT_MAX ? STATS_SHIFT_MAX : n;
+    for (size_t i = 0; i < k; i++)
+        out[i] = x[i * n / k];
+    return k;
+}
+
+double stats_shift(const double *x, size_t m, const double *y, size_t n, double *lo, double *hi)
+{
+    double *xs = xmalloc((m ? m : 1) * sizeof(double)), *ys = xmalloc((n ? n : 1) * sizeof(double));
+    m = thin(x, m, xs);
+    n = thin(y, n, ys);
+    double est = NAN, l = NAN, h = NAN;
+    if (m >= 3 && n >= 3) {
+        size_t mn = m * n, k = 0;
+        double *d = xmalloc(mn * sizeof(double));
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                d[i * n + j] = xs[i] - ys[j];
+        qsort(d, mn, sizeof(double), cmp_double);
+        double c = (double)mn / 2 - 1.96 * sqrt((double)mn * (double)(m + n + 1) / 12);
+        if (c > 0)
+            k = (size_t)floor(c);
+        est = quantile_sorted(d, mn, 0.5);
+        l = d[k];
+        h = d[mn - 1 - k];
+        free(d);
+    }
+    free(xs);
+    free(ys);
+    if (lo)
+        *lo = l;
+    if (hi)
+        *hi = h;
+    return est;
+}
+
+/* The shift of the order-0 pairs' log time products over the order-1 pairs'. */
+static void positions_shift(const double *a, const double *b, const char *order, size_t n,
+                            struct stats_positions *p)
+{
+    double *x = xmalloc((n ? n : 1) * sizeof(double)), *y = xmalloc((n ? n : 1) * sizeof(double));
+    size_t m0 = 0, m1 = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(a[i] > 0) || !(b[i] > 0))
+            continue;
+        if (order[i] == '0')
+            x[m0++] = log(a[i] * b[i]);
+        else if (order[i] == '1')
+            y[m1++] = log(a[i] * b[i]);
+    }
+    double l, h, e = stats_shift(x, m0, y, m1, &l, &h);
+    p->shift = exp(e);
+    p->shift_lo = exp(l);
+    p->shift_hi = exp(h);
+    free(x);
+    free(y);
+}
+
+int stats_positions(const double *a, const double *b, const char *order, size_t n,
+                    struct stats_positions *p)
+{
+    size_t m = 0, half = n / 2;
+    double *num = xmalloc((half ? half : 1) * 3 * sizeof(double));
+    double *den = xmalloc((half ? half : 1) * 3 * sizeof(double));
+    bool usable = order && strnlen(order, n + 1) == n;
+    for (size_t k = 0; usable && k < half; k++) {
+        size_t i = 2 * k, j = 2 * k + 1;
+        if (!((order[i] == '0' && order[j] == '1') || (order[i] == '1' && order[j] == '0')))
+            continue;
+        size_t p0 = order[i] == '0' ? i : j, p1 = order[i] == '0' ? j : i;
+        /* The three quantities side by side: disagreement, first, second. */
+        num[m] = a[p0] * b[p0];
+        den[m] = a[p1] * b[p1];
+        num[half + m] = a[p0];
+        den[half + m] = b[p1];
+        num[2 * half + m] = a[p1];
+        den[2 * half + m] = b[p0];
+        m++;
+    }
+    p->blocks = m;
+    p->disagreement = stats_paired_ratio(num, den, m, &p->disagreement_lo, &p->disagreement_hi);
+    p->first = stats_paired_ratio(num + half, den + half, m, &p->first_lo, &p->first_hi);
+    p->second = stats_paired_ratio(num + 2 * half, den + 2 * half, m, &p->second_lo, &p->second_hi);
+    free(num);
+    free(den);
+    p->shift = p->shift_lo = p->shift_hi = NAN;
+    if (usable)
+        positions_shift(a, b, order, n, p);
+    return m > 0 ? 0 : -1;
+}

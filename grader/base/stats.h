@@ -44,4 +44,42 @@ double stats_paired_ratio(const double *a, const double *b, size_t n, double *lo
 double stats_paired_ratio_ordered(const double *a, const double *b, const char *order, size_t n,
                                   double *lo, double *hi);
 
+/*
+ * The two positions of a pair taken apart. Pairs come in blocks of two, one of each order
+ * (grader/harness/timing.c): pairs 2m and 2m+1 of a block, order[i] as above. Within a block,
+ * first = a0/b1 compares the two sides when each ran first in its pair (a0: a in the pair where
+ * it went first, b1: b in the pair where it did) and second = a1/b0 when each ran second; their
+ * quotient, the disagreement a0*b0 / (a1*b1), is the block's order-0 pair's time over its
+ * order-1 pair's. A penalty for going first that both sides pay alike cancels in it (while it
+ * sets the two orders' ratios apart by its square); what is left is a side whose time depends
+ * on its position more than the other's does: the function faster only when it runs second (it
+ * used what the first call left), or the reference slower only after the function. Each is the
+ * median over the blocks with its ~95% interval (stats_paired_ratio). blocks counts the
+ * complete blocks; with none, everything is NaN and the call returns -1.
+ */
+struct stats_positions {
+    size_t blocks;
+    double disagreement, disagreement_lo, disagreement_hi;
+    double first, first_lo, first_hi;
+    double second, second_lo, second_hi;
+    /* The same disagreement from every pair apart, blocks aside: the Hodges-Lehmann shift
+     * between the order-0 pairs' time products and the order-1 pairs' (stats_shift, in
+     * logarithms). Where the median over the blocks loses its interval to a few blocks that a
+     * stray delay spoiled (each block holds four calls), this keeps it; it does not cancel a
+     * drift that the blocks do, so the caller holds it to a wider margin. */
+    double shift, shift_lo, shift_hi;
+};
+int stats_positions(const double *a, const double *b, const char *order, size_t n,
+                    struct stats_positions *p);
+
+/*
+ * The Hodges-Lehmann estimate of the shift of x over y (the median of every difference x[i] -
+ * y[j]) and its ~95% interval from the Mann-Whitney statistic (normal approximation): the
+ * differences ranked k from either end, k = mn/2 - 1.96 sqrt(mn(m+n+1)/12). A stray value
+ * moves n of the m*n differences, so a few of them leave the interval where it was. Samples of
+ * more than STATS_SHIFT_MAX are thinned evenly first. NaN with fewer than 3 of either.
+ */
+#define STATS_SHIFT_MAX 1000
+double stats_shift(const double *x, size_t m, const double *y, size_t n, double *lo, double *hi);
+
 #endif

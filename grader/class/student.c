@@ -175,7 +175,8 @@ int batch_grade_one(struct batch_run *b, const struct todo *t, bool build_only, 
     g.student_name = t->sub->name;
     g.build_only = build_only;
     g.reuse_build = !build_only;
-    g.keep_work = build_only;
+    /* The build pass's folders are the grading pass's input; --keep keeps the runs too. */
+    g.keep_work = build_only || o->grade.keep_work;
     g.reuse_ref_times = true;
     g.progress = NULL;
     if (grade_submission(b->env, b->lab, &g, r, err) != 0)

@@ -217,11 +217,13 @@ static int judge_runs(struct grading *g, const struct exercise_spec *ex,
             if (no_pair && cr->verdict == V_PASS)
                 judge_add_finding(
                     cr, xstrfmt(messages_get(g->o->messages, "reference not timed: %s"), no_pair));
-        } else {
-            continue;
         }
-        progress_line(g, ex, v, cr);
     }
+    /* Decided for the variant before any case's line says otherwise. */
+    judge_variant_precision(g, ex, v, vr, runs);
+    for (size_t ci = 0; ci < ex->n_cases; ci++)
+        if ((runs->not_run && runs->not_run[ci]) || (runs->run_of && runs->run_of[ci] >= 0))
+            progress_line(g, ex, v, &vr->cases[ci]);
     return 0;
 }
 

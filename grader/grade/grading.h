@@ -185,6 +185,12 @@ int judge_case(struct grading *g, const struct exercise_spec *ex, const struct v
                const struct run_case_outcome *co, const char *rundir, const char *expected,
                struct case_result *cr, struct error *err);
 void judge_add_finding(struct case_result *cr, char *text);
+/* A precision the lab forbids (TF32, FP16 inside a float32 exercise) is decided once per
+ * variant: when one case shows it, by its precision check (WA) or by a rate past FP32's (CH,
+ * limits.c), every other passed case of the variant gets that verdict too. */
+void judge_variant_precision(struct grading *g, const struct exercise_spec *ex,
+                             const struct variant_spec *v, struct variant_result *vr,
+                             const struct variant_runs *runs);
 void judge_skip(struct case_result *cr, enum verdict v, const char *msg);
 
 /* ---- timing (speed.c, limits.c) ---- */
@@ -201,6 +207,11 @@ void speed_case(struct grading *g, const struct exercise_spec *ex, const struct 
  * for a time no hardware here could reach. */
 void limits_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                  const struct case_spec *c, struct case_result *cr);
+/* Whether the case's time shows float32 arithmetic past what FP32 can do on this GPU (by the
+ * margin, and against the paired reference) where the lab does not allow TF32. */
+bool limits_reduced_precision(struct grading *g, const struct exercise_spec *ex,
+                              const struct variant_spec *v, const struct case_spec *c,
+                              const struct case_result *cr);
 
 /* ---- scores (score.c, sanitize.c) ---- */
 

@@ -307,6 +307,17 @@ static bool incidents_verdict(const struct messages *msgs, const struct run_case
                             co->modified[0]));
         return false;
     }
+    if (co->precision_mismatch) {
+        const struct run_incident *x = co->precision_mismatch;
+        set_verdict(cr, V_WRONG,
+                    xstrfmt(messages_get(msgs, "on the precision check's inputs, %lld elements of "
+                                               "'%s' differ from the reference's beyond the "
+                                               "tolerance (first at index %lld): a reduced "
+                                               "precision (TF32, FP16, BF16) where the lab asks "
+                                               "for float32?"),
+                            x->count, x->arg, x->first));
+        return false;
+    }
     if (co->timed_mismatch) {
         const struct run_incident *x = co->timed_mismatch;
         set_verdict(cr, V_WRONG,
@@ -326,6 +337,33 @@ static bool incidents_verdict(const struct messages *msgs, const struct run_case
                             co->timed_modified->call));
         return false;
     }
+    return true;
+}
+
+/* A timed call that touched a buffer fenced off from it (grader/harness/fence.h): a read of the
+ * reference's outputs, which hold the answer when the function runs second, is CH; a write
+ * (into either side's, while the other call ran) is work the function left running after it
+ * returned: WA, as an output not ready at return. The process was ended by the fault: this
+ * comes before how it ended. */
+static bool fault_verdict(const struct messages *msgs, const struct run_case_outcome *co,
+                          struct case_result *cr)
+{
+    const struct run_incident *x = co->timed_fault;
+    if (!x)
+        return false;
+    if (x->own || x->write)
+        set_verdict(cr, V_WRONG,
+                    xstrfmt(messages_get(msgs, "'%s' was still being written after the function "
+                                               "returned, while the other call of its pair ran "
+                                               "(%s %d): work left running on another thread"),
+                            x->arg, series_words(msgs, x->series), x->call));
+    else
+        set_verdict(cr, V_CHEAT,
+                    xstrfmt(messages_get(msgs, "reached into the reference's output '%s' on %s "
+                                               "%d, which is out of the function's reach while "
+                                               "it runs: what the other call of a pair left is "
+                                               "not a speed-up"),
+                            x->arg, series_words(msgs, x->series), x->call));
     return true;
 }
 
@@ -375,7 +413,7 @@ int judge_case(struct grading *g, const struct exercise_spec *ex, const struct v
     memcpy(cr->stage_s, co->stage_s, sizeof(cr->stage_s));
     cr->cpu_s = o->sb.cpu_s;
     cr->peak_rss_kb = o->sb.peak_rss_kb;
-    if (run_untrusted(g, v, o, idx, cr))
+    if (run_untrusted(g, v, o, idx, cr) || fault_verdict(g->o->messages, co, cr))
         return 0;
     /* The process ended in this case, or right after its last case. */
     bool ended_here = !co->finished || (idx == o->last_case && !o->finished);
@@ -418,4 +456,51 @@ int judge_case(struct grading *g, const struct exercise_spec *ex, const struct v
         cr->points = cr->max_points;
     }
     return 0;
+}
+
+/* The case that shows a precision the lab forbids, and how: by numbers (its precision check
+ * disagreed: WA) before by rate (its time past what FP32 can do: CH). -1 when none does. */
+static int precision_source(struct grading *g, const struct exercise_spec *ex,
+                            const struct variant_spec *v, const struct variant_result *vr,
+                            const struct variant_runs *runs, bool *by_numbers)
+{
+    for (size_t ci = 0; runs->run_of && ci < ex->n_cases; ci++)
+        if (runs->run_of[ci] >= 0 &&
+            runs->outcomes[runs->run_of[ci]].cases[runs->index_in[ci]].precision_mismatch) {
+            *by_numbers = true;
+            return (int)ci;
+        }
+    for (size_t ci = 0; ci < ex->n_cases; ci++)
+        if (vr->cases[ci].verdict == V_CHEAT &&
+            limits_reduced_precision(g, ex, v, &ex->cases[ci], &vr->cases[ci])) {
+            *by_numbers = false;
+            return (int)ci;
+        }
+    return -1;
+}
+
+void judge_variant_precision(struct grading *g, const struct exercise_spec *ex,
+                             const struct variant_spec *v, struct variant_result *vr,
+                             const struct variant_runs *runs)
+{
+    const struct messages *msgs = g->o->messages;
+    bool by_numbers = false;
+    int src = precision_source(g, ex, v, vr, runs, &by_numbers);
+    if (src < 0)
+        return;
+    const struct case_result *from = &vr->cases[src];
+    /* A student's check names no hidden case (grade.c's progress lines). */
+    bool veil = from->hidden && !g->env->grade_mode && !g->lab->show_hidden;
+    const char *where = veil ? messages_get(msgs, "a hidden case") : from->case_id;
+    for (size_t ci = 0; ci < ex->n_cases; ci++) {
+        struct case_result *cr = &vr->cases[ci];
+        if ((int)ci == src || cr->verdict != V_PASS)
+            continue;
+        set_verdict(cr, by_numbers ? V_WRONG : V_CHEAT,
+                    xstrfmt(messages_get(msgs, "a precision the lab forbids is decided once for "
+                                               "the whole variant, and case %s showed it: %s"),
+                            where, from->message ? from->message : ""));
+        cr->speedup_ref = cr->speedup_lo = cr->speedup_hi = cr->speedup_baseline = 0;
+        cr->gflops = cr->gbps = 0;
+    }
 }

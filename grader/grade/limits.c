@@ -27,7 +27,9 @@
 #define SLACK_GPU_COMPUTE 1.35
 #define SLACK_CPU_COMPUTE 1.5
 #define SLACK_BUS 1.2
-/* Below this the arithmetic of a case is too short to say anything about the machine. */
+/* Below this the arithmetic of a whole series (every sample's) is too short to say anything
+ * about the machine. A series, not a call: a rate no hardware here reaches is impossible at
+ * 17 us as at 17 ms, and a series of 17 us calls is measured as well as one long call. */
 #define MEANINGFUL_S 50e-6
 
 /* The reference, paired call by call with the function in the same process, proves what this
@@ -137,21 +139,36 @@ static bool float32_outputs(const struct exercise_spec *ex)
     return true;
 }
 
-static void compute_check(struct grading *g, const struct exercise_spec *ex,
-                          const struct variant_spec *v, const struct case_spec *c,
-                          struct case_result *cr, double secs)
+/* The float32 rate a case is held to (0: none applies), and its name. */
+static double float32_rate(struct grading *g, const struct exercise_spec *ex,
+                           const struct variant_spec *v, const struct case_spec *c,
+                           const struct case_result *cr, const char **name)
 {
     const struct calibration *cal = &g->env->cal;
     const struct messages *msgs = g->o->messages;
     bool gpu = v->target == TARGET_GPU, tf32 = gpu && ex->allow_tf32 && cal->gpu_tf32_gflops > 0;
     double rate =
         gpu ? (tf32 ? cal->gpu_tf32_gflops : cal->gpu_sgemm_gflops) : cal->cpu_sgemm_gflops;
-    const char *name = gpu ? (tf32 ? messages_get(msgs, "cuBLAS TF32 tensor-core rate")
-                                   : messages_get(msgs, "cuBLAS FP32 SGEMM rate"))
-                           : messages_get(msgs, "OpenBLAS SGEMM rate");
+    *name = gpu ? (tf32 ? messages_get(msgs, "cuBLAS TF32 tensor-core rate")
+                        : messages_get(msgs, "cuBLAS FP32 SGEMM rate"))
+                : messages_get(msgs, "OpenBLAS SGEMM rate");
+    int samples = cr->time.samples > 0 ? cr->time.samples : 1;
     /* The SGEMM rates are float32's: they say nothing of other arithmetic. */
     if (!float32_outputs(ex) || c->flops <= 0 || rate <= 0 ||
-        c->flops / (rate * 1e9) < MEANINGFUL_S)
+        c->flops * samples / (rate * 1e9) < MEANINGFUL_S)
+        return 0;
+    return rate;
+}
+
+static void compute_check(struct grading *g, const struct exercise_spec *ex,
+                          const struct variant_spec *v, const struct case_spec *c,
+                          struct case_result *cr, double secs)
+{
+    const struct messages *msgs = g->o->messages;
+    bool gpu = v->target == TARGET_GPU;
+    const char *name;
+    double rate = float32_rate(g, ex, v, c, cr, &name);
+    if (rate <= 0)
         return;
     double achieved = c->flops / secs / 1e9;
     judge_add_finding(cr, xstrfmt(messages_get(msgs, "arithmetic: %.0f%% of the measured %s "
@@ -185,4 +202,19 @@ void limits_case(struct grading *g, const struct exercise_spec *ex, const struct
         memory_check(g, v, c, cr, secs);
     if (cr->verdict == V_PASS)
         compute_check(g, ex, v, c, cr, secs);
+}
+
+bool limits_reduced_precision(struct grading *g, const struct exercise_spec *ex,
+                              const struct variant_spec *v, const struct case_spec *c,
+                              const struct case_result *cr)
+{
+    const char *name;
+    double secs = cr->time.median_ms / 1e3;
+    if (!g->env->cal.valid || v->target != TARGET_GPU || ex->allow_tf32 || !cr->time.valid ||
+        secs <= 0)
+        return false;
+    double rate = float32_rate(g, ex, v, c, cr, &name);
+    double faster = cr->pairs > 0 && cr->speedup_lo > 0 ? cr->speedup_lo : cr->speedup_ref;
+    return rate > 0 && c->flops / secs / 1e9 > SLACK_GPU_COMPUTE * rate &&
+           faster > SLACK_GPU_COMPUTE;
 }

@@ -7,7 +7,10 @@
  * pair. Two checks turn a forged time into CH, never a speedup: the harness's clock against the
  * supervisor's (a clock that runs slow inside the process), and on the GPU the host clock
  * around a device-wide synchronize against the events (work on a stream of the function's own
- * escapes the events, never the synchronize).
+ * escapes the events, never the synchronize). And the two orders of the pairs must agree: a
+ * function whose speed shows when it runs second and not when it runs first (or the other way)
+ * is credited with the less favourable of the two, or CH where they are far apart
+ * (orders_agree).
  */
 #include "grade/grading.h"
 
@@ -33,6 +36,23 @@
 #define STREAMS_MARGIN_MS 0.05
 #define STREAMS_RATIO 0.5
 #define STREAMS_CONSISTENT 0.8
+
+/* The orders' agreement (orders_agree): a disagreement is judged from this many blocks of two
+ * pairs on (fewer give no interval worth the name: the points then come from the sample's
+ * whole range, stats.h). Beyond noise: its interval over the blocks lies beyond ORDERS_MARGIN
+ * on one side of 1, or the interval of the shift between the two orders' pairs beyond
+ * ORDERS_SHIFT_MARGIN (wider: it does not cancel drift as the blocks do, and keeps its place
+ * where a few blocks spoiled by stray delays take the blocks' away), and that part of it is
+ * more than ORDERS_FLOOR_MS of the call. Gross (CH): beyond ORDERS_GROSS, or
+ * ORDERS_SHIFT_GROSS, and ORDERS_GROSS_FLOOR_MS. Set from the honest spread (docs/timing.md,
+ * "When the orders disagree"). */
+#define ORDERS_MIN_BLOCKS 6
+#define ORDERS_MARGIN 1.15
+#define ORDERS_SHIFT_MARGIN 1.3
+#define ORDERS_FLOOR_MS 0.002
+#define ORDERS_GROSS 1.5
+#define ORDERS_SHIFT_GROSS 2.0
+#define ORDERS_GROSS_FLOOR_MS 0.01
 
 static void cheat(struct case_result *cr, char *message)
 {
@@ -110,6 +130,66 @@ static bool series_tail_honest(const struct messages *msgs, const struct run_ser
                                          "speed-up"),
                       s->tail_stu_ms, base));
     return false;
+}
+
+/* How far the interval lo..hi of a disagreement lies from 1, as a factor (1 when it holds 1),
+ * where that part of it is more than floor_ms of a call of t_ms. */
+static double beyond(double lo, double hi, double t_ms, double floor_ms)
+{
+    double f = lo > 1 ? lo : hi > 0 && hi < 1 ? 1 / hi : 1;
+    return log(f) * t_ms > floor_ms ? f : 1;
+}
+
+/* Whether the orders disagree past the margins: the blocks' interval, or the shift's. */
+static bool disagree(const struct stats_positions *p, double t_ms, double floor_ms, double margin,
+                     double shift_margin)
+{
+    return beyond(p->disagreement_lo, p->disagreement_hi, t_ms, floor_ms) > margin ||
+           beyond(p->shift_lo, p->shift_hi, t_ms, floor_ms) > shift_margin;
+}
+
+/* A gain that shows in one order only is not a speed-up: the function's speed against the
+ * reference when both run first in their pair and when both run second (stats_positions) must
+ * agree, as an honest penalty for a position does on both sides. Beyond noise, only the less
+ * favourable of the two is credited, with a finding; grossly, CH. false when CH. */
+static bool orders_agree(const struct messages *msgs, const struct run_series *s, bool credit,
+                         struct case_result *cr)
+{
+    struct stats_positions p;
+    if (!s->present || !s->paired || s->n < 2 * ORDERS_MIN_BLOCKS ||
+        stats_positions(series_samples(s, true), series_samples(s, false), s->order, s->n, &p) ||
+        p.blocks < ORDERS_MIN_BLOCKS || !(p.first > 0) || !(p.second > 0))
+        return true;
+    double t_ms = stats_median(series_samples(s, true), s->n);
+    if (disagree(&p, t_ms, ORDERS_GROSS_FLOOR_MS, ORDERS_GROSS, ORDERS_SHIFT_GROSS)) {
+        cheat(cr, xstrfmt(messages_get(msgs, "the function's speed against the reference depends "
+                                             "on the order of its pair: %.2fx when both run "
+                                             "first, %.2fx when both run second (%zu blocks of "
+                                             "two pairs, apart by %.2fx at least; an honest "
+                                             "penalty for a position is paid by both sides "
+                                             "alike): a gain in one order only is not a "
+                                             "speed-up"),
+                          1 / p.first, 1 / p.second, p.blocks,
+                          fmax(beyond(p.disagreement_lo, p.disagreement_hi, t_ms, 0),
+                               beyond(p.shift_lo, p.shift_hi, t_ms, 0))));
+        cr->speedup_ref = cr->speedup_lo = cr->speedup_hi = 0;
+        return false;
+    }
+    if (!credit || !disagree(&p, t_ms, ORDERS_FLOOR_MS, ORDERS_MARGIN, ORDERS_SHIFT_MARGIN))
+        return true;
+    bool first_worse = p.first > p.second;
+    double r = first_worse ? p.first : p.second, lo = first_worse ? p.first_lo : p.second_lo,
+           hi = first_worse ? p.first_hi : p.second_hi;
+    cr->speedup_ref = 1 / r;
+    cr->speedup_lo = hi > 0 ? 1 / hi : 0;
+    cr->speedup_hi = lo > 0 ? 1 / lo : 0;
+    judge_add_finding(cr, xstrfmt(messages_get(msgs, "the function's speed against the reference "
+                                                     "depends on the order of its pair: %.2fx "
+                                                     "when both run first, %.2fx when both run "
+                                                     "second (%zu blocks of two pairs): only the "
+                                                     "less favourable is credited"),
+                                  1 / p.first, 1 / p.second, p.blocks));
+    return true;
 }
 
 bool speed_honest(struct grading *g, const struct run_case_outcome *co, struct case_result *cr)
@@ -210,7 +290,7 @@ static bool not_timed_here(struct grading *g, const struct run_case_outcome *co,
 {
     if (g->o->no_timing)
         return false;
-    if (g->env->turns.problem) {
+    if (g->env && g->env->turns.problem) {
         set_not_timed(cr, NOT_TIMED_COORDINATOR, xstrdup(g->env->turns.problem));
         return true;
     }
@@ -255,6 +335,9 @@ void speed_case(struct grading *g, const struct exercise_spec *ex, const struct 
             cr->speedup_hi = lo > 0 ? 1 / lo : 0;
             cr->pairs = (int)call->n;
         }
+        if (!orders_agree(msgs, call, true, cr) ||
+            !orders_agree(msgs, &co->series[RUN_SERIES_TRANSFER], false, cr))
+            return;
     }
     const struct variant_spec *bv = ex->baseline ? exercise_variant(ex, ex->baseline) : NULL;
     struct error ignored;

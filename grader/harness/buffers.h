@@ -21,7 +21,7 @@
 
 struct lg_buf {
     unsigned char *base; /* the allocation */
-    size_t mapped;       /* host: its mapping's length (huge-page aligned), or 0 (malloc'd) */
+    size_t mapped;       /* the allocation's length (host: whole pages, of its own mapping) */
     void *p;             /* what the function gets: base + guard */
     size_t bytes;        /* of data, without the guards */
     size_t guard;        /* 0 or LG_GUARD_BYTES on each side */
@@ -38,7 +38,18 @@ struct lg_guard_damage {
 /* 0, or -1 with the reason in err. A zero-byte buffer still gets a valid pointer. */
 int lg_buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, char *err,
                  size_t errsize);
+/* The same, where lg_buf_fence can take device memory out of reach (harness.h's
+ * lg_gpu_alloc_fenceable); host memory always can be. */
+int lg_buf_alloc_fenceable(struct lg_buf *b, size_t bytes, int space, bool guarded, char *err,
+                           size_t errsize);
 void lg_buf_free(struct lg_buf *b);
+/* Take the whole buffer, guards included, out of every call's reach (on) or give it back (off):
+ * host memory through mprotect (an access faults), device memory through lg_gpu_fence. 0; 1
+ * where this buffer cannot be fenced (pinned host memory; device memory without the CUDA
+ * virtual memory API); -1 on an error. The data is kept. */
+int lg_buf_fence(struct lg_buf *b, bool on);
+/* Whether addr lies in the buffer's allocation (guards included). */
+bool lg_buf_holds(const struct lg_buf *b, const void *addr);
 /* Refill the guards with the pattern (0, or -1 on a CUDA error). */
 int lg_buf_guard_reset(struct lg_buf *b);
 /* 1 when a guard was touched (d says how), 0 when intact, -1 on a CUDA error. */

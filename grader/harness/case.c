@@ -14,10 +14,15 @@ static size_t arg_bytes(const struct lg_job_arg *a)
     return a->count * lg_dtype_size(a->dtype);
 }
 
-static void alloc_or_fail(struct lg_buf *b, size_t bytes, int space, bool guarded, const char *name)
+/* fenceable: an output of a timed pair's side, fenced off while the other side runs
+ * (fence.h). */
+static void alloc_or_fail(struct lg_buf *b, size_t bytes, int space, bool guarded, bool fenceable,
+                          const char *name)
 {
     char err[512];
-    if (lg_buf_alloc(b, bytes, space, guarded, err, sizeof(err)) != 0)
+    int rc = fenceable ? lg_buf_alloc_fenceable(b, bytes, space, guarded, err, sizeof(err))
+                       : lg_buf_alloc(b, bytes, space, guarded, err, sizeof(err));
+    if (rc != 0)
         lg_fail(LG_EXIT_SETUP, "setup", "cannot allocate %zu bytes (%s) for %s: %s", bytes,
                 space == LG_SPACE_DEVICE   ? "device"
                 : space == LG_SPACE_PINNED ? "pinned"
@@ -62,21 +67,23 @@ static void setup_array(struct lg_case_state *s, struct lg_arg_state *st, bool t
     const struct lg_job_arg *a = st->spec;
     size_t bytes = arg_bytes(a);
     bool device = a->space == LG_SPACE_DEVICE, writes = a->kind != LG_ARG_IN;
-    alloc_or_fail(&st->data, bytes, a->space, s->job->guards, a->name);
+    bool paired_out = s->ref && writes;
+    alloc_or_fail(&st->data, bytes, a->space, s->job->guards, paired_out, a->name);
     if (device)
-        alloc_or_fail(&st->mirror, bytes, LG_SPACE_HOST, false, a->name);
+        alloc_or_fail(&st->mirror, bytes, LG_SPACE_HOST, false, false, a->name);
     if (a->kind != LG_ARG_OUT)
-        alloc_or_fail(&st->pristine, bytes, LG_SPACE_HOST, false, a->name);
+        alloc_or_fail(&st->pristine, bytes, LG_SPACE_HOST, false, false, a->name);
     if (writes)
-        alloc_or_fail(&st->ready, bytes, device ? LG_SPACE_DEVICE : LG_SPACE_HOST, false, a->name);
+        alloc_or_fail(&st->ready, bytes, device ? LG_SPACE_DEVICE : LG_SPACE_HOST, false, false,
+                      a->name);
     /* Guarded like the function's: the timed pairs trade the two (timing.c). */
-    if (s->ref && writes)
-        alloc_or_fail(&st->ref, bytes, a->space, s->job->guards, a->name);
+    if (paired_out)
+        alloc_or_fail(&st->ref, bytes, a->space, s->job->guards, true, a->name);
     if (transfer && device) {
         int from = s->job->timing.transfer_from;
-        alloc_or_fail(&st->xfer, bytes, from, false, a->name);
-        if (s->ref && writes)
-            alloc_or_fail(&st->xfer_ref, bytes, from, false, a->name);
+        alloc_or_fail(&st->xfer, bytes, from, false, false, a->name);
+        if (paired_out)
+            alloc_or_fail(&st->xfer_ref, bytes, from, false, false, a->name);
     }
 }
 

@@ -51,6 +51,15 @@ void lg_gpu_describe(char *buf, size_t size);
 /* Allocate bytes in the given space; NULL on failure (err filled). */
 void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize);
 void lg_gpu_free(void *p, int space);
+/* Device memory that lg_gpu_fence can take out of reach (the CUDA virtual memory management
+ * API: its own physical allocation, mapped at an address range of its own); plain device memory
+ * where the device or driver has no such API (lg_gpu_fence then answers 1). Freed by
+ * lg_gpu_free. */
+void *lg_gpu_alloc_fenceable(size_t bytes, char *err, size_t errsize);
+/* Take every access to a fenceable allocation away (on: its range unmapped, the memory kept) or
+ * give it back (off): a kernel or copy that touches it meanwhile fails with an illegal address.
+ * 0; 1 where p cannot be fenced; -1 on a CUDA error. */
+int lg_gpu_fence(void *p, int on);
 int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize);
 /* Synchronous helpers for the timed pairs (grader/harness/timing.c): fill bytes, draw timed
  * inputs (draw.h) into count elements of dtype, compare two device arrays with numpy's

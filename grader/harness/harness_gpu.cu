@@ -8,6 +8,7 @@
 
 #include "base/dtype.h"
 
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -104,9 +105,152 @@ extern "C" void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize
     return p;
 }
 
+/* ---- fenceable device memory (the virtual memory management API) ----
+ *
+ * The driver's entry points come through the runtime (cudaGetDriverEntryPointByVersion), so a
+ * runner needs no link against libcuda. Each fenceable allocation is a physical allocation of
+ * its own mapped at a range of its own; fencing unmaps the range (the physical memory and its
+ * contents stay with the handle) and mapping it back gives the device its access again. A range
+ * unmapped is out of reach of every kernel and copy: cuMemUnmap is what the API documents for
+ * that, where taking the access away with cuMemSetAccess is not documented for the owning
+ * device (tests/bench/fence_probe.cu measures both). */
+struct vmm_api {
+    bool tried, ok;
+    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                       unsigned long long);
+    CUresult (*release)(CUmemGenericAllocationHandle);
+    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+    CUresult (*address_free)(CUdeviceptr, size_t);
+    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+    CUresult (*unmap)(CUdeviceptr, size_t);
+    CUresult (*set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*granularity)(size_t *, const CUmemAllocationProp *,
+                            CUmemAllocationGranularity_flags);
+    int device;
+};
+static vmm_api vmm;
+
+static bool entry(const char *name, void **fn)
+{
+    cudaDriverEntryPointQueryResult q;
+    return cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q) ==
+               cudaSuccess &&
+           q == cudaDriverEntryPointSuccess && *fn;
+}
+
+static bool vmm_ready(void)
+{
+    if (vmm.tried)
+        return vmm.ok;
+    vmm.tried = true;
+    /* A device without the API fails its first cuMemCreate: plain memory is used then. */
+    if (cudaGetDevice(&vmm.device) != cudaSuccess)
+        return false;
+    vmm.ok = entry("cuMemCreate", (void **)&vmm.create) &&
+             entry("cuMemRelease", (void **)&vmm.release) &&
+             entry("cuMemAddressReserve", (void **)&vmm.reserve) &&
+             entry("cuMemAddressFree", (void **)&vmm.address_free) &&
+             entry("cuMemMap", (void **)&vmm.map) && entry("cuMemUnmap", (void **)&vmm.unmap) &&
+             entry("cuMemSetAccess", (void **)&vmm.set_access) &&
+             entry("cuMemGetAllocationGranularity", (void **)&vmm.granularity);
+    return vmm.ok;
+}
+
+static CUmemAllocationProp vmm_prop(void)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof(prop));
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = vmm.device;
+    return prop;
+}
+
+#define FENCEABLE_MAX 256
+struct fenceable {
+    CUdeviceptr ptr;
+    size_t size;
+    CUmemGenericAllocationHandle handle;
+    bool unmapped;
+};
+static fenceable fenceables[FENCEABLE_MAX];
+
+static fenceable *fenceable_of(const void *p)
+{
+    for (int i = 0; i < FENCEABLE_MAX; i++)
+        if (fenceables[i].ptr && fenceables[i].ptr == (CUdeviceptr)p)
+            return &fenceables[i];
+    return NULL;
+}
+
+static bool vmm_map(fenceable *f)
+{
+    CUmemAccessDesc rw;
+    memset(&rw, 0, sizeof(rw));
+    rw.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    rw.location.id = vmm.device;
+    rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return vmm.map(f->ptr, f->size, 0, f->handle, 0) == CUDA_SUCCESS &&
+           vmm.set_access(f->ptr, f->size, &rw, 1) == CUDA_SUCCESS;
+}
+
+extern "C" void *lg_gpu_alloc_fenceable(size_t bytes, char *err, size_t errsize)
+{
+    fenceable *slot = fenceable_of(NULL);
+    CUmemAllocationProp prop = vmm_prop();
+    size_t gran = 0;
+    if (!vmm_ready() || !slot ||
+        vmm.granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || !gran)
+        return lg_gpu_alloc(bytes, LG_SPACE_DEVICE, err, errsize);
+    fenceable f;
+    memset(&f, 0, sizeof(f));
+    f.size = (bytes + gran - 1) / gran * gran;
+    if (vmm.create(&f.handle, f.size, &prop, 0) != CUDA_SUCCESS)
+        return lg_gpu_alloc(bytes, LG_SPACE_DEVICE, err, errsize);
+    if (vmm.reserve(&f.ptr, f.size, gran, 0, 0) != CUDA_SUCCESS || !vmm_map(&f)) {
+        if (f.ptr)
+            vmm.address_free(f.ptr, f.size);
+        vmm.release(f.handle);
+        return lg_gpu_alloc(bytes, LG_SPACE_DEVICE, err, errsize);
+    }
+    *slot = f;
+    return (void *)f.ptr;
+}
+
+extern "C" int lg_gpu_fence(void *p, int on)
+{
+    fenceable *f = fenceable_of(p);
+    if (!f)
+        return 1;
+    if ((bool)on == f->unmapped)
+        return 0;
+    if (on && vmm.unmap(f->ptr, f->size) != CUDA_SUCCESS)
+        return -1;
+    if (!on && !vmm_map(f))
+        return -1;
+    f->unmapped = on;
+    return 0;
+}
+
+static bool fenceable_free(void *p)
+{
+    fenceable *f = fenceable_of(p);
+    if (!f)
+        return false;
+    cudaDeviceSynchronize();
+    if (!f->unmapped)
+        vmm.unmap(f->ptr, f->size);
+    vmm.address_free(f->ptr, f->size);
+    vmm.release(f->handle);
+    memset(f, 0, sizeof(*f));
+    return true;
+}
+
 extern "C" void lg_gpu_free(void *p, int space)
 {
     if (!p)
+        return;
+    if (space == LG_SPACE_DEVICE && fenceable_free(p))
         return;
     if (space == LG_SPACE_DEVICE)
         cudaFree(p);

@@ -28,6 +28,20 @@ void lg_gpu_free(void *p, int space)
     (void)space;
 }
 
+void *lg_gpu_alloc_fenceable(size_t bytes, char *err, size_t errsize)
+{
+    (void)bytes;
+    snprintf(err, errsize, "built without CUDA");
+    return NULL;
+}
+
+int lg_gpu_fence(void *p, int on)
+{
+    (void)p;
+    (void)on;
+    return 1;
+}
+
 int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize)
 {
     (void)dst;

@@ -95,6 +95,27 @@ static int parse_tol(struct parser *p, const char *line)
     return bad(p, "tolerance for an unknown argument");
 }
 
+/* "probe <input> <dist> <p1> <p2>": the precision check's distribution of an input. */
+static int parse_probe(struct parser *p, const char *line)
+{
+    char name[128], dist[16];
+    double p1, p2;
+    if (!p->c || sscanf(line, "probe %127s %15s %lf %lf", name, dist, &p1, &p2) != 4)
+        return bad(p, "malformed probe line");
+    int d = lookup(dist_names, dist);
+    for (int i = 0; d >= 0 && i < p->c->n_args; i++) {
+        struct lg_job_arg *a = &p->c->args[i];
+        if (strcmp(a->name, name) != 0 || (a->kind != LG_ARG_IN && a->kind != LG_ARG_INOUT))
+            continue;
+        a->has_probe = true;
+        a->probe_dist = (enum lg_dist)d;
+        a->probe_p1 = p1;
+        a->probe_p2 = p2;
+        return 0;
+    }
+    return bad(p, "probe for an unknown input, or an unknown distribution");
+}
+
 static int begin_case(struct parser *p, const char *line)
 {
     struct lg_job *j = p->job;
@@ -119,6 +140,8 @@ static int case_line(struct parser *p, const char *key, const char *line)
         return parse_arg(p, line);
     if (!strcmp(key, "tol"))
         return parse_tol(p, line);
+    if (!strcmp(key, "probe"))
+        return parse_probe(p, line);
     if (!strcmp(key, "checks"))
         return sscanf(line, "checks %d", &p->c->checks) == 1 && p->c->checks >= 0 &&
                        p->c->checks <= LG_MAX_CHECKS

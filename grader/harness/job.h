@@ -43,6 +43,10 @@ struct lg_job_arg {
     double p1, p2; /* uniform/integers low, high; normal mean, std; arange start, step; value */
     double rtol, atol;
     bool equal_nan;
+    /* The precision check's distribution of this input (job key "probe"; timing.c). */
+    bool has_probe;
+    enum lg_dist probe_dist;
+    double probe_p1, probe_p2;
 };
 
 struct lg_job_case {

@@ -30,6 +30,11 @@ void lg_result_close(void)
     result_file = NULL;
 }
 
+int lg_result_fd(void)
+{
+    return result_file ? fileno(result_file) : -1;
+}
+
 void lg_result(const char *fmt, ...)
 {
     va_list ap;

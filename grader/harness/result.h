@@ -14,6 +14,10 @@
 int lg_result_open(void);
 void lg_result_close(void);
 void lg_result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* result.txt's descriptor, for a line written from a signal handler (fence.c): lg_result
+ * flushes every line, so nothing of its own is pending there when student code runs. -1 when
+ * closed. */
+int lg_result_fd(void);
 /* Report "error <kind> <message>" and exit with code (harness.h's LG_EXIT_*). */
 void lg_fail(int code, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));

@@ -3,6 +3,7 @@
 #include "base/seal.h"
 #include "clock.h"
 #include "draw.h"
+#include "fence.h"
 #include "result.h"
 #include "stop.h"
 #include "throttle.h"
@@ -38,6 +39,7 @@ struct series {
     bool failed;      /* a pair's check failed: the series stopped there */
     double checks_ms; /* spent checking the pairs (outputs, guards, inputs), for `make bench` */
     double draws_ms;  /* spent drawing each pair's fresh inputs, likewise */
+    double fence_ms;  /* spent fencing each call's other side (fence.h), in checks_ms too */
 };
 
 struct side {
@@ -94,7 +96,7 @@ static void transfer(struct lg_case_state *s, const struct side *d, bool in)
  * device-wide synchronize (the grader compares the two: work on another stream escapes the
  * events, never the synchronize). */
 static void time_call(struct lg_case_state *s, struct series *ser, const struct side *d,
-                      double *event_ms, double *host_ms, double *tail_ms)
+                      double *event_ms, double *host_ms, double *tail_ms, bool fenced)
 {
     bool gpu = s->job->gpu;
     if (gpu && s->job->timing.flush_l2)
@@ -118,7 +120,40 @@ static void time_call(struct lg_case_state *s, struct series *ser, const struct 
         d->fn(d->argv);
     }
     *host_ms = lg_now_ms() - t0;
-    lg_after_call(s, "while timing");
+    /* The function ran with the reference's outputs out of reach: a kernel that reached for
+     * them fails here as an illegal address (fence.h). */
+    lg_after_call(s, d->student && fenced ? "in a timed call (the reference's outputs out of its "
+                                            "reach) of"
+                                          : "while timing");
+}
+
+/* A pair's first side fenced off while the second runs, or given back after (fence.h): the
+ * same steps whichever side went first, so that the fence costs both orders alike. Only the
+ * second call needs it: what the other side left before the first call is its outputs of the
+ * previous pair, computed on inputs that are gone. */
+static void fence_first(struct lg_case_state *s, struct series *ser, bool first_is_student, bool on)
+{
+    double t0 = lg_now_ms();
+    lg_fence_side(s, first_is_student, on, ser->name, ser->n + 1);
+    double t = lg_now_ms() - t0;
+    ser->fence_ms += t;
+    ser->checks_ms += t;
+}
+
+/* The calls of a pair in the order given (one call, unpaired), each timed into ev, host and
+ * tail ([0] the function's, [1] the reference's). */
+static void pair_calls(struct lg_case_state *s, struct series *ser, bool ref_first, double *ev,
+                       double *host, double *tail)
+{
+    bool paired = s->ref != NULL;
+    for (int k = 0; k < (paired ? 2 : 1); k++) {
+        bool student = (k == 0) != ref_first;
+        int at = student ? 0 : 1;
+        struct side d = side_of(s, student);
+        time_call(s, ser, &d, &ev[at], &host[at], &tail[at], paired && k == 1);
+        if (paired)
+            fence_first(s, ser, !ref_first, k == 0);
+    }
 }
 
 /* Whether both sides can be timed behind the blocking kernel: one probe each. A side that
@@ -145,24 +180,22 @@ static bool blocking_usable(struct lg_case_state *s, bool paired)
     return true;
 }
 
-static void warm_up(struct lg_case_state *s, struct series *ser, bool paired)
+static void warm_up(struct lg_case_state *s, struct series *ser)
 {
-    double ev, host, tail;
+    double ev[2], host[2] = {0, 0}, tail[2];
     for (int w = 0; w < s->job->timing.warmup; w++) {
-        for (int k = 0; k < (paired ? 2 : 1); k++) {
-            struct side d = side_of(s, k == 0);
-            time_call(s, ser, &d, &ev, &host, &tail);
-        }
+        pair_calls(s, ser, false, ev, host, tail);
         /* A long call is warm after one run (caches, pages and clocks settle within
          * milliseconds of work): more would only spend the budget. */
-        if (host > LONG_CALL_MS)
+        if (host[0] > LONG_CALL_MS)
             break;
     }
 }
 
-/* Fresh inputs for a pair: every input and inout, both sides alike. With digests, each input's
+/* Fresh inputs for a pair: every input and inout, both sides alike (from the precision
+ * check's distribution where probe asks and the job gives one). With digests, each input's
  * digest as drawn (0 for the other arguments), taken in the draw's own pass. */
-static void draw_inputs(struct lg_case_state *s, const struct series *ser, uint64_t seed,
+static void draw_inputs(struct lg_case_state *s, bool transfer, bool probe, uint64_t seed,
                         uint64_t *digests)
 {
     for (int i = 0; i < s->c->n_args; i++) {
@@ -170,12 +203,14 @@ static void draw_inputs(struct lg_case_state *s, const struct series *ser, uint6
         const struct lg_job_arg *a = st->spec;
         if (a->kind == LG_ARG_SCALAR || a->kind == LG_ARG_OUT)
             continue;
-        bool host_path = ser->transfer && a->space == LG_SPACE_DEVICE;
+        bool host_path = transfer && a->space == LG_SPACE_DEVICE, alt = probe && a->has_probe;
         struct lg_buf *b = host_path ? &st->xfer : &st->data;
         struct lg_buf *r = host_path ? &st->xfer_ref : &st->ref;
         uint64_t arg_seed = lg_draw_mix(seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1)));
         uint64_t *digest = digests && a->kind == LG_ARG_IN ? &digests[i] : NULL;
-        if (lg_buf_draw(b, a->dtype, a->count, (int)a->dist, a->p1, a->p2, arg_seed, digest) != 0)
+        if (lg_buf_draw(b, a->dtype, a->count, (int)(alt ? a->probe_dist : a->dist),
+                        alt ? a->probe_p1 : a->p1, alt ? a->probe_p2 : a->p2, arg_seed,
+                        digest) != 0)
             lg_fail(LG_EXIT_CUDA, "cuda", "drawing timed inputs for %s failed", a->name);
         if (a->kind != LG_ARG_INOUT || !r->p)
             continue;
@@ -185,8 +220,9 @@ static void draw_inputs(struct lg_case_state *s, const struct series *ser, uint6
     }
 }
 
-/* After the pair: the function's outputs against the reference's. false: a mismatch, reported. */
-static bool pair_agrees(struct lg_case_state *s, const struct series *ser, int pair)
+/* After the pair: the function's outputs against the reference's. false: a mismatch, reported
+ * as "<head> <arg> <count> <first>". */
+static bool pair_agrees(struct lg_case_state *s, bool transfer, const char *head)
 {
     for (int i = 0; i < s->c->n_args; i++) {
         struct lg_arg_state *st = &s->args[i];
@@ -194,15 +230,14 @@ static bool pair_agrees(struct lg_case_state *s, const struct series *ser, int p
         long long first;
         if (a->kind != LG_ARG_OUT && a->kind != LG_ARG_INOUT)
             continue;
-        bool host_path = ser->transfer && a->space == LG_SPACE_DEVICE;
+        bool host_path = transfer && a->space == LG_SPACE_DEVICE;
         long long bad =
             lg_buf_compare(host_path ? &st->xfer : &st->data, host_path ? &st->xfer_ref : &st->ref,
                            a->dtype, a->count, a->rtol, a->atol, a->equal_nan, &first);
         if (bad < 0)
             lg_fail(LG_EXIT_CUDA, "cuda", "comparing the timed outputs of %s failed", a->name);
         if (bad > 0) {
-            lg_result("timed_mismatch %s %d %s %lld %lld", ser->name, pair + 1, a->name, bad,
-                      first);
+            lg_result("%s %s %lld %lld", head, a->name, bad, first);
             return false;
         }
     }
@@ -286,9 +321,10 @@ static void trade_outputs(struct lg_case_state *s)
 }
 
 /* A pair in the order given, the reference's first when ref_first. Between its two calls
- * only the function's guards are checked (a few cache lines): whether it kept its inputs and
- * whether the outputs agree are checked once both have run, so that the second call of either
- * order finds what the first call left (docs/timing.md, "Between the calls of a pair"). */
+ * nothing runs but the fences (the same steps in either order): the function's guards, whether
+ * it kept its inputs and whether the outputs agree are checked once both have run, so that
+ * what runs between the calls does not depend on the order (docs/timing.md, "Between the calls
+ * of a pair"). */
 static bool take_ordered_pair(struct lg_case_state *s, struct series *ser, uint64_t pair_seed,
                               bool ref_first)
 {
@@ -298,24 +334,15 @@ static bool take_ordered_pair(struct lg_case_state *s, struct series *ser, uint6
     double ev[2] = {-1, -1}, host[2] = {0, 0}, tail[2] = {0, 0};
     char label[64];
     double t_draw = lg_now_ms();
-    draw_inputs(s, ser, pair_seed, watch_inputs ? drawn : NULL);
+    draw_inputs(s, ser->transfer, false, pair_seed, watch_inputs ? drawn : NULL);
     ser->draws_ms += lg_now_ms() - t_draw;
-    for (int k = 0; k < (paired ? 2 : 1); k++) {
-        bool student = (k == 0) != ref_first;
-        struct side d = side_of(s, student);
-        time_call(s, ser, &d, &ev[student ? 0 : 1], &host[student ? 0 : 1], &tail[student ? 0 : 1]);
-        if (!student)
-            continue;
-        double t0 = lg_now_ms();
-        snprintf(label, sizeof(label), "timed_guard %s %d", ser->name, ser->n + 1);
-        bool bad = lg_case_guards(s, label);
-        ser->checks_ms += lg_now_ms() - t0;
-        if (bad)
-            return !(ser->failed = true);
-    }
+    pair_calls(s, ser, ref_first, ev, host, tail);
     double t0 = lg_now_ms();
-    bool agrees = (!watch_inputs || inputs_kept(s, ser, ser->n, drawn)) &&
-                  (!paired || pair_agrees(s, ser, ser->n));
+    snprintf(label, sizeof(label), "timed_guard %s %d", ser->name, ser->n + 1);
+    bool agrees =
+        lg_case_guards(s, label) == 0 && (!watch_inputs || inputs_kept(s, ser, ser->n, drawn));
+    snprintf(label, sizeof(label), "timed_mismatch %s %d", ser->name, ser->n + 1);
+    agrees = agrees && (!paired || pair_agrees(s, ser->transfer, label));
     ser->checks_ms += lg_now_ms() - t0;
     if (!agrees)
         return !(ser->failed = true);
@@ -395,7 +422,7 @@ static void emit_series(const struct lg_case_state *s, const struct series *ser)
         emit_samples(ser, "ref_host", ser->ref_host);
         lg_result("order %s %s", ser->name, ser->n ? ser->order : "-");
     }
-    lg_result("checks %s %.3f %.3f", ser->name, ser->checks_ms, ser->draws_ms);
+    lg_result("checks %s %.3f %.3f %.3f", ser->name, ser->checks_ms, ser->draws_ms, ser->fence_ms);
     if (gpu && ser->n && ser->stu_ev[0] >= 0)
         lg_result("tail %s %.4f %.4f %.4f", ser->name, lg_stop_median(ser->stu_tail, ser->n),
                   paired ? lg_stop_median(ser->ref_tail, ser->n) : 0, ser->idle_tail);
@@ -468,9 +495,11 @@ static void run_series(struct lg_case_state *s, struct series *ser, uint64_t see
     bool paired = s->ref != NULL;
     lg_control("P %d warmup", s->index);
     lg_result("phase warmup %s", ser->name);
-    warm_up(s, ser, paired);
+    warm_up(s, ser);
     ser->block = !ser->transfer && s->job->gpu && t->blocking && blocking_usable(s, paired);
     lg_result("phase time %s", ser->name);
+    /* What the warm-up's fences cost is not the timed pairs' checking. */
+    ser->checks_ms = ser->fence_ms = 0;
     /* Measured again, from nothing, when the supervisor saw another process share the series'
      * cores or GPU (result.h's lg_series_verdict); a series whose check failed is over. */
     for (int again = 0;; again++) {
@@ -487,6 +516,8 @@ static void run_series(struct lg_case_state *s, struct series *ser, uint64_t see
 
 void lg_case_time(struct lg_case_state *s, uint64_t seed)
 {
+    if (s->ref)
+        lg_fence_init();
     const struct lg_timing *t = &s->job->timing;
     int max_clock = s->job->gpu ? lg_gpu_sm_clock_max_mhz() : 0;
     struct series ser;
@@ -499,4 +530,23 @@ void lg_case_time(struct lg_case_state *s, uint64_t seed)
     series_init(&ser, "transfer", true, t->max_pairs, max_clock);
     run_series(s, &ser, lg_draw_mix(seed ^ 2));
     series_release(&ser);
+}
+
+bool lg_case_precision(struct lg_case_state *s, uint64_t seed)
+{
+    bool asked = false;
+    for (int i = 0; i < s->c->n_args; i++)
+        asked |= s->args[i].spec->has_probe;
+    if (!asked || !s->ref)
+        return true;
+    lg_result("phase time precision");
+    draw_inputs(s, false, true, lg_draw_mix(seed ^ 3), NULL);
+    /* The function first: the reference has written nothing of these inputs yet. */
+    for (int k = 0; k < 2; k++) {
+        struct side d = side_of(s, k == 0);
+        d.fn(d.argv);
+        lg_after_call(s, "in the precision check of");
+    }
+    return lg_case_guards(s, "timed_guard call 0") == 0 &&
+           pair_agrees(s, false, "precision_mismatch");
 }

@@ -19,8 +19,8 @@
  * Lines written (result.h): "series", "samples", "order", "checks" (the time spent checking
  * the pairs, and drawing their inputs), "tail" (GPU: the device's
  * busy time after the stop events, already charged to the event samples), "clock", "throttle",
- * "blocking", "timed_mismatch", "timed_guard", "timed_modified"; grader/run/runlog.c reads
- * them.
+ * "blocking", "timed_mismatch", "timed_guard", "timed_modified", "timed_fault" (fence.h),
+ * "precision_mismatch"; grader/run/runlog.c reads them.
  */
 #ifndef LG_HARNESS_TIMING_H
 #define LG_HARNESS_TIMING_H
@@ -35,5 +35,10 @@
 /* Time the case's call, and with transfers where the job asks and device arrays exist.
  * seed: unpredictable by the student (getrandom), mixed into every timed input set. */
 void lg_case_time(struct lg_case_state *s, uint64_t seed);
+/* The precision check, where the job gives one (job key "probe": spec.h's precision_check):
+ * one pair, untimed, on inputs from the check's distributions, the function's outputs against
+ * the reference's with the case's tolerance. false (and "precision_mismatch <arg> <count>
+ * <first>" written) when they disagree: the case is not timed then. */
+bool lg_case_precision(struct lg_case_state *s, uint64_t seed);
 
 #endif

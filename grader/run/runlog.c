@@ -177,10 +177,12 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
     }
 }
 
-/* "guard <k> <arg> <before> <after> <first>" and the timed kinds, which name their series. */
+/* "guard <k> <arg> <before> <after> <first>" and the timed kinds, which name their series
+ * ("timed_fault <series> <pair> <arg> <owner> <access>": grader/harness/fence.h), and the precision
+ * check's "precision_mismatch <arg> <count> <first>", which names none. */
 static void read_incident(struct reader *r, const char *key, const char *line)
 {
-    char series[16] = "", arg[128];
+    char series[16] = "", arg[128], owner[16] = "", access[8] = "";
     int call;
     long long x = 0, y = 0, first = -1;
     bool ok;
@@ -195,6 +197,14 @@ static void read_incident(struct reader *r, const char *key, const char *line)
     else if (!strcmp(key, "timed_mismatch"))
         ok = sscanf(line, "timed_mismatch %15s %d %127s %lld %lld", series, &call, arg, &x,
                     &first) == 5;
+    else if (!strcmp(key, "precision_mismatch"))
+        ok = sscanf(line, "precision_mismatch %127s %lld %lld", arg, &x, &first) == 3 &&
+             (call = 0, true);
+    else if (!strcmp(key, "timed_fault"))
+        ok = sscanf(line, "timed_fault %15s %d %127s %15s %7s", series, &call, arg, owner,
+                    access) == 5 &&
+             (!strcmp(owner, "function") || !strcmp(owner, "reference")) &&
+             (!strcmp(access, "read") || !strcmp(access, "write"));
     else
         ok = sscanf(line, "timed_modified %15s %d %127s", series, &call, arg) == 3;
     if (!ok || (series[0] && series_index(series) < 0))
@@ -207,13 +217,17 @@ static void read_incident(struct reader *r, const char *key, const char *line)
     inc.before = guard ? x : 0;
     inc.after = guard ? y : 0;
     inc.count = guard ? x + y : x;
+    inc.own = !strcmp(owner, "function");
+    inc.write = !strcmp(access, "write");
     if (guard) {
         r->c->guards = xrealloc(r->c->guards, (r->c->n_guards + 1) * sizeof(inc));
         r->c->guards[r->c->n_guards++] = inc;
         return;
     }
-    struct run_incident **slot =
-        !strcmp(key, "timed_mismatch") ? &r->c->timed_mismatch : &r->c->timed_modified;
+    struct run_incident **slot = !strcmp(key, "timed_mismatch")       ? &r->c->timed_mismatch
+                                 : !strcmp(key, "timed_fault")        ? &r->c->timed_fault
+                                 : !strcmp(key, "precision_mismatch") ? &r->c->precision_mismatch
+                                                                      : &r->c->timed_modified;
     if (*slot) {
         free(inc.series);
         free(inc.arg);
@@ -319,7 +333,8 @@ static void read_line(struct reader *r, const char *line, bool first)
     else if (!strcmp(key, "order") || !strcmp(key, "clock") || !strcmp(key, "throttle") ||
              !strcmp(key, "checks") || !strcmp(key, "tail"))
         read_series_extra(r, key, line);
-    else if (!strcmp(key, "guard") || !strncmp(key, "timed_", 6))
+    else if (!strcmp(key, "guard") || !strncmp(key, "timed_", 6) ||
+             !strcmp(key, "precision_mismatch"))
         read_incident(r, key, line);
     else
         read_case_line(r, key, line);

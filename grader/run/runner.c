@@ -51,6 +51,8 @@ static void case_release(struct run_case_outcome *c)
     free(c->guards);
     incident_free(c->timed_mismatch);
     incident_free(c->timed_modified);
+    incident_free(c->timed_fault);
+    incident_free(c->precision_mismatch);
     free(c->blocking_off);
     for (int s = 0; s < RUN_SERIES_COUNT; s++) {
         struct run_series *r = &c->series[s];
@@ -119,6 +121,16 @@ static void job_case(const struct run_spec *s, const struct case_spec *c, struct
         if (a->kind != ARG_IN)
             strbuf_addf(out, "tol %s %.17g %.17g %d\n", a->name, p->tol.rtol, p->tol.atol,
                         p->tol.equal_nan ? 1 : 0);
+    }
+    /* The precision check's inputs (spec.h's precision_check), when the pairs are timed. */
+    for (size_t i = 0; s->time && s->reference_lib && i < ex->n_precision_check; i++) {
+        const struct init_spec *in = &ex->precision_check[i].init;
+        strbuf_addf(out, "probe %s %s %.17g %.17g\n", ex->precision_check[i].arg,
+                    dist_name(in->dist),
+                    in->dist == DIST_NORMAL     ? in->mean
+                    : in->dist == DIST_CONSTANT ? in->value
+                                                : in->low,
+                    in->dist == DIST_NORMAL ? in->std : in->high);
     }
     strbuf_addstr(out, "end\n");
 }

@@ -76,6 +76,8 @@ struct run_incident {
     char *arg;
     long long count, first;  /* mismatches (or guard bytes before + after) and first index */
     long long before, after; /* guards: bytes changed before and after the data */
+    bool own;                /* timed_fault: the function's own output (else the reference's) */
+    bool write;              /* timed_fault: a write (else a read) */
 };
 
 /* A case's stages, as the supervisor saw them: inputs and buffers, the checked calls, the
@@ -112,6 +114,13 @@ struct run_case_outcome {
     size_t n_guards;
     struct run_incident *timed_mismatch; /* a timed pair's outputs differed from the reference's */
     struct run_incident *timed_modified; /* a timed call changed an input */
+    /* A timed call touched a buffer fenced off from it (grader/harness/fence.h): the
+     * reference's outputs while the function ran, or the function's own while the reference
+     * ran (work it left running). */
+    struct run_incident *timed_fault;
+    /* The precision check's pair disagreed (spec.h's precision_check): count elements of arg,
+     * the first at first. */
+    struct run_incident *precision_mismatch;
     int blocking;       /* 1 on, 0 not asked, -1 asked but dropped (blocking_off says why) */
     char *blocking_off; /* "synchronizes", "setup" */
     struct run_series series[RUN_SERIES_COUNT];

@@ -24,9 +24,10 @@ static const char *const kit_keys[] = {"references", NULL};
 static const char *const kit_reference_names[] = {"objects", "sources", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", "allow_symbols", NULL};
 static const char *const exercise_keys[] = {
-    "id",          "title",          "points",    "params",   "args",    "variants", "cases",
-    "tolerance",   "tolerance_note", "work",      "baseline", "oracle",  "timeout",  "timing",
-    "performance", "seed",           "sanitizer", "returns",  "profile", NULL};
+    "id",      "title",      "points",          "params", "args",      "variants",
+    "cases",   "tolerance",  "tolerance_note",  "work",   "baseline",  "oracle",
+    "timeout", "timing",     "performance",     "seed",   "sanitizer", "returns",
+    "profile", "allow_tf32", "precision_check", NULL};
 static const char *const arg_keys[] = {"name",  "kind", "dtype",     "ctype", "shape",
                                        "value", "init", "tolerance", NULL};
 static const char *const init_keys[] = {"dist",  "low",  "high",  "mean", "std",
@@ -661,15 +662,17 @@ static int parse_sizes(struct loader *ld, const struct exercise_spec *ex, struct
     return 0;
 }
 
-/* init: {arg: {dist: ...}, ...}: the case's own inputs, over the arguments' init. */
-static int parse_case_inits(struct loader *ld, const struct exercise_spec *ex, struct case_spec *c,
-                            const yaml_node_t *m)
+/* {arg: {dist: ...}, ...}: distributions of some inputs, over the arguments' init (a case's
+ * `init`, an exercise's `precision_check`); who says whose, for the messages. */
+static int parse_init_overrides(struct loader *ld, const struct exercise_spec *ex,
+                                const yaml_node_t *m, const char *what, const char *who,
+                                struct init_override **list, size_t *n)
 {
-    if (ld_want_mapping(ld, m, "'init'") || ld_check_keys(ld, m, "in init", NULL))
+    if (ld_want_mapping(ld, m, what) || ld_check_keys(ld, m, "in init", NULL))
         return -1;
-    c->n_inits = ld_map_size(m);
-    c->inits = xcalloc(c->n_inits ? c->n_inits : 1, sizeof(*c->inits));
-    for (size_t i = 0; i < c->n_inits; i++) {
+    *n = ld_map_size(m);
+    *list = xcalloc(*n ? *n : 1, sizeof(**list));
+    for (size_t i = 0; i < *n; i++) {
         yaml_node_t *key = ld_map_key(ld, m, i);
         int a = exercise_arg_index(ex, ld_text(key));
         if (a < 0 || (ex->args[a].kind != ARG_IN && ex->args[a].kind != ARG_INOUT)) {
@@ -677,18 +680,28 @@ static int parse_case_inits(struct loader *ld, const struct exercise_spec *ex, s
             for (size_t j = 0; j < ex->n_args; j++)
                 if (ex->args[j].kind == ARG_IN || ex->args[j].kind == ARG_INOUT)
                     strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", ex->args[j].name);
-            ld_fail(ld, key, "case '%s': '%s' is not an input of exercise '%s' (inputs: %s)", c->id,
+            ld_fail(ld, key, "%s: '%s' is not an input of exercise '%s' (inputs: %s)", who,
                     ld_text(key), ex->id, strbuf_str(&sb));
             strbuf_release(&sb);
             return -1;
         }
-        c->inits[i].arg = xstrdup(ld_text(key));
-        c->inits[i].init = ex->args[a].init;
-        c->inits[i].loc = ld_loc_of(key);
-        if (parse_init_spec(ld, ld_map_value(ld, m, i), &c->inits[i].init))
+        (*list)[i].arg = xstrdup(ld_text(key));
+        (*list)[i].init = ex->args[a].init;
+        (*list)[i].loc = ld_loc_of(key);
+        if (parse_init_spec(ld, ld_map_value(ld, m, i), &(*list)[i].init))
             return -1;
     }
     return 0;
+}
+
+/* init: {arg: {dist: ...}, ...}: the case's own inputs, over the arguments' init. */
+static int parse_case_inits(struct loader *ld, const struct exercise_spec *ex, struct case_spec *c,
+                            const yaml_node_t *m)
+{
+    char *who = xstrfmt("case '%s'", c->id);
+    int rc = parse_init_overrides(ld, ex, m, "'init'", who, &c->inits, &c->n_inits);
+    free(who);
+    return rc;
 }
 
 static int parse_case(struct loader *ld, struct exercise_spec *ex, size_t index,
@@ -1191,6 +1204,16 @@ static int parse_exercise_profile(struct loader *ld, struct exercise_spec *ex, c
                    ex->id);
 }
 
+/* After the arguments, which it names. */
+static int parse_exercise_precision(struct loader *ld, struct exercise_spec *ex,
+                                    const yaml_node_t *m)
+{
+    yaml_node_t *n = ld_map_get(ld, m, "precision_check");
+    return n ? parse_init_overrides(ld, ex, n, "'precision_check'", "precision_check",
+                                    &ex->precision_check, &ex->n_precision_check)
+             : 0;
+}
+
 static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
 {
     struct exercise_spec *ex = &ld->lab->exercises[index];
@@ -1212,7 +1235,10 @@ static int parse_exercise(struct loader *ld, size_t index, const yaml_node_t *m)
     if (parse_exercise_head(ld, index, ex, m) || parse_exercise_args(ld, ex, m) ||
         parse_exercise_variants(ld, ex, m) || parse_exercise_cases(ld, ex, m))
         return -1;
-    return parse_exercise_sanitizer(ld, ex, m) || parse_exercise_profile(ld, ex, m) ? -1 : 0;
+    return parse_exercise_sanitizer(ld, ex, m) || parse_exercise_profile(ld, ex, m) ||
+                   parse_exercise_precision(ld, ex, m)
+               ? -1
+               : 0;
 }
 
 static int parse_build(struct loader *ld, const yaml_node_t *m)

@@ -118,6 +118,9 @@ static void exercise_release(struct exercise_spec *ex)
         free(c->args);
     }
     free(ex->cases);
+    for (size_t j = 0; ex->precision_check && j < ex->n_precision_check; j++)
+        free(ex->precision_check[j].arg);
+    free(ex->precision_check);
     tolerance_release(&ex->tol);
     free(ex->tol_note);
     free(ex->profile_case);

@@ -211,6 +211,12 @@ struct exercise_spec {
     /* float32 arithmetic may run on TF32 tensor cores (cuBLAS's TF32 mode, PyTorch's
      * allow_tf32): times are then judged against the TF32 rate, not FP32's (grade/limits.c). */
     bool allow_tf32;
+    /* precision_check: {input: {dist: ...}, ...}: inputs on which a reduced precision (TF32,
+     * FP16 inside a float32 exercise) cannot reproduce the reference within the tolerance;
+     * each case of a variant makes one pair on them, the function against the reference, and
+     * a disagreement is WA for the whole variant (labs/README.md, "Precision"). */
+    struct init_override *precision_check;
+    size_t n_precision_check;
     struct sanitizer_spec sanitizer;
     /* profile: {case: ID}: the case `--profile` runs under Nsight Compute (docs/profile.md);
      * NULL: the largest visible case that is not slow. */

@@ -4,13 +4,16 @@
  * The harness is compiled into this test (its GPU functions are only reached for device
  * buffers, which these tests never make: the fakes below say so if one were). */
 #include "harness/buffers.c"
+#include "harness/fence.c"
 #include "harness/fill.c"
 #include "harness/par.c"
+#include "harness/result.c"
 
 #include <check.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize)
 {
@@ -21,6 +24,14 @@ void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize)
 void lg_gpu_free(void *p, int space)
 {
     (void)p, (void)space;
+}
+void *lg_gpu_alloc_fenceable(size_t bytes, char *err, size_t errsize)
+{
+    return lg_gpu_alloc(bytes, LG_SPACE_DEVICE, err, errsize);
+}
+int lg_gpu_fence(void *p, int on)
+{
+    return (void)p, (void)on, 1;
 }
 int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize)
 {
@@ -291,12 +302,167 @@ START_TEST(test_large_host_buffers_huge_page_aligned)
         ck_assert_int_eq(lg_buf_guard_check(&big[k], &d), 0);
     }
     host_buf(&small, 1000);
-    ck_assert_uint_eq(small.mapped, 0);
+    /* A small buffer is whole pages of its own too, so that a fence takes nothing else. */
+    ck_assert_uint_eq(small.mapped, 3 * 4096);
     ck_assert_uint_eq((uintptr_t)small.base % 4096, 0);
     lg_buf_free(&big[0]);
     lg_buf_free(&big[1]);
     lg_buf_free(&small);
     ck_assert_ptr_null(small.base);
+}
+END_TEST
+
+/* How a child that runs fn ends: its signal, 0 when it returned, -1 when it exited with a
+ * failure (under AddressSanitizer, whose handler reports a fault and exits). */
+static int child_signal(void (*fn)(void *), void *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        fn(arg);
+        _exit(0);
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    return WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st) ? -1 : 0;
+}
+
+/* A child's access faulted: killed by SIGSEGV, or a sanitizer's report of it. */
+static bool faults(void (*fn)(void *), void *arg)
+{
+    int how = child_signal(fn, arg);
+    return how == SIGSEGV || how == -1;
+}
+
+static void read_byte(void *p)
+{
+    volatile unsigned char *b = p;
+    (void)b[0];
+}
+
+static void write_byte(void *p)
+{
+    volatile unsigned char *b = p;
+    b[0] = 1;
+}
+
+/* A fenced buffer is out of reach, guards included, and comes back as it was. */
+START_TEST(test_fence_host)
+{
+    size_t sizes[] = {1, 1000, 800000, 3 * HUGE_PAGE + 5};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        struct lg_buf b;
+        host_buf(&b, sizes[k]);
+        memset(b.p, 0x5a, b.bytes);
+        ck_assert(lg_buf_holds(&b, b.base) && lg_buf_holds(&b, b.base + b.mapped - 1));
+        ck_assert(!lg_buf_holds(&b, b.base + b.mapped) && !lg_buf_holds(&b, b.base - 1));
+        ck_assert_int_eq(lg_buf_fence(&b, true), 0);
+        ck_assert(faults(read_byte, b.p));
+        ck_assert(faults(read_byte, (unsigned char *)b.p + b.bytes - 1));
+        ck_assert(faults(read_byte, b.base)); /* a guard */
+        ck_assert_int_eq(lg_buf_fence(&b, false), 0);
+        ck_assert_int_eq(child_signal(read_byte, b.p), 0);
+        for (size_t i = 0; i < b.bytes; i += 997)
+            ck_assert_int_eq(((unsigned char *)b.p)[i], 0x5a);
+        struct lg_guard_damage d;
+        ck_assert_int_eq(lg_buf_guard_check(&b, &d), 0);
+        lg_buf_free(&b);
+    }
+}
+END_TEST
+
+/* A case of one input x and one output z, paired: the function's z in data, the reference's
+ * in ref (case.h). */
+struct fence_case {
+    struct lg_job_case c;
+    struct lg_case_state s;
+};
+
+static void fence_case_setup(struct fence_case *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->c.n_args = 2;
+    snprintf(f->c.args[0].name, sizeof(f->c.args[0].name), "x");
+    f->c.args[0].kind = LG_ARG_IN;
+    snprintf(f->c.args[1].name, sizeof(f->c.args[1].name), "z");
+    f->c.args[1].kind = LG_ARG_OUT;
+    f->s.c = &f->c;
+    for (int i = 0; i < 2; i++)
+        f->s.args[i].spec = &f->c.args[i];
+    host_buf(&f->s.args[0].data, 4000);
+    host_buf(&f->s.args[1].data, 4000);
+    host_buf(&f->s.args[1].ref, 4000);
+}
+
+struct fence_touch {
+    struct fence_case *f;
+    bool fence_student; /* whose outputs are fenced */
+    void *touch;
+    bool write;
+};
+
+static void fence_and_touch(void *arg)
+{
+    struct fence_touch *t = arg;
+    ck_assert_int_eq(lg_result_open(), 0);
+    lg_fence_init();
+    ck_assert_int_eq(lg_fence_side(&t->f->s, t->fence_student, true, "call", 7), 1);
+    if (t->write)
+        write_byte(t->touch);
+    else
+        read_byte(t->touch);
+}
+
+static char *result_text(void)
+{
+    static char buf[4096];
+    FILE *f = fopen("result.txt", "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* A touch of a fenced buffer names the buffer, its owner, the series and the pair, and the
+ * process still ends by the signal; a fault elsewhere writes nothing. */
+START_TEST(test_fence_fault_line)
+{
+    char dir[] = "/tmp/lg-fence-XXXXXX", cwd[4096];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(chdir(dir), 0);
+    struct fence_case f;
+    fence_case_setup(&f);
+    struct fence_touch t = {&f, false, (unsigned char *)f.s.args[1].ref.p + 100, false};
+    ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
+    ck_assert_str_eq(result_text(), "timed_fault call 7 z reference read\n");
+    t = (struct fence_touch){&f, true, f.s.args[1].data.p, false};
+    ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
+    ck_assert_str_eq(result_text(), "timed_fault call 7 z function read\n");
+#if defined(__x86_64__)
+    /* A write is told from a read (the page fault's error code). */
+    t = (struct fence_touch){&f, false, f.s.args[1].ref.p, true};
+    ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
+    ck_assert_str_eq(result_text(), "timed_fault call 7 z reference write\n");
+#endif
+    /* The input is shared: never fenced. An unmapped page is no fenced buffer. */
+    t = (struct fence_touch){&f, false, f.s.args[0].data.p, false};
+    ck_assert_int_eq(child_signal(fence_and_touch, &t), 0);
+    t = (struct fence_touch){&f, false, (void *)16, false};
+    ck_assert_int_eq(child_signal(fence_and_touch, &t), SIGSEGV);
+    ck_assert_str_eq(result_text(), "");
+    /* Unfenced, the reference's output is the process's again. */
+    ck_assert_int_eq(lg_fence_side(&f.s, false, true, "call", 1), 1);
+    ck_assert_int_eq(lg_fence_side(&f.s, false, false, "call", 1), 0);
+    read_byte(f.s.args[1].ref.p);
+    for (int i = 0; i < 2; i++)
+        lg_buf_free(&f.s.args[i].data);
+    lg_buf_free(&f.s.args[1].ref);
+    unlink("result.txt");
+    ck_assert_int_eq(chdir(cwd), 0);
+    rmdir(dir);
 }
 END_TEST
 
@@ -314,6 +480,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_compare_counts_across_parts);
     tcase_add_test(tc, test_compare_other_types);
     tcase_add_test(tc, test_large_host_buffers_huge_page_aligned);
+    tcase_add_test(tc, test_fence_host);
+    tcase_add_test(tc, test_fence_fault_line);
     suite_add_tcase(s, tc);
     return s;
 }

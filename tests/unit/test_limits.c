@@ -2,7 +2,8 @@
  * A time past a limit is a finding; it is CH only when the paired reference also shows the
  * function faster than itself by the slack, read off the low end of the speedup's interval:
  * the honest solution's three noisy pairs on a loaded machine must never be CH, a cheat's
- * multiple of the reference's speed must be. */
+ * multiple of the reference's speed must be. A series of short calls is judged like one long
+ * call (test_short_calls_judged). */
 #include "grade/grading.h"
 
 #include <check.h>
@@ -120,6 +121,51 @@ START_TEST(test_cheat_past_limit_is_ch)
 }
 END_TEST
 
+/* Lab 6's matmul at n1024 on the GPU (2.1 GFLOP) against an FP32 SGEMM measured at 50 TFLOP/s,
+ * TF32 not allowed: a call of ms, samples of them, and the pairs' speedup. */
+static void gpu_setup(struct fixture *f, double ms, int samples, double speedup, double lo)
+{
+    setup(f, ms, speedup, lo, samples);
+    f->v.target = TARGET_GPU;
+    f->v.memory = MEM_DEVICE;
+    f->c.bytes = 0;
+    f->c.flops = 2.0 * 1024 * 1024 * 1024;
+    f->env.cal.gpu_sgemm_gflops = 50000;
+    f->env.cal.gpu_tf32_gflops = 400000;
+    f->cr.time.samples = samples;
+}
+
+/* A rate no GPU here reaches is impossible at 17 us as at 17 ms: what a series of 17 us calls
+ * sums to is long enough to say so. One call of 17 us alone is not. */
+START_TEST(test_short_calls_judged)
+{
+    struct fixture f;
+    gpu_setup(&f, 0.017, 60, 3.42, 3.1);
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_CHEAT);
+    ck_assert_ptr_nonnull(strstr(f.cr.message, "this lab does not allow TF32"));
+    ck_assert(limits_reduced_precision(&f.g, &f.ex, &f.v, &f.c, &f.cr));
+    release(&f);
+    gpu_setup(&f, 0.017, 1, 3.42, 3.1);
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_PASS);
+    release(&f);
+    /* Honest FP32 at the same size: 45 us, under the rate. */
+    gpu_setup(&f, 0.045, 60, 1.0, 0.97);
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_PASS);
+    ck_assert(!limits_reduced_precision(&f.g, &f.ex, &f.v, &f.c, &f.cr));
+    release(&f);
+    /* Where the lab allows TF32, its rate is the limit. */
+    gpu_setup(&f, 0.017, 60, 3.42, 3.1);
+    f.ex.allow_tf32 = true;
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_PASS);
+    ck_assert(!limits_reduced_precision(&f.g, &f.ex, &f.v, &f.c, &f.cr));
+    release(&f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("limits");
@@ -127,6 +173,7 @@ int main(void)
     tcase_add_test(tc, test_within_limits_passes);
     tcase_add_test(tc, test_noisy_pairs_past_limit_is_finding);
     tcase_add_test(tc, test_cheat_past_limit_is_ch);
+    tcase_add_test(tc, test_short_calls_judged);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -507,7 +507,9 @@ static const struct bad_spec bad_specs[] = {
     {"bad_exercise_key.yaml", ":8:5: unknown key 'weight' in exercise (expected one of: id, title, "
                               "points, params, args, variants, cases, tolerance, tolerance_note, "
                               "work, baseline, oracle, timeout, timing, performance, seed, "
-                              "sanitizer, returns, profile)"},
+                              "sanitizer, returns, profile, allow_tf32, precision_check)"},
+    {"bad_precision_check.yaml", ":17:7: precision_check: 'z' is not an input of exercise "
+                                 "'saxpy' (inputs: x, y)"},
     {"bad_expr.yaml",
      ":10:49: bad expression '2*(n+1' in shape of argument 'x': at column 7: expected ')'"},
     {"bad_expr_name.yaml",
@@ -629,6 +631,23 @@ START_TEST(test_good_sanitizer)
     ck_assert(!lab.sanitizer.enabled);
     ck_assert(!lab.exercises[0].sanitizer.enabled);
     ck_assert_str_eq(exercise_sanitizer_case(&lab.exercises[0])->id, "big.2-x_y");
+    lab_release(&lab);
+}
+END_TEST
+
+/* allow_tf32 and the precision check's distributions, over the arguments' own. */
+START_TEST(test_precision_keys)
+{
+    struct lab lab;
+    load_ok(&lab, "tests/fixtures/labexploit/lab.yaml", NULL);
+    const struct exercise_spec *ex = lab_exercise(&lab, "sgemm6");
+    ck_assert(!ex->allow_tf32);
+    ck_assert_uint_eq(ex->n_precision_check, 2);
+    ck_assert_str_eq(ex->precision_check[1].arg, "B");
+    ck_assert_int_eq(ex->precision_check[1].init.dist, DIST_UNIFORM);
+    ck_assert(ex->precision_check[1].init.low == -4 && ex->precision_check[1].init.high == 4);
+    ck_assert(ex->args[1].init.low == 0 && ex->args[1].init.high == 1);
+    ck_assert_uint_eq(lab_exercise(&lab, "poly")->n_precision_check, 0);
     lab_release(&lab);
 }
 END_TEST
@@ -762,6 +781,7 @@ static Suite *spec_suite(void)
     tcase_add_test(good, test_good_full);
     tcase_add_test(good, test_seed_changes_inputs);
     tcase_add_test(good, test_good_sanitizer);
+    tcase_add_test(good, test_precision_keys);
     tcase_add_test(good, test_release_half_filled);
     tcase_add_test(good, test_names);
     suite_add_tcase(s, good);

@@ -218,6 +218,103 @@ START_TEST(test_paired_ratio_ordered)
 }
 END_TEST
 
+/* Blocks of two pairs, the first order of each drawn (here: alternating per block). stu and
+ * ref are the two sides' times in their pairs; pos_first scales a side's time when it runs
+ * first, and gain_second divides the function's when it runs second. */
+static void make_pairs(double *a, double *b, char *order, int n, double pos_first_stu,
+                       double pos_first_ref, double gain_second)
+{
+    for (int i = 0; i < n; i++) {
+        int block = i / 2;
+        bool stu_first = (i % 2 == 0) == (block % 2 == 0);
+        double jitter = 1 + 0.002 * ((i * 7) % 5);
+        order[i] = stu_first ? '0' : '1';
+        a[i] = (stu_first ? 2.0 * pos_first_stu : 2.0 / gain_second) * jitter;
+        b[i] = stu_first ? 1.0 : 1.0 * pos_first_ref;
+    }
+    order[n] = '\0';
+}
+
+/* A penalty for going first paid by both sides cancels in the disagreement, however large
+ * (while the two orders' ratios sit apart by its square); a gain when second, or a side
+ * more sensitive to its position, does not. */
+START_TEST(test_positions)
+{
+    double a[40], b[40];
+    char order[41];
+    struct stats_positions p;
+    make_pairs(a, b, order, 40, 1.5, 1.5, 1.0);
+    ck_assert_int_eq(stats_positions(a, b, order, 40, &p), 0);
+    ck_assert_uint_eq(p.blocks, 20);
+    ck_assert_msg(fabs(p.disagreement - 1) < 0.01, "disagreement %g", p.disagreement);
+    ck_assert(p.disagreement_lo <= 1.0 + 0.01 && p.disagreement_hi >= 1.0 - 0.01);
+    ck_assert(p.shift_lo <= 1.0 + 0.01 && p.shift_hi >= 1.0 - 0.01);
+    ck_assert(fabs(p.first - 2) < 0.02 && fabs(p.second - 2) < 0.02);
+    double r0 = stats_paired_ratio_ordered(a, b, order, 40, NULL, NULL);
+    ck_assert(fabs(r0 - 2) < 0.02);
+    /* The function twice as fast when it runs second: a gain in one order only. */
+    make_pairs(a, b, order, 40, 1.0, 1.0, 2.0);
+    ck_assert_int_eq(stats_positions(a, b, order, 40, &p), 0);
+    ck_assert_msg(fabs(p.disagreement - 2) < 0.03, "disagreement %g", p.disagreement);
+    ck_assert(p.disagreement_lo > 1.9);
+    ck_assert(fabs(p.first - 2) < 0.02 && fabs(p.second - 1) < 0.01);
+    ck_assert(fabs(p.shift - 2) < 0.05 && p.shift_lo > 1.9);
+    /* The geometric mean of the orders credits half of it. */
+    ck_assert(fabs(stats_paired_ratio_ordered(a, b, order, 40, NULL, NULL) - sqrt(2)) < 0.02);
+    /* The reference slower only when it runs first: the disagreement the other way. */
+    make_pairs(a, b, order, 40, 1.0, 1.6, 1.0);
+    ck_assert_int_eq(stats_positions(a, b, order, 40, &p), 0);
+    ck_assert(fabs(p.disagreement - 1 / 1.6) < 0.01 && p.disagreement_hi < 0.7);
+}
+END_TEST
+
+/* The Hodges-Lehmann shift and its Mann-Whitney interval: a few stray values leave it where
+ * it was, where they take a median over a few blocks' interval away. */
+START_TEST(test_shift)
+{
+    double x[20], y[20], lo, hi;
+    for (int i = 0; i < 20; i++) {
+        x[i] = 2.0 + 0.01 * (i % 7);
+        y[i] = 0.0 + 0.01 * ((i * 3) % 7);
+    }
+    double s = stats_shift(x, 20, y, 20, &lo, &hi);
+    ck_assert(fabs(s - 2) < 0.01 && lo > 1.95 && hi < 2.05 && lo <= s && s <= hi);
+    x[3] = -50;
+    x[11] = 100;
+    y[5] = 70;
+    s = stats_shift(x, 20, y, 20, &lo, &hi);
+    ck_assert_msg(fabs(s - 2) < 0.02 && lo > 1.9 && hi < 2.1, "shift %g (%g-%g)", s, lo, hi);
+    ck_assert(isnan(stats_shift(x, 2, y, 20, &lo, &hi)) && isnan(lo) && isnan(hi));
+    /* Thinned past STATS_SHIFT_MAX, the answer the same. */
+    static double big_x[3000], big_y[2500];
+    for (int i = 0; i < 3000; i++)
+        big_x[i] = 1 + 0.001 * (i % 11);
+    for (int i = 0; i < 2500; i++)
+        big_y[i] = 0.001 * (i % 13);
+    s = stats_shift(big_x, 3000, big_y, 2500, &lo, &hi);
+    ck_assert(fabs(s - 1) < 0.01 && lo <= s && s <= hi);
+}
+END_TEST
+
+/* Only whole blocks of opposite orders count; none, or no order, is no answer. */
+START_TEST(test_positions_blocks)
+{
+    double a[9], b[9];
+    char order[10];
+    struct stats_positions p;
+    make_pairs(a, b, order, 9, 1.0, 1.0, 1.0);
+    ck_assert_int_eq(stats_positions(a, b, order, 9, &p), 0);
+    ck_assert_uint_eq(p.blocks, 4); /* the odd pair out */
+    order[2] = order[3];            /* a block of one order: left out */
+    ck_assert_int_eq(stats_positions(a, b, order, 9, &p), 0);
+    ck_assert_uint_eq(p.blocks, 3);
+    ck_assert_int_eq(stats_positions(a, b, order, 1, &p), -1);
+    ck_assert(isnan(p.disagreement) && isnan(p.first) && p.blocks == 0);
+    ck_assert_int_eq(stats_positions(a, b, NULL, 9, &p), -1);
+    ck_assert_int_eq(stats_positions(a, b, "01", 9, &p), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("stats");
@@ -230,6 +327,9 @@ int main(void)
     tcase_add_test(tc, test_paired_ratio_interval);
     tcase_add_test(tc, test_paired_ratio_degenerate);
     tcase_add_test(tc, test_paired_ratio_ordered);
+    tcase_add_test(tc, test_positions);
+    tcase_add_test(tc, test_positions_blocks);
+    tcase_add_test(tc, test_shift);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
