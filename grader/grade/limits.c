@@ -86,12 +86,20 @@ static bool bus_check(struct grading *g, const struct exercise_spec *ex,
     double floor_s = up / (cal->h2d_pinned_gbs * 1e9) + down / (cal->d2h_pinned_gbs * 1e9);
     const char *what = NULL;
     double peak, bw = calibration_bus_gbs(cal, ex, v, &what, &peak);
-    if (bw > 0 && c->bytes > 0)
+    double share = bw > 0 ? c->bytes / (bw * 1e9) / secs : 0;
+    /* A share over 1 is said as what it is: the measurement, not a peak, was beaten. */
+    if (bw > 0 && c->bytes > 0 && share <= 1)
         judge_add_finding(cr, xstrfmt(messages_get(msgs, "transfer: %.1f GB/s, %.0f%% of this "
                                                          "machine's measured %s bandwidth (%.1f "
                                                          "GB/s)"),
-                                      c->bytes / secs / 1e9, 100 * c->bytes / (bw * 1e9) / secs,
-                                      messages_get(msgs, what), bw));
+                                      c->bytes / secs / 1e9, 100 * share, messages_get(msgs, what),
+                                      bw));
+    else if (bw > 0 && c->bytes > 0)
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "transfer: %.1f GB/s, %.2fx this "
+                                                         "machine's measured %s bandwidth (%.1f "
+                                                         "GB/s): faster than that measurement, "
+                                                         "which was taken at a busier moment"),
+                                      c->bytes / secs / 1e9, share, messages_get(msgs, what), bw));
     if (secs * SLACK_BUS < floor_s)
         impossible(cr, SLACK_BUS,
                    xstrfmt(messages_get(msgs, "impossible time: %.4f ms for a function on "
@@ -115,9 +123,18 @@ static void memory_check(struct grading *g, const struct variant_spec *v, const 
         return;
     /* What the caches could hold might not come from memory: only the rest is counted. */
     double floor_s = (c->bytes - cache) / (bw * 1e9);
-    judge_add_finding(cr, xstrfmt(messages_get(msgs, "memory traffic: %.0f%% of this machine's "
-                                                     "measured %s bandwidth (%.0f GB/s)"),
-                                  100 * c->bytes / (bw * 1e9) / secs, device ? "GPU" : "CPU", bw));
+    double share = c->bytes / (bw * 1e9) / secs;
+    if (share <= 1)
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "memory traffic: %.0f%% of this machine's "
+                                                         "measured %s bandwidth (%.0f GB/s)"),
+                                      100 * share, device ? "GPU" : "CPU", bw));
+    else
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "memory traffic: %.2fx this machine's "
+                                                         "measured %s bandwidth (%.0f GB/s): more "
+                                                         "than the measurement, which is not a "
+                                                         "peak (part of the data can come from "
+                                                         "the caches)"),
+                                      share, device ? "GPU" : "CPU", bw));
     double slack = device ? SLACK_GPU_MEMORY : SLACK_CPU_MEMORY;
     if (secs * slack < floor_s)
         impossible(cr, slack,
@@ -171,9 +188,15 @@ static void compute_check(struct grading *g, const struct exercise_spec *ex,
     if (rate <= 0)
         return;
     double achieved = c->flops / secs / 1e9;
-    judge_add_finding(cr, xstrfmt(messages_get(msgs, "arithmetic: %.0f%% of the measured %s "
-                                                     "(%.0f GFLOP/s)"),
-                                  100 * achieved / rate, name, rate));
+    if (achieved <= rate)
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "arithmetic: %.0f%% of the measured %s "
+                                                         "(%.0f GFLOP/s)"),
+                                      100 * achieved / rate, name, rate));
+    else
+        judge_add_finding(cr, xstrfmt(messages_get(msgs, "arithmetic: %.2fx the measured %s "
+                                                         "(%.0f GFLOP/s): faster than that "
+                                                         "measurement, which is not a peak"),
+                                      achieved / rate, name, rate));
     double slack = gpu ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE;
     if (achieved > slack * rate)
         impossible(cr, slack,
