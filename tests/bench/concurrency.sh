@@ -7,8 +7,8 @@
 #             how far each case's speed-up moved from the same check alone
 #   copies    a class of BENCH_COPIES (8) copies of the solution, --gpus 1: the spread of their
 #             scores, and the worst coefficient of variation of a case's speed-up over them
-#   scale     a class of BENCH_SCALE (20) copies at --gpus 1, 2 and 4: submissions a minute, the
-#             ratio to --gpus 1, CH on honest code
+#   scale     a class of BENCH_SCALE (20) copies at --gpus 1, 2 and 4 (BENCH_SCALE_GPUS):
+#             submissions a minute, the ratio to the first, CH on honest code
 #   rush      BENCH_RUSH ("1 8 20") autogrades at once (--stdin-tar, as Gradescope's runners
 #             call the course's machine over ssh): the median and worst seconds to an answer
 # BENCH_CONCURRENCY picks the groups (default "checks copies scale rush"); BENCH_CONCURRENCY_LAB
@@ -126,7 +126,7 @@ PY
 scale_rows() {
     local n=${BENCH_SCALE:-20} d=$WORK/scale base=""
     copies "$d/class" "$n"
-    for g in 1 2 4; do
+    for g in ${BENCH_SCALE_GPUS:-1 2 4}; do
         note "a class of $n, --gpus $g"
         rm -rf "$d/out$g"
         local t0=$(date +%s.%N)
