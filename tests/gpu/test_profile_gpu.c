@@ -152,6 +152,10 @@ static void excess_line_named(const struct graded *g, const struct profile_diagn
                   g->log);
     ck_assert_str_eq(l->file, "scale_gpu.cu");
     ck_assert_int_eq(l->line, 12);
+    /* The line's own text, read from the file compiled where ncu could not open it (the
+     * sandboxed path): never ncu's "<Unable to open source file>". */
+    ck_assert_msg(l->source && *l->source && !strstr(l->source, "Unable to open"),
+                  "the line's text: %s", l->source ? l->source : "(none)");
     struct strings s;
     struct error err;
     size_t n;
