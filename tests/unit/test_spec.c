@@ -140,7 +140,8 @@ START_TEST(test_lab6_loads)
     ck_assert_uint_eq(mm->args[3].n_shape, 0);
     ck_assert(mm->tol.has_rtol && mm->tol.has_atol && !mm->tol.equal_nan);
     ck_assert(near(mm->tol.rtol, 2e-3) && near(mm->tol.atol, 1e-3));
-    ck_assert_str_eq(mm->tol_note, "TF32 aceptado (rtol 2e-3): ver lab.yaml");
+    ck_assert_str_eq(mm->tol_note, "TF32 aceptado (rtol 2e-3): ver el README del laboratorio");
+    ck_assert(mm->allow_tf32);
     ck_assert_str_eq(mm->flops, "2*n^3");
     ck_assert_str_eq(mm->bytes, "3*4*n^2");
     ck_assert_str_eq(mm->baseline, "cpu");
