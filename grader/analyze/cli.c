@@ -174,9 +174,9 @@ static void print_pairs(const struct sim_result *r, const char *outdir)
     }
     if (r->n_reported > shown)
         printf("  ... and %zu more\n", r->n_reported - shown);
-    for (size_t i = 0; i < r->n_clusters; i++)
-        printf("  group of %zu: %s and %zu more\n", r->clusters[i].n,
-               r->subs[r->clusters[i].members[0]].id, r->clusters[i].n - 1);
+    for (size_t i = 0; i < r->n_groups; i++)
+        printf("  group of %zu: %s and %zu more\n", r->groups[i].n,
+               r->subs[r->groups[i].members[0]].id, r->groups[i].n - 1);
     printf("similarity: %s/similarity.md, similarity.html, similarity.csv\n", outdir);
 }
 
@@ -204,7 +204,7 @@ static int run_similarity(struct sim_cli *c, const char *templates_dir)
         for (size_t i = 0; i < r.n_warnings && !c->quiet; i++)
             fprintf(stderr, "similarity: %s\n", r.warnings[i]);
         printf("%s: %zu submissions, %zu pairs at or above %.0f%%, %zu group%s\n", lab.id, r.n_subs,
-               r.n_reported, 100 * c->o.threshold, r.n_clusters, r.n_clusters == 1 ? "" : "s");
+               r.n_reported, 100 * c->o.threshold, r.n_groups, r.n_groups == 1 ? "" : "s");
         print_pairs(&r, outdir);
         status = EXIT_OK;
     }

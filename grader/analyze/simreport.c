@@ -213,8 +213,8 @@ static void add_pairs(struct tpl_value *ctx, const struct sim_result *r)
 static void add_clusters(struct tpl_value *ctx, const struct sim_result *r)
 {
     struct tpl_value *list = tpl_set_list(ctx, "clusters");
-    for (size_t i = 0; i < r->n_clusters; i++) {
-        const struct sim_cluster *c = &r->clusters[i];
+    for (size_t i = 0; i < r->n_groups; i++) {
+        const struct sim_group *c = &r->groups[i];
         struct tpl_value *cm = tpl_push_map(list);
         tpl_set_num(cm, "index", (double)(i + 1));
         tpl_set_num(cm, "n", (double)c->n);

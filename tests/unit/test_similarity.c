@@ -112,7 +112,7 @@ START_TEST(test_winnowing_and_fragments)
     for (size_t i = 0; i < fa.n_win; i++)
         shared |= fp_contains(fb.win, fb.n_win, fa.win[i]);
     ck_assert(shared);
-    struct match_params mp = {k, 15, NULL, 0};
+    struct match_params mp = {k, 15};
     struct match_result m;
     match_result_init(&m);
     match_pair(&a, &fa, &b, &fb, &mp, &m);
@@ -195,8 +195,8 @@ START_TEST(test_fixture_class)
     for (size_t i = 0; i < r.n_subs; i++)
         if (!strcmp(r.subs[i].id, "skeleton_only"))
             ck_assert_uint_eq(r.subs[i].countable, 0);
-    ck_assert_uint_eq(r.n_clusters, 1);
-    ck_assert_uint_eq(r.clusters[0].n, 4);
+    ck_assert_uint_eq(r.n_groups, 1);
+    ck_assert_uint_eq(r.groups[0].n, 4);
     sim_result_release(&r);
     lab_release(&lab);
     remove_tree(work, NULL);
