@@ -286,6 +286,7 @@ static bool pair_of(const struct sim_result *r, size_t a, size_t b, const struct
     memset(out, 0, sizeof(*out));
     out->a = a;
     out->b = b;
+    out->shared = (unsigned)m->covered_a;
     out->a_in_b = (double)m->covered_a / (double)x->countable;
     out->b_in_a = (double)m->covered_b / (double)y->countable;
     out->similarity = (double)(m->covered_a + m->covered_b) / (double)(x->countable + y->countable);

@@ -86,6 +86,7 @@ struct sim_frag {
 struct sim_pair {
     size_t a, b; /* indexes into subs, a < b */
     double similarity, a_in_b, b_in_a;
+    unsigned shared;        /* tokens of a (as many of b) in the fragments */
     struct sim_frag *frags; /* longest first */
     size_t n_frags;
 };
