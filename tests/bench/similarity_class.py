@@ -5,7 +5,8 @@ similarity_class.py --copies OUT N: N copies of lab 6's solution (issue 41's lea
 Each submission is assembled from independent choices, the way students differ: loop forms and
 index types, guards or grid-stride kernels, block sizes and how the block count is rounded,
 error-check macros or none, one buffer or three, four ways of writing matmul on the CPU and
-three on the GPU, names of their own, comments, helpers. PAIRS of them (default 10) are then
+three on the GPU (with details of their own inside the kernels), habits (i++ or i += 1, int or
+long), names of their own, comments, helpers. PAIRS of them (default 10) are then
 copied into a new submission with every local name changed and the comments rewritten: the
 planted copies the check must find. The list of planted pairs goes to OUT/planted.txt.
 Deterministic (seeded): the same N gives the same class.
