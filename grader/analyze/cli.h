@@ -1,35 +1,41 @@
 /*
- * The analyze commands' command lines, called from cli/main.c, which owns the exit:
+ * The analyze commands as cli/ runs them (cli/cmd_analyze.c): their options are parsed by
+ * the one option table (cli/optable.c) and handed here as the stage's own structs; the lab is
+ * loaded by the caller. What they print and what they return:
  *
- *   grader similarity LAB --submissions DIR [--roster CSV] [--out DIR] [--lang es|en]
- *                  [--threshold X] [--min-match N] [--kgram N] [--window N] [--max-common N]
- *   grader mutate LAB [--out DIR] [--lang es|en] [--jobs N] [--only EXERCISE] [--timeout S]
- *                  [--no-slow] [--no-extra] [--cpu-only] [--keep] [--pdf | --no-pdf]
- *   grader grade LAB --submissions DIR --similarity ...   (grade, then the similarity check)
+ *   grader similarity LAB --submissions DIR   (and grade --similarity, after grading)
+ *   grader mutate LAB
  *
- * Exit statuses as main's: 0 done (whatever the pairs found or the mutants that survived),
- * 2 usage or spec error, 3 the grader failed (a missing libclang included: the message says
- * how to install it; for mutate also a solution that fails its own lab).
+ * Exit statuses as main's: 0 done (whatever was found, whatever survived), 2 usage error (no
+ * such submissions), 3 the grader failed (a missing libclang included: the message says how
+ * to install it; for mutate also a solution that fails its own lab).
  */
 #ifndef LG_ANALYZE_CLI_H
 #define LG_ANALYZE_CLI_H
 
+#include "analyze/mutresult.h"
+#include "analyze/similarity.h"
+#include "spec/spec.h"
+
 #include <stdbool.h>
-#include <stdio.h>
 
-/* Remove every `flag` from argv (keeping argv[*argc] NULL); whether there was one. */
-bool analyze_take_flag(int *argc, char **argv, const char *flag);
+struct analyze_similarity {
+    struct sim_opts o; /* work_dir and progress set by analyze_similarity */
+    const char *out;   /* reports folder: OUT/<lab>/similarity.* */
+    const char *work;  /* scratch folder (cli_work_folder) */
+    const char *lang;  /* NULL: the lab's */
+    bool quiet;
+};
 
-/*
- * cmd "similarity" or "mutate": argv[0] is the command, the rest its options. cmd "grade":
- * grade's own options, after `grader grade` ran with them and returned grade_status: the
- * similarity check of the same submissions, written beside the class's reports; the result
- * is grade_status unless the check itself failed.
- */
-int analyze_main(const char *cmd, int argc, char **argv, const char *templates_dir,
-                 int grade_status);
+struct analyze_mutate {
+    struct mutate_opts o; /* progress set by analyze_mutate */
+    const char *lang;     /* NULL: the lab's */
+    int pdf_mode;         /* -1 none, 0 try, 1 required */
+    bool quiet;
+};
 
-/* The lines of `grader --help` about these commands. */
-void analyze_usage(FILE *f);
+int analyze_similarity(const struct lab *lab, struct analyze_similarity *a,
+                       const char *templates_dir);
+int analyze_mutate(const struct lab *lab, struct analyze_mutate *a, const char *templates_dir);
 
 #endif

@@ -15,6 +15,8 @@ void fp_set_release(struct fp_set *f)
 {
     free(f->all);
     free(f->win);
+    free(f->at);
+    free(f->common);
     memset(f, 0, sizeof(*f));
 }
 
@@ -135,5 +137,14 @@ void fp_build(struct fp_set *f, const struct norm_stream *s, int k, int w)
     if (f->n_all > 1)
         qsort(f->all, f->n_all, sizeof(*f->all), cmp_kgram);
     winnow(f, h, n, w);
-    free(h);
+    f->at = h;
+    f->n_at = n;
+}
+
+void fp_mark_common(struct fp_set *f, const uint64_t *common, size_t n_common)
+{
+    free(f->common);
+    f->common = xcalloc(f->n_at ? f->n_at : 1, sizeof(*f->common));
+    for (size_t i = 0; i < f->n_at; i++)
+        f->common[i] = f->at[i] && fp_contains(common, n_common, f->at[i]);
 }

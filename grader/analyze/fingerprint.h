@@ -30,6 +30,10 @@ struct fp_set {
     size_t n_all;
     uint64_t *win; /* the winnowed fingerprints' hashes, sorted, each once */
     size_t n_win;
+    uint64_t *at; /* the hash of the k-gram at each position, 0 for none (fp_kgram_hashes) */
+    size_t n_at;
+    bool *common; /* per position: its k-gram is common in the class (fp_mark_common); NULL:
+                     none is */
 };
 
 void fp_set_init(struct fp_set *f);
@@ -48,6 +52,9 @@ size_t fp_mark_skeleton(struct norm_stream *s, int k, const uint64_t *skel, size
 
 /* The k-grams and the winnowed fingerprints of s (after fp_mark_skeleton). */
 void fp_build(struct fp_set *f, const struct norm_stream *s, int k, int w);
+
+/* Flag the positions of f whose k-gram is in common (sorted). */
+void fp_mark_common(struct fp_set *f, const uint64_t *common, size_t n_common);
 
 /* Whether h is in the sorted array set. */
 bool fp_contains(const uint64_t *set, size_t n, uint64_t h);

@@ -5,8 +5,11 @@
  * tiling does in JPlag). Fragments shorter than min_match tokens are dropped: that is what
  * keeps a `for (int i = 0; i < n; i++)` two students wrote alike from counting.
  *
- * Seeds whose hash is in `common` (k-grams found in too many submissions of the class) are
- * not used, and no fragment crosses a skeleton token or a change of file.
+ * K-grams that are common in the class (fp_mark_common: found in too many submissions) are
+ * no evidence for the pair: a fragment made only of them is not one of match_pair()'s.
+ * match_pair_all() tiles twice from one set of runs: once as match_pair() does, and once
+ * with every run, common ones included (all the code the two share, which the groups of
+ * simgroup.h are made of). No fragment crosses a handed-out token or a change of file.
  *
  * struct match_result owns its array.
  */
@@ -32,14 +35,19 @@ struct match_result {
 struct match_params {
     int k;
     int min_match;
-    const uint64_t *common; /* sorted; may be NULL */
-    size_t n_common;
 };
 
 void match_result_init(struct match_result *m);
 void match_result_release(struct match_result *m);
+/* The fragments a and b share, runs of common k-grams only left out (fa's marks say which
+ * are common; none when it has none). */
 void match_pair(const struct norm_stream *a, const struct fp_set *fa, const struct norm_stream *b,
                 const struct fp_set *fb, const struct match_params *p, struct match_result *out);
+/* rare: as match_pair's out; all: every shared run. Either may be NULL. */
+void match_pair_all(const struct norm_stream *a, const struct fp_set *fa,
+                    const struct norm_stream *b, const struct fp_set *fb,
+                    const struct match_params *p, struct match_result *rare,
+                    struct match_result *all);
 
 /* Tokens of s that can match: those not flagged NORM_SKELETON. */
 size_t match_countable(const struct norm_stream *s);

@@ -27,8 +27,7 @@ static uint32_t spelling_sym(const char *s)
     return h | 0x80000000u;
 }
 
-/* Names a student cannot rename: they say what the code does, whatever its names. */
-static bool kept_name(const char *s)
+bool norm_kept_name(const char *s)
 {
     static const char *const prefixes[] = {"__",     "cuda",  "cublas", "CUBLAS_",
                                            "cblas_", "Cblas", "atomic", NULL};
@@ -161,10 +160,10 @@ static uint32_t symbol_of(const struct norm_ctx *c, size_t i)
         return literal_sym(t->text);
     if (t->kind != TOK_IDENT)
         return spelling_sym(t->text);
-    if (kept_name(t->text))
+    if (norm_kept_name(t->text))
         return spelling_sym(t->text);
     /* A member of a kept built-in: threadIdx.x stays threadIdx.x. */
-    if (i >= 2 && tok_is(c->l, i - 1, ".") && kept_name(c->l->items[i - 2].text))
+    if (i >= 2 && tok_is(c->l, i - 1, ".") && norm_kept_name(c->l->items[i - 2].text))
         return spelling_sym(t->text);
     return NORM_ID;
 }

@@ -23,8 +23,9 @@
 
 #include "analyze/tokens.h"
 
-#include <stdint.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum { NORM_ID = 1, NORM_NUM, NORM_STR, NORM_CHR, NORM_LAUNCH };
 
@@ -46,6 +47,10 @@ struct norm_stream {
 
 void norm_stream_init(struct norm_stream *s);
 void norm_stream_release(struct norm_stream *s);
+/* Whether an identifier is one a student cannot rename (kept as itself): it says what the
+ * code does, whatever its names. */
+bool norm_kept_name(const char *s);
+
 /* Append the normalized tokens of l, as file number `file`. */
 void norm_append(struct norm_stream *s, const struct token_list *l, uint16_t file);
 

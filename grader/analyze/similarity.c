@@ -1,6 +1,8 @@
 /* similarity: every pair of a class's submissions compared. See similarity.h. */
 #include "analyze/similarity.h"
 
+#include "analyze/handout.h"
+#include "analyze/simgroup.h"
 #include "analyze/tokens.h"
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -42,10 +44,18 @@ void sim_result_release(struct sim_result *r)
 {
     for (size_t i = 0; i < r->n_subs; i++)
         sub_release(&r->subs[i], r->n_files);
+    if (r->sol.files || r->sol.id)
+        sub_release(&r->sol, r->n_sol_files);
     for (size_t i = 0; i < r->n_pairs; i++)
         free(r->pairs[i].frags);
-    for (size_t i = 0; i < r->n_clusters; i++)
-        free(r->clusters[i].members);
+    for (size_t i = 0; i < r->n_groups; i++) {
+        free(r->groups[i].members);
+        free(r->groups[i].frags);
+    }
+    for (size_t i = 0; i < r->n_solmatches; i++)
+        free(r->solmatches[i].frags);
+    free(r->groups);
+    free(r->solmatches);
     for (size_t i = 0; i < r->n_files; i++)
         free(r->files[i]);
     for (size_t i = 0; i < r->n_warnings; i++)
@@ -53,7 +63,6 @@ void sim_result_release(struct sim_result *r)
     free(r->files);
     free(r->subs);
     free(r->pairs);
-    free(r->clusters);
     free(r->warnings);
     memset(r, 0, sizeof(*r));
 }
@@ -118,21 +127,40 @@ static int load_files(struct sim_result *r, const char *dir, const char *who, st
     return 0;
 }
 
-/* Every k-gram of the skeleton's files, sorted, into *set (caller frees). */
-static int skeleton_hashes(struct sim_result *r, const struct lab *lab, uint64_t **set, size_t *n,
-                           struct error *err)
+/*
+ * The lab's own code (handout.h): the k-grams of what was handed out, sorted, into *set
+ * (caller frees); the instructor's code as r->sol, handed-out code marked in it too.
+ */
+static int load_lab_code(struct sim_result *r, const struct lab *lab, uint64_t **set, size_t *n,
+                         struct error *err)
 {
-    struct norm_stream s;
-    char *dir = path_join(lab->dir, "skeleton");
-    int rc = 0;
-    norm_stream_init(&s);
-    if (dir_exists(dir))
-        rc = load_files(r, dir, "skeleton", &s, NULL, err);
-    r->skeleton_tokens = s.n;
-    *set = rc == 0 ? fp_hash_set(&s, r->opts.k, n) : NULL;
-    norm_stream_release(&s);
-    free(dir);
-    return rc;
+    struct lab_code c;
+    lab_code_init(&c);
+    if (lab_code_load(&c, lab, r->files, r->n_files, err) != 0) {
+        lab_code_release(&c);
+        return -1;
+    }
+    for (size_t i = 0; i < c.n_notes; i++)
+        warn(r, xstrdup(c.notes[i]));
+    r->skeleton_tokens = c.handout.n;
+    r->n_handout = c.n_handout;
+    *set = fp_hash_set(&c.handout, r->opts.k, n);
+    r->sol.id = xstrdup("solution");
+    r->sol.name = xstrdup("solution");
+    r->n_sol_files = c.n_files;
+    r->sol.files = xcalloc(c.n_files ? c.n_files : 1, sizeof(*r->sol.files));
+    for (size_t i = 0; i < c.n_files; i++) {
+        r->sol.files[i] = (struct sim_file){c.names[i], c.sources[i]};
+        c.names[i] = c.sources[i] = NULL;
+    }
+    r->sol.toks = c.code;
+    norm_stream_init(&c.code);
+    fp_mark_skeleton(&r->sol.toks, r->opts.k, *set, *n);
+    fp_build(&r->sol.fp, &r->sol.toks, r->opts.k, r->opts.window);
+    r->sol.countable = match_countable(&r->sol.toks);
+    r->solution_checked = !c.published && r->sol.countable > 0;
+    lab_code_release(&c);
+    return 0;
 }
 
 static int load_subs(struct sim_result *r, const struct submission_set *set, const uint64_t *skel,
@@ -210,9 +238,9 @@ static int cmp_posting(const void *x, const void *y)
     return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
-/* Per pair, whether the two share a winnowed fingerprint that is not common. */
-static unsigned char *candidate_pairs(const struct sim_result *r, const uint64_t *common,
-                                      size_t n_common)
+/* Per pair, whether the two share a winnowed fingerprint (a common one included: groups are
+ * made of common code). */
+static unsigned char *candidate_pairs(const struct sim_result *r)
 {
     size_t n = r->n_subs, total = 0, m = 0;
     unsigned char *cand = xcalloc(n > 1 ? n * (n - 1) / 2 : 1, 1);
@@ -221,8 +249,7 @@ static unsigned char *candidate_pairs(const struct sim_result *r, const uint64_t
     struct posting *p = xcalloc(total ? total : 1, sizeof(*p));
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < r->subs[i].fp.n_win; j++)
-            if (!fp_contains(common, n_common, r->subs[i].fp.win[j]))
-                p[m++] = (struct posting){r->subs[i].fp.win[j], (uint32_t)i};
+            p[m++] = (struct posting){r->subs[i].fp.win[j], (uint32_t)i};
     if (m > 1)
         qsort(p, m, sizeof(*p), cmp_posting);
     for (size_t i = 0; i < m;) {
@@ -238,38 +265,38 @@ static unsigned char *candidate_pairs(const struct sim_result *r, const uint64_t
     return cand;
 }
 
-static struct sim_span span_of(const struct norm_stream *s, uint32_t first, uint32_t len)
+struct sim_span sim_span_of(const struct norm_stream *s, uint32_t first, uint32_t len)
 {
     const struct norm_token *a = &s->t[first], *b = &s->t[first + len - 1];
     return (struct sim_span){a->file, a->line, b->line};
 }
 
-/* Compare subs a and b; false when they share no fragment. */
-static bool compare_pair(const struct sim_result *r, size_t a, size_t b,
-                         const struct match_params *mp, struct sim_pair *out)
+const char *sim_file_name(const struct sim_result *r, unsigned f, bool sol)
+{
+    return sol ? r->sol.files[f].name : r->files[f];
+}
+
+/* The pair's evidence (m: fragments from rare k-grams) as *out; false when there is none. */
+static bool pair_of(const struct sim_result *r, size_t a, size_t b, const struct match_result *m,
+                    struct sim_pair *out)
 {
     const struct sim_sub *x = &r->subs[a], *y = &r->subs[b];
-    struct match_result m;
-    match_result_init(&m);
-    match_pair(&x->toks, &x->fp, &y->toks, &y->fp, mp, &m);
-    if (m.n == 0 || x->countable == 0 || y->countable == 0) {
-        match_result_release(&m);
+    if (m->n == 0 || x->countable == 0 || y->countable == 0)
         return false;
-    }
     memset(out, 0, sizeof(*out));
     out->a = a;
     out->b = b;
-    out->a_in_b = (double)m.covered_a / (double)x->countable;
-    out->b_in_a = (double)m.covered_b / (double)y->countable;
-    out->similarity = (double)(m.covered_a + m.covered_b) / (double)(x->countable + y->countable);
-    out->frags = xcalloc(m.n, sizeof(*out->frags));
-    out->n_frags = m.n;
-    for (size_t i = 0; i < m.n; i++) {
-        out->frags[i].a = span_of(&x->toks, m.frags[i].a, m.frags[i].len);
-        out->frags[i].b = span_of(&y->toks, m.frags[i].b, m.frags[i].len);
-        out->frags[i].tokens = m.frags[i].len;
+    out->shared = (unsigned)m->covered_a;
+    out->a_in_b = (double)m->covered_a / (double)x->countable;
+    out->b_in_a = (double)m->covered_b / (double)y->countable;
+    out->similarity = (double)(m->covered_a + m->covered_b) / (double)(x->countable + y->countable);
+    out->frags = xcalloc(m->n, sizeof(*out->frags));
+    out->n_frags = m->n;
+    for (size_t i = 0; i < m->n; i++) {
+        out->frags[i].a = sim_span_of(&x->toks, m->frags[i].a, m->frags[i].len);
+        out->frags[i].b = sim_span_of(&y->toks, m->frags[i].b, m->frags[i].len);
+        out->frags[i].tokens = m->frags[i].len;
     }
-    match_result_release(&m);
     return true;
 }
 
@@ -283,68 +310,37 @@ static int by_similarity(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-static void compare_all(struct sim_result *r, const uint64_t *common, size_t n_common)
+/* Every pair that shares a fingerprint, matched once: its evidence (pairs) and whether it
+ * shares enough code of any kind to be linked in a group (links). */
+static void compare_all(struct sim_result *r, const struct match_params *mp,
+                        struct sim_links *links)
 {
     size_t n = r->n_subs, alloc = 0;
-    struct match_params mp = {r->opts.k, r->opts.min_match, common, n_common};
-    unsigned char *cand = candidate_pairs(r, common, n_common);
+    unsigned link_at = sim_link_tokens(r->group_tokens);
+    unsigned char *cand = candidate_pairs(r);
+    struct match_result rare, all;
+    match_result_init(&rare);
+    match_result_init(&all);
     for (size_t a = 0; a < n; a++)
         for (size_t b = a + 1; b < n; b++) {
             if (!cand[tri(n, a, b)])
                 continue;
+            const struct sim_sub *x = &r->subs[a], *y = &r->subs[b];
+            match_pair_all(&x->toks, &x->fp, &y->toks, &y->fp, mp, &rare, &all);
             ALLOC_GROW(r->pairs, r->n_pairs + 1, alloc);
-            if (compare_pair(r, a, b, &mp, &r->pairs[r->n_pairs]))
+            if (pair_of(r, a, b, &rare, &r->pairs[r->n_pairs]))
                 r->n_pairs++;
+            if (all.covered_a >= link_at)
+                sim_links_add(links, a, b, &all);
         }
+    match_result_release(&rare);
+    match_result_release(&all);
     free(cand);
     if (r->n_pairs > 1)
         qsort(r->pairs, r->n_pairs, sizeof(*r->pairs), by_similarity);
     while (r->n_reported < r->n_pairs &&
            r->pairs[r->n_reported].similarity >= r->opts.threshold - 1e-12)
         r->n_reported++;
-}
-
-/* Union-find root with path halving. */
-static size_t root(size_t *parent, size_t i)
-{
-    while (parent[i] != i)
-        i = parent[i] = parent[parent[i]];
-    return i;
-}
-
-/* Groups of three or more submissions joined by reported pairs. */
-static void find_clusters(struct sim_result *r)
-{
-    size_t n = r->n_subs;
-    size_t *parent = xcalloc(n ? n : 1, sizeof(*parent)), *size = xcalloc(n ? n : 1, sizeof(*size));
-    for (size_t i = 0; i < n; i++)
-        parent[i] = i;
-    for (size_t p = 0; p < r->n_reported; p++)
-        parent[root(parent, r->pairs[p].a)] = root(parent, r->pairs[p].b);
-    for (size_t i = 0; i < n; i++)
-        size[root(parent, i)]++;
-    for (size_t i = 0; i < n; i++) {
-        if (root(parent, i) != i || size[i] < 3)
-            continue;
-        r->clusters = xrealloc(r->clusters, (r->n_clusters + 1) * sizeof(*r->clusters));
-        struct sim_cluster *c = &r->clusters[r->n_clusters++];
-        c->members = xcalloc(size[i], sizeof(*c->members));
-        c->n = 0;
-        for (size_t j = 0; j < n; j++)
-            if (root(parent, j) == i)
-                c->members[c->n++] = j;
-        c->min_similarity = 1;
-        c->max_similarity = 0;
-        for (size_t p = 0; p < r->n_reported; p++) {
-            if (root(parent, r->pairs[p].a) != i)
-                continue;
-            double v = r->pairs[p].similarity;
-            c->min_similarity = v < c->min_similarity ? v : c->min_similarity;
-            c->max_similarity = v > c->max_similarity ? v : c->max_similarity;
-        }
-    }
-    free(parent);
-    free(size);
 }
 
 static int collect(const struct sim_opts *o, struct submission_set *set, struct sim_result *r,
@@ -360,13 +356,34 @@ static int collect(const struct sim_opts *o, struct submission_set *set, struct 
     return rc;
 }
 
+/* The comparisons, once every submission is loaded: pairs, groups, solution matches. */
+static void compare(struct sim_result *r, const struct sim_opts *o)
+{
+    size_t n_common = 0;
+    struct sim_links links;
+    r->max_common =
+        o->max_common > 0 ? o->max_common : (int)(r->n_subs / 10 > 10 ? r->n_subs / 10 : 10);
+    r->group_tokens = o->group_tokens > 0 ? o->group_tokens : SIM_GROUP_TOKENS;
+    r->solution_tokens = o->solution_tokens > 0 ? o->solution_tokens : SIM_SOLUTION_TOKENS;
+    uint64_t *common = common_hashes(r, &n_common);
+    struct match_params mp = {o->k, o->min_match};
+    for (size_t i = 0; i < r->n_subs; i++)
+        fp_mark_common(&r->subs[i].fp, common, n_common);
+    sim_links_init(&links);
+    compare_all(r, &mp, &links);
+    sim_solution_matches(r, &mp);
+    sim_find_groups(r, &links, &mp);
+    sim_links_release(&links);
+    free(common);
+}
+
 int sim_run(const struct lab *lab, const struct sim_opts *o, struct sim_result *r,
             struct error *err)
 {
     struct submission_set set;
     char why[512];
-    size_t n_skel = 0, n_common = 0;
-    uint64_t *skel = NULL, *common = NULL;
+    size_t n_skel = 0;
+    uint64_t *skel = NULL;
     int rc = -1;
     sim_result_release(r);
     r->opts = *o;
@@ -379,19 +396,13 @@ int sim_run(const struct lab *lab, const struct sim_opts *o, struct sim_result *
     if (o->progress)
         fprintf(o->progress, "similarity: %zu submissions, comparing %zu files each\n", set.n,
                 r->n_files);
-    if (skeleton_hashes(r, lab, &skel, &n_skel, err) != 0)
+    if (load_lab_code(r, lab, &skel, &n_skel, err) != 0 ||
+        load_subs(r, &set, skel, n_skel, err) != 0)
         goto out;
-    if (load_subs(r, &set, skel, n_skel, err) != 0)
-        goto out;
-    r->max_common =
-        o->max_common > 0 ? o->max_common : (int)(r->n_subs / 10 > 10 ? r->n_subs / 10 : 10);
-    common = common_hashes(r, &n_common);
-    compare_all(r, common, n_common);
-    find_clusters(r);
+    compare(r, o);
     rc = 0;
 out:
     free(skel);
-    free(common);
     submission_set_release(&set);
     return rc;
 }

@@ -1,16 +1,24 @@
 /*
  * similarity: which submissions of a class share more code than independent work would
- * (issue 23). Each submission's sources (the files the lab's variants name) are lexed
- * (tokens.h), normalized (normalize.h), stripped of what the lab's skeleton already holds,
- * fingerprinted (fingerprint.h) and compared with every other (match.h).
+ * (issues 23 and 41). Each submission's sources (the files the lab's variants name) are lexed
+ * (tokens.h), normalized (normalize.h), stripped of what the lab handed out (handout.h),
+ * fingerprinted (fingerprint.h) and compared with every other (match.h), and with the
+ * instructor's own code (the solution and the references).
  *
  * For a pair (a, b):
- *   a_in_b      share of a's tokens (skeleton left out) inside fragments it shares with b
+ *   a_in_b      share of a's tokens (handed-out code left out) inside fragments it shares with b
  *   b_in_a      the same the other way
  *   similarity  both together: shared tokens of both over the tokens of both
  * A fragment counts only from min_match tokens on; k-grams that more than max_common
- * submissions have are no evidence (every student writes them) and start no fragment.
- * docs/similarity.md says what the score means and what it does not prove.
+ * submissions have are no evidence for a pair (every student writes them) and start no
+ * fragment.
+ *
+ * Groups: more than max_common submissions holding the same code of at least group_tokens
+ * tokens (simgroup.h) are one finding, however many they are: a solution that spread
+ * through the class. Three or more submissions chained by reported pairs are a group too.
+ * Solution matches: submissions holding at least solution_tokens tokens of the instructor's
+ * code. docs/similarity.md says what they mean, how group_tokens was chosen, and what none of
+ * it proves.
  *
  * struct sim_result owns everything in it; sim_result_release() frees it.
  */
@@ -24,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct sim_opts {
@@ -36,8 +45,19 @@ struct sim_opts {
     int min_match;           /* shortest fragment that counts, tokens */
     int max_common;          /* k-grams in more submissions than this are no evidence;
                                 0: the larger of 10 and a tenth of the class */
+    int group_tokens;        /* code more than max_common share that makes a group, tokens;
+                                0: SIM_GROUP_TOKENS */
+    int solution_tokens;     /* the instructor's code a submission holds that is reported,
+                                tokens; 0: SIM_SOLUTION_TOKENS */
     FILE *progress;          /* a line per stage, or NULL */
 };
+
+/* The defaults of group_tokens and solution_tokens, from the spreads measured on honest
+ * classes (docs/similarity.md): no honest set of more than a tenth of a class shared more
+ * than 112 tokens, no honest submission more than 35 of the solution's; copies of lab 6's
+ * solution share 242 to 269. */
+#define SIM_GROUP_TOKENS 160
+#define SIM_SOLUTION_TOKENS 100
 
 struct sim_file {
     char *name;   /* as the lab names it ("grade2_gpu.cu") */
@@ -46,7 +66,8 @@ struct sim_file {
 
 struct sim_sub {
     char *id, *name;
-    struct sim_file *files; /* one per lab file, same order as sim_result.files */
+    struct sim_file *files; /* one per lab file, same order as sim_result.files (the
+                               instructor's code: its own files, sim_result.sol_files) */
     struct norm_stream toks;
     struct fp_set fp;
     size_t countable; /* tokens left once the skeleton and the boilerplate are out */
@@ -65,14 +86,33 @@ struct sim_frag {
 struct sim_pair {
     size_t a, b; /* indexes into subs, a < b */
     double similarity, a_in_b, b_in_a;
+    unsigned shared;        /* tokens of a (as many of b) in the fragments */
     struct sim_frag *frags; /* longest first */
     size_t n_frags;
 };
 
-struct sim_cluster {
-    size_t *members; /* indexes into subs */
+enum sim_group_kind {
+    SIM_GROUP_SHARED, /* more than max_common holding the same code */
+    SIM_GROUP_PAIRS,  /* three or more chained by reported pairs */
+};
+
+struct sim_group {
+    enum sim_group_kind kind;
+    size_t *members; /* indexes into subs; the fragments are shown in members[0] and [1] */
     size_t n;
-    double min_similarity, max_similarity; /* over the reported pairs inside it */
+    unsigned tokens;        /* shared: the code they hold in common; pairs: the longest fragment */
+    struct sim_frag *frags; /* that code in members[0] (a) and members[1] (b), longest first */
+    size_t n_frags;
+    double min_similarity, max_similarity; /* pairs: over the reported pairs inside it */
+    bool matches_solution;                 /* most of that code is the instructor's */
+};
+
+/* A submission holding the instructor's code: frags' a in its files, b in sol_files. */
+struct sim_solmatch {
+    size_t sub;
+    unsigned tokens;
+    struct sim_frag *frags; /* longest first */
+    size_t n_frags;
 };
 
 struct sim_result {
@@ -82,13 +122,20 @@ struct sim_result {
     size_t n_subs;
     struct sim_pair *pairs; /* every pair with a shared fragment, most similar first */
     size_t n_pairs;
-    size_t n_reported; /* the first n_reported pairs are at or above the threshold */
-    struct sim_cluster *clusters;
-    size_t n_clusters;
-    size_t skeleton_tokens; /* tokens of the skeleton's files, normalized */
-    int max_common;         /* the value used */
-    struct sim_opts opts;   /* as used (strings not owned) */
-    char **warnings;        /* files that could not be read or lexed, collect's notes */
+    size_t n_reported;        /* the first n_reported pairs are at or above the threshold */
+    struct sim_group *groups; /* shared-code groups (largest first), then pairs' groups */
+    size_t n_groups;
+    struct sim_sub sol; /* the instructor's code (handout.h), as one more submission */
+    size_t n_sol_files;
+    bool solution_checked; /* some instructor's code was compared (none when it is public) */
+    struct sim_solmatch *solmatches; /* most tokens first */
+    size_t n_solmatches;
+    size_t skeleton_tokens; /* tokens of the handed-out code, normalized */
+    size_t n_handout;       /* handed-out sources it came from */
+    int max_common;         /* the values used */
+    int group_tokens, solution_tokens;
+    struct sim_opts opts; /* as used (strings not owned) */
+    char **warnings;      /* files that could not be read or lexed, collect's notes */
     size_t n_warnings;
 };
 
@@ -100,9 +147,15 @@ void sim_result_release(struct sim_result *r);
  * Caller frees the array and the strings. */
 char **sim_lab_files(const struct lab *lab, size_t *n);
 
-/* Compare every submission with every other. -1 with err set on bad input (no such
- * folder, an archive refused) or when libclang is missing. */
+/* Compare every submission with every other and with the instructor's code. -1 with err set
+ * on bad input (no such folder, an archive refused) or when libclang is missing. */
 int sim_run(const struct lab *lab, const struct sim_opts *o, struct sim_result *r,
             struct error *err);
+
+/* Where tokens [first, first + len) of s lie. */
+struct sim_span sim_span_of(const struct norm_stream *s, uint32_t first, uint32_t len);
+/* The name of file f of a span on side a (a submission: sim_result.files) or of the
+ * instructor's code (sol true: sim_result.sol.files). */
+const char *sim_file_name(const struct sim_result *r, unsigned f, bool sol);
 
 #endif

@@ -1,9 +1,9 @@
-/* simreport: the similarity check's CSV, Markdown and HTML. See simreport.h. */
+/* simreport: the similarity check's CSV, JSON, Markdown and HTML. See simreport.h. */
 #include "analyze/simreport.h"
 
 #include "analyze/render.h"
+#include "analyze/simview.h"
 #include "base/alloc.h"
-#include "base/escape.h"
 #include "base/fs.h"
 #include "base/template.h"
 #include "base/util.h"
@@ -29,19 +29,17 @@ static void csv_cell(struct strbuf *out, const char *s)
     strbuf_addch(out, '"');
 }
 
-/* "file:first-last" of a span, or "" when there is none. */
-static char *where(const struct sim_result *r, const struct sim_span *s)
+static struct simview_side side_of(const struct sim_sub *s)
 {
-    if (s->first_line == s->last_line)
-        return xstrfmt("%s:%u", r->files[s->file], s->first_line);
-    return xstrfmt("%s:%u-%u", r->files[s->file], s->first_line, s->last_line);
+    return (struct simview_side){s->id, s->files};
 }
 
 static void csv_row(struct strbuf *out, const struct sim_result *r, const struct sim_pair *p)
 {
     const struct sim_sub *a = &r->subs[p->a], *b = &r->subs[p->b];
-    char *la = p->n_frags ? where(r, &p->frags[0].a) : xstrdup("");
-    char *lb = p->n_frags ? where(r, &p->frags[0].b) : xstrdup("");
+    struct simview_side sa = side_of(a), sb = side_of(b);
+    char *la = p->n_frags ? simview_where(&sa, &p->frags[0].a) : xstrdup("");
+    char *lb = p->n_frags ? simview_where(&sb, &p->frags[0].b) : xstrdup("");
     csv_cell(out, a->id);
     strbuf_addch(out, ',');
     csv_cell(out, b->id);
@@ -72,7 +70,7 @@ void sim_report_csv(const struct sim_result *r, struct strbuf *out)
     for (size_t a = 0; a < n; a++)
         for (size_t b = a + 1; b < n; b++)
             if (!done[a * n + b]) {
-                struct sim_pair zero = {a, b, 0, 0, 0, NULL, 0};
+                struct sim_pair zero = {a, b, 0, 0, 0, 0, NULL, 0};
                 csv_row(out, r, &zero);
             }
     free(done);
@@ -83,104 +81,108 @@ static void set_pct(struct tpl_value *m, const char *key, double x)
     tpl_set_mdf(m, key, "%.0f%%", 100 * x);
 }
 
-/* Lines first..last of src. */
-static void add_lines(struct strbuf *out, const char *src, unsigned first, unsigned last)
+/*
+ * A finding's fragments: `frags` (the table: n, a_where, b_where, tokens), `code` (the first
+ * SIM_REPORT_FRAGS side by side, as Markdown) and `views` (the files side by side, as HTML).
+ */
+static void add_frags(struct tpl_value *m, const struct simview_side *a,
+                      const struct simview_side *b, const struct sim_frag *f, size_t n)
 {
-    unsigned line = 1;
-    for (const char *p = src; *p && line <= last; p++) {
-        if (line >= first)
-            strbuf_addch(out, *p);
-        if (*p == '\n')
-            line++;
-    }
-}
-
-/* One side of a fragment as a Markdown code block headed by where it is. */
-static void md_code(struct tpl_value *m, const char *key, const struct sim_result *r,
-                    const struct sim_sub *s, const struct sim_span *sp)
-{
-    struct strbuf code = STRBUF_INIT, body = STRBUF_INIT, md = STRBUF_INIT;
-    const char *src = s->files[sp->file].source;
-    add_lines(&code, src ? src : "", sp->first_line, sp->last_line);
-    esc_code_wrap(&body, strbuf_str(&code), 100, 60);
-    const char *dot = strrchr(r->files[sp->file], '.');
-    esc_md_fence(&md, strbuf_str(&body), dot && !strcmp(dot, ".c") ? "c" : "cpp");
-    tpl_set_md(m, key, strbuf_str(&md));
-    strbuf_release(&code);
-    strbuf_release(&body);
-    strbuf_release(&md);
-}
-
-/* A whole file as HTML lines, those inside fragment i of `side` (0: a, 1: b) marked. */
-static void html_file(struct strbuf *out, const char *src, const struct sim_pair *p, int side,
-                      unsigned file)
-{
-    unsigned line = 1;
-    const char *start = src;
-    strbuf_addstr(out, "<pre class=\"src\">");
-    while (*start) {
-        const char *nl = strchr(start, '\n');
-        size_t len = nl ? (size_t)(nl - start) : strlen(start);
-        int frag = -1;
-        for (size_t f = 0; f < p->n_frags && frag < 0; f++) {
-            const struct sim_span *sp = side ? &p->frags[f].b : &p->frags[f].a;
-            if (sp->file == file && line >= sp->first_line && line <= sp->last_line)
-                frag = (int)f;
-        }
-        char *text = xstrndup(start, len);
-        if (frag >= 0)
-            strbuf_addf(out, "<span class=\"m m%d\" title=\"%d\">", frag % 6, frag + 1);
-        strbuf_addf(out, "<span class=\"n\">%4u</span> ", line);
-        html_escape(out, text);
-        strbuf_addstr(out, frag >= 0 ? "</span>\n" : "\n");
-        free(text);
-        line++;
-        start = nl ? nl + 1 : start + len;
-    }
-    strbuf_addstr(out, "</pre>");
-}
-
-/* The pair's files side by side, one view per pair of files that share a fragment. */
-static void html_views(struct tpl_value *pm, const struct sim_result *r, const struct sim_pair *p)
-{
-    struct tpl_value *views = tpl_set_list(pm, "views");
-    for (size_t f = 0; f < p->n_frags; f++) {
-        unsigned fa = p->frags[f].a.file, fb = p->frags[f].b.file;
-        bool seen = false;
-        for (size_t g = 0; g < f && !seen; g++)
-            seen = p->frags[g].a.file == fa && p->frags[g].b.file == fb;
-        if (seen)
-            continue;
-        struct tpl_value *v = tpl_push_map(views);
-        struct strbuf left = STRBUF_INIT, right = STRBUF_INIT;
-        const char *sa = r->subs[p->a].files[fa].source, *sb = r->subs[p->b].files[fb].source;
-        html_file(&left, sa ? sa : "", p, 0, fa);
-        html_file(&right, sb ? sb : "", p, 1, fb);
-        tpl_set_str(v, "file_a", r->files[fa]);
-        tpl_set_str(v, "file_b", r->files[fb]);
-        tpl_set_md(v, "left", strbuf_str(&left));
-        tpl_set_md(v, "right", strbuf_str(&right));
-        strbuf_release(&left);
-        strbuf_release(&right);
-    }
-}
-
-static void pair_details(struct tpl_value *pm, const struct sim_result *r, const struct sim_pair *p)
-{
-    struct tpl_value *frags = tpl_set_list(pm, "frags");
-    for (size_t f = 0; f < p->n_frags; f++) {
-        struct tpl_value *fm = tpl_push_map(frags);
-        char *wa = where(r, &p->frags[f].a), *wb = where(r, &p->frags[f].b);
-        tpl_set_num(fm, "n", (double)(f + 1));
+    struct tpl_value *list = tpl_set_list(m, "frags");
+    struct strbuf code = STRBUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        struct tpl_value *fm = tpl_push_map(list);
+        char *wa = simview_where(a, &f[i].a), *wb = simview_where(b, &f[i].b);
+        tpl_set_num(fm, "n", (double)(i + 1));
         tpl_set_str(fm, "a_where", wa);
         tpl_set_str(fm, "b_where", wb);
-        tpl_set_num(fm, "tokens", p->frags[f].tokens);
+        tpl_set_num(fm, "tokens", f[i].tokens);
         free(wa);
         free(wb);
+        if (i < SIM_REPORT_FRAGS) {
+            strbuf_addstr(&code, i ? "\n" : "");
+            simview_md_pair(&code, a, &f[i].a, b, &f[i].b);
+        }
     }
-    md_code(pm, "code_a", r, &r->subs[p->a], &p->frags[0].a);
-    md_code(pm, "code_b", r, &r->subs[p->b], &p->frags[0].b);
-    html_views(pm, r, p);
+    tpl_set_num(m, "n_frags", (double)n);
+    tpl_set_num(m, "frags_more", n > SIM_REPORT_FRAGS ? (double)(n - SIM_REPORT_FRAGS) : 0);
+    tpl_set_md(m, "code", strbuf_str(&code));
+    simview_html(m, a, b, f, n);
+    strbuf_release(&code);
+}
+
+static void add_members(struct tpl_value *m, const struct sim_result *r, const size_t *members,
+                        size_t n)
+{
+    struct tpl_value *list = tpl_set_list(m, "members");
+    for (size_t j = 0; j < n; j++) {
+        struct tpl_value *mm = tpl_push_map(list);
+        tpl_set_str(mm, "id", r->subs[members[j]].id);
+        tpl_set_str(mm, "name", r->subs[members[j]].name);
+    }
+}
+
+static void add_groups(struct tpl_value *ctx, const struct sim_result *r)
+{
+    struct tpl_value *list = tpl_set_list(ctx, "groups");
+    for (size_t i = 0; i < r->n_groups; i++) {
+        const struct sim_group *g = &r->groups[i];
+        const struct sim_sub *a = &r->subs[g->members[0]], *b = &r->subs[g->members[1]];
+        struct simview_side sa = side_of(a), sb = side_of(b);
+        struct tpl_value *gm = tpl_push_map(list);
+        tpl_set_num(gm, "index", (double)(i + 1));
+        tpl_set_bool(gm, "shared", g->kind == SIM_GROUP_SHARED);
+        tpl_set_num(gm, "n", (double)g->n);
+        tpl_set_num(gm, "tokens", g->tokens);
+        tpl_set_bool(gm, "matches_solution", g->matches_solution);
+        set_pct(gm, "min", g->min_similarity);
+        set_pct(gm, "max", g->max_similarity);
+        tpl_set_str(gm, "a", a->id);
+        tpl_set_str(gm, "b", b->id);
+        add_members(gm, r, g->members, g->n);
+        add_frags(gm, &sa, &sb, g->frags, g->n_frags);
+    }
+}
+
+/* The number (from 1) of the group of shared code that holds sub and whose code is the
+ * instructor's, or 0. */
+static size_t solution_group(const struct sim_result *r, size_t sub)
+{
+    for (size_t g = 0; g < r->n_groups; g++)
+        for (size_t j = 0; r->groups[g].matches_solution && j < r->groups[g].n; j++)
+            if (r->groups[g].members[j] == sub)
+                return g + 1;
+    return 0;
+}
+
+/* Every match in the table; the code of those no group of the solution already shows. */
+static void add_solmatches(struct tpl_value *ctx, const struct sim_result *r)
+{
+    struct tpl_value *list = tpl_set_list(ctx, "solmatches");
+    struct simview_side sol = {"solution", r->sol.files};
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n_solmatches; i++) {
+        const struct sim_solmatch *s = &r->solmatches[i];
+        const struct sim_sub *sub = &r->subs[s->sub];
+        struct simview_side sa = side_of(sub);
+        struct tpl_value *sm = tpl_push_map(list);
+        size_t group = solution_group(r, s->sub);
+        bool detailed = !group && shown < SIM_REPORT_DETAILED;
+        tpl_set_num(sm, "index", (double)(i + 1));
+        tpl_set_str(sm, "id", sub->id);
+        tpl_set_str(sm, "name", sub->name);
+        tpl_set_num(sm, "tokens", s->tokens);
+        tpl_set_num(sm, "group", (double)group);
+        tpl_set_bool(sm, "detailed", detailed);
+        if (detailed)
+            add_frags(sm, &sa, &sol, s->frags, s->n_frags);
+        else
+            tpl_set_num(sm, "n_frags", (double)s->n_frags);
+        shown += detailed;
+    }
+    struct tpl_value *files = tpl_set_list(ctx, "sol_files");
+    for (size_t i = 0; i < r->n_sol_files; i++)
+        tpl_set_str(tpl_push_map(files), "name", r->sol.files[i].name);
 }
 
 static void add_pairs(struct tpl_value *ctx, const struct sim_result *r)
@@ -188,8 +190,9 @@ static void add_pairs(struct tpl_value *ctx, const struct sim_result *r)
     struct tpl_value *list = tpl_set_list(ctx, "pairs");
     for (size_t i = 0; i < r->n_reported; i++) {
         const struct sim_pair *p = &r->pairs[i];
+        struct simview_side sa = side_of(&r->subs[p->a]), sb = side_of(&r->subs[p->b]);
         struct tpl_value *pm = tpl_push_map(list);
-        char *la = where(r, &p->frags[0].a), *lb = where(r, &p->frags[0].b);
+        char *la = simview_where(&sa, &p->frags[0].a), *lb = simview_where(&sb, &p->frags[0].b);
         tpl_set_num(pm, "index", (double)(i + 1));
         tpl_set_str(pm, "a", r->subs[p->a].id);
         tpl_set_str(pm, "a_name", r->subs[p->a].name);
@@ -201,32 +204,27 @@ static void add_pairs(struct tpl_value *ctx, const struct sim_result *r)
         tpl_set_num(pm, "longest", p->frags[0].tokens);
         tpl_set_str(pm, "longest_a", la);
         tpl_set_str(pm, "longest_b", lb);
-        tpl_set_num(pm, "n_frags", (double)p->n_frags);
         tpl_set_bool(pm, "detailed", i < SIM_REPORT_DETAILED);
         if (i < SIM_REPORT_DETAILED)
-            pair_details(pm, r, p);
+            add_frags(pm, &sa, &sb, p->frags, p->n_frags);
+        else
+            tpl_set_num(pm, "n_frags", (double)p->n_frags);
         free(la);
         free(lb);
     }
 }
 
-static void add_clusters(struct tpl_value *ctx, const struct sim_result *r)
+static void add_settings(struct tpl_value *ctx, const struct sim_result *r)
 {
-    struct tpl_value *list = tpl_set_list(ctx, "clusters");
-    for (size_t i = 0; i < r->n_clusters; i++) {
-        const struct sim_cluster *c = &r->clusters[i];
-        struct tpl_value *cm = tpl_push_map(list);
-        tpl_set_num(cm, "index", (double)(i + 1));
-        tpl_set_num(cm, "n", (double)c->n);
-        set_pct(cm, "min", c->min_similarity);
-        set_pct(cm, "max", c->max_similarity);
-        struct tpl_value *members = tpl_set_list(cm, "members");
-        for (size_t j = 0; j < c->n; j++) {
-            struct tpl_value *m = tpl_push_map(members);
-            tpl_set_str(m, "id", r->subs[c->members[j]].id);
-            tpl_set_str(m, "name", r->subs[c->members[j]].name);
-        }
-    }
+    set_pct(ctx, "threshold", r->opts.threshold);
+    tpl_set_num(ctx, "k", r->opts.k);
+    tpl_set_num(ctx, "window", r->opts.window);
+    tpl_set_num(ctx, "min_match", r->opts.min_match);
+    tpl_set_num(ctx, "max_common", r->max_common);
+    tpl_set_num(ctx, "group_tokens", r->group_tokens);
+    tpl_set_num(ctx, "solution_tokens", r->solution_tokens);
+    tpl_set_num(ctx, "n_handout", (double)r->n_handout);
+    tpl_set_bool(ctx, "solution_checked", r->solution_checked);
 }
 
 static struct tpl_value *context(const struct sim_result *r, const struct lab *lab)
@@ -243,12 +241,10 @@ static struct tpl_value *context(const struct sim_result *r, const struct lab *l
     tpl_set_num(ctx, "n_pairs", r->n_subs > 1 ? (double)r->n_subs * (r->n_subs - 1) / 2 : 0);
     tpl_set_num(ctx, "n_shared", (double)r->n_pairs);
     tpl_set_num(ctx, "n_reported", (double)r->n_reported);
-    set_pct(ctx, "threshold", r->opts.threshold);
-    tpl_set_num(ctx, "k", r->opts.k);
-    tpl_set_num(ctx, "window", r->opts.window);
-    tpl_set_num(ctx, "min_match", r->opts.min_match);
-    tpl_set_num(ctx, "max_common", r->max_common);
-    tpl_set_num(ctx, "skeleton_tokens", (double)r->skeleton_tokens);
+    tpl_set_num(ctx, "n_groups", (double)r->n_groups);
+    tpl_set_num(ctx, "n_solmatches", (double)r->n_solmatches);
+    tpl_set_bool(ctx, "solution_published", lab->solution_published);
+    add_settings(ctx, r);
     tpl_set_num(ctx, "more",
                 r->n_reported > SIM_REPORT_DETAILED ? (double)(r->n_reported - SIM_REPORT_DETAILED)
                                                     : 0);
@@ -258,27 +254,39 @@ static struct tpl_value *context(const struct sim_result *r, const struct lab *l
     warns = tpl_set_list(ctx, "warnings");
     for (size_t i = 0; i < r->n_warnings; i++)
         tpl_set_str(tpl_push_map(warns), "text", r->warnings[i]);
+    add_groups(ctx, r);
+    add_solmatches(ctx, r);
     add_pairs(ctx, r);
-    add_clusters(ctx, r);
     return ctx;
+}
+
+static int write_text(const char *outdir, const char *name, const struct strbuf *text,
+                      struct error *err)
+{
+    char *path = path_join(outdir, name);
+    int rc = write_file_atomic(path, strbuf_str(text), text->len, err);
+    free(path);
+    return rc;
 }
 
 int sim_report_write(const struct sim_result *r, const struct lab *lab, const char *outdir,
                      const char *templates_dir, const char *lang, struct error *err)
 {
-    struct strbuf csv = STRBUF_INIT;
-    char *path = path_join(outdir, "similarity.csv");
+    struct strbuf csv = STRBUF_INIT, json = STRBUF_INIT;
     int rc = mkdir_p(outdir, err);
     sim_report_csv(r, &csv);
+    sim_report_json(r, lab, &json);
     if (rc == 0)
-        rc = write_file_atomic(path, strbuf_str(&csv), csv.len, err);
+        rc = write_text(outdir, "similarity.csv", &csv, err);
+    if (rc == 0)
+        rc = write_text(outdir, "similarity.json", &json, err);
     strbuf_release(&csv);
-    free(path);
+    strbuf_release(&json);
     if (rc != 0)
         return rc;
     struct tpl_value *ctx = context(r, lab);
     const char *l = lang ? lang : lab->lang;
-    path = path_join(outdir, "similarity.md");
+    char *path = path_join(outdir, "similarity.md");
     rc = analyze_write(templates_dir, l, "similarity.md", ctx, false, path, err);
     free(path);
     path = path_join(outdir, "similarity.html");

@@ -39,6 +39,8 @@ enum cli_command_id {
     CMD_KIT,
     CMD_GRADESCOPE,
     CMD_AUTOGRADE,
+    CMD_SIMILARITY,
+    CMD_MUTATE,
     CMD_HEADER,
     CMD_MACHINE,
     CMD_VERSION,
@@ -82,6 +84,13 @@ struct cli_args {
     /* gradescope, autograde (class/gradescope.h) */
     const char *gpu_policy, *remote_host, *remote_dir, *remote_key, *known_hosts, *root;
     bool setup, stdin_tar;
+    /* similarity (analyze/similarity.h; 0: the defaults), and grade's --similarity */
+    double threshold;
+    int min_match, kgram, window, max_common, group_tokens, solution_tokens;
+    bool similarity;
+    /* mutate (analyze/mutresult.h) */
+    bool no_extra, cpu_only;
+    const char *grader;
     /* slurm */
     int shards, gpus_per_task, cpus_per_task; /* gpus_per_task -1: as the lab needs */
     const char *partition, *time, *mem, *account, *sbatch;
@@ -181,10 +190,17 @@ int cmd_slurm(struct cli *c);
 int cmd_kit(struct cli *c);
 int cmd_gradescope(struct cli *c);
 int cmd_autograde(struct cli *c);
+int cmd_similarity(struct cli *c);
+int cmd_mutate(struct cli *c);
 int cmd_header(struct cli *c);
 int cmd_machine(struct cli *c);
 int cmd_version(struct cli *c);
 int cmd_help(struct cli *c);
+
+/* After `grader grade ... --similarity` returned grade_status: the similarity check of the
+ * same submissions beside the class's reports; grade_status unless the check failed
+ * (cmd_analyze.c). */
+int cli_grade_similarity(struct cli *c, int grade_status);
 
 /* help.c: a command's help, the overview of every command (both in c's language). */
 void cli_print_help(const struct cli *c, const struct cli_command *cmd, FILE *f);

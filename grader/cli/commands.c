@@ -6,7 +6,6 @@
 #include "cli/cli.h"
 
 #include "cli/options.h"
-#include "analyze/cli.h"
 #include "base/error.h"
 
 #include <string.h>
@@ -59,6 +58,21 @@ const struct cli_command cli_commands[] = {
      "ROOT/results/results.json, as run_autograder does on Gradescope; a grader error leaves "
      "no results, so that Gradescope shows an autograder failure to re-run.",
      1, 1, cmd_autograde},
+    {CMD_SIMILARITY, "similarity", "LAB --submissions DIR [options]",
+     "which submissions share code, and which hold the solution",
+     "Compares every submission of a class with every other and with the lab's solution and "
+     "references, the code every student was given left out, and writes "
+     "OUT/<lab>/similarity.md, .html, .json and .csv for the instructor: groups of submissions "
+     "that hold the same code, submissions that hold the instructor's solution, and pairs "
+     "above the threshold (docs/similarity.md). Needs libclang (grader/deps.sh analyze).",
+     1, 1, cmd_similarity},
+    {CMD_MUTATE, "mutate", "LAB [options]",
+     "does the grading catch wrong code? (mutants of the solution)",
+     "Grades small, plausible mistakes made in the lab's solution with the lab's visible, hidden "
+     "and slow cases, and writes OUT/<lab>/mutate/report.md (and a PDF): the mutants each "
+     "variant's cases kill and those that survive, with the sizes that would have killed them "
+     "(docs/mutation.md). Needs libclang (grader/deps.sh analyze).",
+     1, 1, cmd_mutate},
     {CMD_HEADER, "header", "LAB", "print the C prototypes a submission must match",
      "Prints the prototypes the grader force-includes when it compiles a submission.", 1, 1,
      cmd_header},
@@ -94,7 +108,6 @@ static int top_level(int argc, char **argv)
         cli_print_overview(&c, stderr);
     } else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         cli_print_overview(&c, stdout);
-        analyze_usage(stdout);
         status = EXIT_PASS;
     } else if (!strcmp(argv[1], "--version")) {
         status = cmd_version(&c);
@@ -102,22 +115,6 @@ static int top_level(int argc, char **argv)
         cli_error(&c, cli_tr(&c, "unknown command '%s' (see grader --help)"), argv[1]);
     }
     cli_release(&c);
-    return status;
-}
-
-/* grader similarity, grader mutate, and grade's --similarity step: the analyze stage parses
- * its own options (grader/analyze/cli.h). grade_status: grade's, for the last. */
-static int run_analyze(const char *name, int argc, char **argv, int grade_status)
-{
-    struct home home;
-    struct error err;
-    error_init(&err);
-    if (home_find(&home, &err) != 0) {
-        error_print(&err, stderr);
-        return EXIT_GRADER;
-    }
-    int status = analyze_main(name, argc, argv, home.templates_dir, grade_status);
-    home_release(&home);
     return status;
 }
 
@@ -133,6 +130,8 @@ static int run_command(const struct cli_command *cmd, int argc, char **argv)
         cli_print_help(&c, cmd, stdout);
     } else if (status == 0) {
         status = cmd->run(&c);
+        if (cmd->id == CMD_GRADE && c.a.similarity)
+            status = cli_grade_similarity(&c, status);
     }
     cli_release(&c);
     return status;
@@ -140,11 +139,7 @@ static int run_command(const struct cli_command *cmd, int argc, char **argv)
 
 int cli_main(int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "similarity") || !strcmp(argv[1], "mutate")))
-        return run_analyze(argv[1], argc - 1, argv + 1, EXIT_PASS);
     const struct cli_command *cmd = argc >= 2 ? cli_command_find(argv[1]) : NULL;
-    if (cmd && cmd->id == CMD_GRADE && analyze_take_flag(&argc, argv, "--similarity"))
-        return run_analyze("grade", argc - 1, argv + 1, run_command(cmd, argc, argv));
     if (!cmd)
         return top_level(argc, argv);
     return run_command(cmd, argc, argv);

@@ -101,8 +101,8 @@ void cli_print_overview(const struct cli *c, FILE *f)
     fprintf(f, "%s grader COMMAND [options]\n\n%s\n", cli_tr(c, "usage:"), cli_tr(c, "commands:"));
     for (const struct cli_command *cmd = cli_commands; cmd->name; cmd++) {
         int w = 2 + (int)strlen(cmd->name);
-        fprintf(f, "  %s%*s", cmd->name, 12 - w, "");
-        wrap(f, cli_tr(c, cmd->summary), 12, 12);
+        fprintf(f, "  %s%*s", cmd->name, 14 - w, "");
+        wrap(f, cli_tr(c, cmd->summary), 14, 14);
     }
     fputc('\n', f);
     wrap(f,

@@ -19,7 +19,8 @@
 
 static const char *const top_keys[] = {
     "lab",  "title",     "course", "lang",      "show_hidden",     "build",
-    "seed", "sanitizer", "kit",    "exercises", LOAD_LMS_TOP_KEYS, NULL};
+    "seed", "sanitizer", "kit",    "exercises", LOAD_LMS_TOP_KEYS, "solution_published",
+    NULL};
 static const char *const kit_keys[] = {"references", NULL};
 static const char *const kit_reference_names[] = {"objects", "sources", NULL};
 static const char *const build_keys[] = {"cflags", "nvccflags", "ldflags", "allow_symbols", NULL};
@@ -1315,6 +1316,9 @@ static int parse_lab(struct loader *ld, const yaml_node_t *m)
     if ((n = ld_map_get(ld, m, "build")) && parse_build(ld, n))
         return -1;
     if ((n = ld_map_get(ld, m, "kit")) && parse_kit(ld, n))
+        return -1;
+    if ((n = ld_map_get(ld, m, "solution_published")) &&
+        ld_get_bool(ld, n, "'solution_published'", &lab->solution_published))
         return -1;
     if ((n = ld_map_get(ld, m, "sanitizer")) && parse_sanitizer(ld, n, NULL, &lab->sanitizer))
         return -1;

@@ -265,6 +265,9 @@ struct lab {
     struct sanitizer_spec sanitizer; /* default of every exercise with a GPU variant */
     struct late_spec late;
     struct gradescope_spec gradescope;
+    /* The solution is public: grader similarity counts it as handed out and matches no
+     * submission with it or the references (docs/similarity.md). */
+    bool solution_published;
     struct exercise_spec *exercises;
     size_t n_exercises;
 };

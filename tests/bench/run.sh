@@ -13,8 +13,9 @@
 #   concurrency    (tests/bench/concurrency.sh, GPU) graders beside each other: four checks at
 #                  once, a class of identical copies, --gpus 1/2/4, autogrades at a deadline;
 #                  BENCH_CONCURRENCY=none skips them
-#   similarity     `grader similarity` over BENCH_SIM (500) generated lab 6 submissions on one
-#                  core (tests/bench/similarity_class.py; 0 skips it), and the planted copies found
+#   similarity     `grader similarity` on one core over BENCH_SIM (500) generated lab 6
+#                  submissions (tests/bench/similarity_class.py; 0 skips it): the planted copies
+#                  found; and over as many copies of lab 6's solution: one group
 # BENCH_REGRADES (5), BENCH_CLASS (7, 0 skips the class), BENCH_SPEED=0 skips the speed rows;
 # BENCH_ACCURACY (both): plain, blocking, both or none.
 set -euo pipefail
@@ -64,28 +65,49 @@ if [ "$gpu" = yes ] && [ "${BENCH_CONCURRENCY:-checks copies scale rush}" != non
 fi
 
 # --- similarity ---------------------------------------------------------------------------
+# Two classes on one core: SIM generated submissions (independent choices, 10 planted copies:
+# found as pairs, nothing else) and SIM copies of lab 6's solution (issue 41's leak: one
+# group of SIM). Time and peak memory of each run.
 SIM=${BENCH_SIM:-500}
+sim_run() { # name class: the check over class, on one core; sets t_sim and rss_sim
+    local one_core="" timer=""
+    command -v taskset >/dev/null && one_core="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')"
+    [ -x /usr/bin/time ] && timer="/usr/bin/time -f %M -o $work/$1.rss"
+    local t0 t1
+    t0=$(date +%s.%N)
+    $timer $one_core "$BIN" similarity labs/lab6 --submissions "$2" --out "$work/$1/out" \
+        --quiet > "$work/$1.log" 2>&1 || return 1
+    t1=$(date +%s.%N)
+    t_sim=$(calc "$t1 - $t0")
+    rss_sim=$( [ -s "$work/$1.rss" ] && awk '{ printf "%.0f MB", $1 / 1024 }' "$work/$1.rss" || echo "?")
+}
 if [ "$SIM" -gt 0 ]; then
     note "similarity: $SIM generated submissions of lab 6"
     python3 tests/bench/similarity_class.py "$work/sim" "$SIM"
-    one_core=""
-    command -v taskset >/dev/null && one_core="taskset -c $(taskset -pc $$ | sed 's/.*: *//; s/[,-].*//')"
-    t0=$(date +%s.%N)
-    if $one_core "$BIN" similarity labs/lab6 --submissions "$work/sim/class" --out "$work/sim/out" \
-        --quiet > "$work/sim.log" 2>&1; then
-        t1=$(date +%s.%N)
+    if sim_run sim "$work/sim/class"; then
         found=0; planted=0
         while read -r a b; do
             planted=$((planted + 1))
             awk -F, -v a="$a" -v b="$b" '(($1 == a && $2 == b) || ($1 == b && $2 == a)) && $3 >= 0.5 \
                 { f = 1 } END { exit !f }' "$work/sim/out/lab6/similarity.csv" && found=$((found + 1))
         done < "$work/sim/planted.txt"
-        row "similarity ($SIM submissions, one core, s)" "$(calc "$t1 - $t0")" "limit: 60" \
-            "$(calc "($t1 - $t0) / 60")"
+        row "similarity: $SIM generated, one core (s; $rss_sim)" "$t_sim" "limit: 60" \
+            "$(calc "$t_sim / 60")"
         row "  planted copies found" "$found of $planted" \
             "$(grep -oE '[0-9]+ pairs at or above' "$work/sim.log")" ""
+        row "  groups (none expected)" "$(grep -oE '[0-9]+ groups?' "$work/sim.log")" "" ""
     else
         row "similarity" "skipped" "$(tail -n 1 "$work/sim.log" | cut -c1-60)" ""
+    fi
+    note "similarity: $SIM copies of lab 6's solution"
+    python3 tests/bench/similarity_class.py --copies "$work/simc" "$SIM"
+    if sim_run simc "$work/simc/class"; then
+        row "similarity: $SIM solution copies, one core (s; $rss_sim)" "$t_sim" "limit: 60" \
+            "$(calc "$t_sim / 60")"
+        row "  the copies as one group" "$(grep -oE 'group 1: [0-9]+ submissions' "$work/simc.log" \
+            | grep -oE '[0-9]+ submissions$' || echo none)" "$SIM submissions" ""
+    else
+        row "similarity (copies)" "skipped" "$(tail -n 1 "$work/simc.log" | cut -c1-60)" ""
     fi
 fi
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """similarity_class.py OUT N [PAIRS]: a generated class of N lab 6 submissions for `make bench`.
+similarity_class.py --copies OUT N: N copies of lab 6's solution (issue 41's leak).
 
 Each submission is assembled from independent choices, the way students differ: loop forms and
 index types, guards or grid-stride kernels, block sizes and how the block count is rounded,
 error-check macros or none, one buffer or three, four ways of writing matmul on the CPU and
-three on the GPU, names of their own, comments, helpers. PAIRS of them (default 10) are then
+three on the GPU (with details of their own inside the kernels), habits (i++ or i += 1, int or
+long), names of their own, comments, helpers. PAIRS of them (default 10) are then
 copied into a new submission with every local name changed and the comments rewritten: the
 planted copies the check must find. The list of planted pairs goes to OUT/planted.txt.
 Deterministic (seeded): the same N gives the same class.
@@ -146,21 +148,40 @@ def matmul_gpu(rnd):
                "    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n);\n}\n")
     elif form == 1:
         bx, by = rnd.choice([(16, 16), (32, 8), (32, 32), (8, 8)])
+        index = rnd.choice([f"    int {r} = blockIdx.y * blockDim.y + threadIdx.y;\n    int {c} = blockIdx.x * blockDim.x + threadIdx.x;\n",
+                            f"    int {c} = threadIdx.x + blockIdx.x * blockDim.x;\n    int {r} = threadIdx.y + blockIdx.y * blockDim.y;\n",
+                            f"    unsigned {r} = blockIdx.y * blockDim.y + threadIdx.y, {c} = blockIdx.x * blockDim.x + threadIdx.x;\n"])
+        guard = rnd.choice([f"    if ({r} < n && {c} < n) {{\n", f"    if ({c} < n && {r} < n) {{\n",
+                            f"    if (!({r} >= n || {c} >= n)) {{\n"])
+        body = rnd.choice([f"        for (int q = 0; q < n; ++q)\n            {acc} += A[{r} * n + q] * B[q * n + {c}];\n",
+                           f"        for (int q = 0; q < n; q++) {{\n            float prod = A[{r} * n + q] * B[q * n + {c}];\n            {acc} += prod;\n        }}\n",
+                           f"        const float *arow = A + {r} * n;\n        for (int q = 0; q < n; q++)\n            {acc} += arow[q] * B[{c} + q * n];\n"])
         dev = (f"\n__global__ void {k}(const float *A, const float *B, float *C, int n)\n{{\n"
-               f"    int {r} = blockIdx.y * blockDim.y + threadIdx.y;\n    int {c} = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               f"    if ({r} < n && {c} < n) {{\n        float {acc} = 0.0f;\n        for (int q = 0; q < n; ++q)\n"
-               f"            {acc} += A[{r} * n + q] * B[q * n + {c}];\n        C[{r} * n + {c}] = {acc};\n    }}\n}}\n\n"
+               + index + guard + f"        float {acc} = 0.0f;\n" + body
+               + f"        C[{r} * n + {c}] = {acc};\n    }}\n}}\n\n"
                f"void matmul_gpu_dev(const float *A, const float *B, float *C, int32_t n)\n{{\n"
                f"    dim3 b({bx}, {by}), g((n + {bx - 1}) / {bx}, (n + {by - 1}) / {by});\n    {k}<<<g, b>>>(A, B, C, n);\n}}\n")
     else:
         t = rnd.choice([16, 32])
+        shared = rnd.choice(["    __shared__ float sa[TS][TS], sb[TS][TS];\n",
+                             "    __shared__ float sa[TS][TS];\n    __shared__ float sb[TS][TS];\n",
+                             "    __shared__ float sa[TS][TS + 1], sb[TS][TS + 1];\n"])
+        index = rnd.choice([f"    int {r} = blockIdx.y * TS + threadIdx.y, {c} = blockIdx.x * TS + threadIdx.x;\n",
+                            f"    int {c} = threadIdx.x + blockIdx.x * blockDim.x;\n    int {r} = threadIdx.y + blockIdx.y * blockDim.y;\n",
+                            f"    const int {r} = blockIdx.y * blockDim.y + threadIdx.y;\n    const int {c} = blockIdx.x * blockDim.x + threadIdx.x;\n"])
+        load_a = rnd.choice([f"        sa[threadIdx.y][threadIdx.x] = ({r} < n && t0 + threadIdx.x < n) ? A[{r} * n + t0 + threadIdx.x] : 0;\n",
+                             f"        if ({r} < n && t0 + threadIdx.x < n)\n            sa[threadIdx.y][threadIdx.x] = A[{r} * n + t0 + threadIdx.x];\n"
+                             f"        else\n            sa[threadIdx.y][threadIdx.x] = 0.0f;\n"])
+        load_b = rnd.choice([f"        sb[threadIdx.y][threadIdx.x] = ({c} < n && t0 + threadIdx.y < n) ? B[(t0 + threadIdx.y) * n + {c}] : 0;\n",
+                             f"        int br = t0 + threadIdx.y;\n        sb[threadIdx.y][threadIdx.x] = br < n && {c} < n ? B[br * n + {c}] : 0.0f;\n"])
+        inner = rnd.choice([f"        for (int e = 0; e < TS; e++) {acc} += sa[threadIdx.y][e] * sb[e][threadIdx.x];\n",
+                            f"        for (int e = 0; e < TS; ++e) {{\n            {acc} += sa[threadIdx.y][e] * sb[e][threadIdx.x];\n        }}\n",
+                            f"        for (int e = 0; e < TS; e += 2)\n            {acc} += sa[threadIdx.y][e] * sb[e][threadIdx.x] + sa[threadIdx.y][e + 1] * sb[e + 1][threadIdx.x];\n"])
+        store = rnd.choice([f"    if ({r} < n && {c} < n) C[{r} * n + {c}] = {acc};\n",
+                            f"    if ({r} >= n || {c} >= n)\n        return;\n    C[(size_t){r} * n + {c}] = {acc};\n"])
         dev = (f"\n#define TS {t}\n__global__ void {k}(const float *A, const float *B, float *C, int n)\n{{\n"
-               f"    __shared__ float sa[TS][TS], sb[TS][TS];\n    int {r} = blockIdx.y * TS + threadIdx.y, {c} = blockIdx.x * TS + threadIdx.x;\n"
-               f"    float {acc} = 0;\n    for (int t0 = 0; t0 < n; t0 += TS) {{\n"
-               f"        sa[threadIdx.y][threadIdx.x] = ({r} < n && t0 + threadIdx.x < n) ? A[{r} * n + t0 + threadIdx.x] : 0;\n"
-               f"        sb[threadIdx.y][threadIdx.x] = ({c} < n && t0 + threadIdx.y < n) ? B[(t0 + threadIdx.y) * n + {c}] : 0;\n"
-               f"        __syncthreads();\n        for (int e = 0; e < TS; e++) {acc} += sa[threadIdx.y][e] * sb[e][threadIdx.x];\n"
-               f"        __syncthreads();\n    }}\n    if ({r} < n && {c} < n) C[{r} * n + {c}] = {acc};\n}}\n\n"
+               + shared + index + f"    float {acc} = 0;\n    for (int t0 = 0; t0 < n; t0 += TS) {{\n" + load_a + load_b
+               + "        __syncthreads();\n" + inner + f"        __syncthreads();\n    }}\n" + store + "}\n\n"
                f"void matmul_gpu_dev(const float *A, const float *B, float *C, int32_t n)\n{{\n"
                f"    dim3 b(TS, TS), g((n + TS - 1) / TS, (n + TS - 1) / TS);\n    {k}<<<g, b>>>(A, B, C, n);\n}}\n")
     da, db, dc = pick(rnd), pick(rnd), pick(rnd)
@@ -179,21 +200,49 @@ def helper(rnd):
     """A function of the student's own (a check, a debug print, an experiment): what makes a
     submission individual, and what a copy carries along."""
     name, v, w = pick(rnd), pick(rnd), pick(rnd, ("n",))
-    ops = ["+", "-", "*"]
+    ops = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"]
+    cmps = ["<", ">", "<=", ">=", "==", "!="]
+
+    def statement(depth):
+        a, b = rnd.choice([v, w, "n", str(rnd.randrange(2, 90))]), rnd.choice([v, w, "n"])
+        form = rnd.randrange(5 if depth > 1 else 9)
+        if form == 0:
+            return [f"{v} = {a} {rnd.choice(ops)} {b};"]
+        if form == 1:
+            return [f"{w} {rnd.choice(ops)}= ({a} {rnd.choice(ops)} {b});"]
+        if form == 2:
+            return [f'printf("{v}=%ld\\n", (long){v});']
+        if form == 3:
+            return [f"if ({a} {rnd.choice(cmps)} {b})", f"    return {rnd.choice([v, w])};"]
+        if form == 4:
+            return [f"{w} = {a} ? {b} : {w};"]
+        if form == 5:
+            return ([f"for (int e = 0; e < {rnd.randrange(2, 9)}; e++) {{"]
+                    + ["    " + x for x in statement(depth + 1) + statement(depth + 1)] + ["}"])
+        if form == 6:
+            return ([f"if ({a} {rnd.choice(cmps)} {b}) {{"] + ["    " + x for x in statement(depth + 1)]
+                    + ["} else {"] + ["    " + x for x in statement(depth + 1)] + ["}"])
+        if form == 7:
+            return ([f"while ({v} > {rnd.randrange(1, 6)}) {{", f"    {v} /= 2;"]
+                    + ["    " + x for x in statement(depth + 1)] + ["}"])
+        return [f"{v} = check_{rnd.randrange(9)}({a}, {b}) + {rnd.randrange(100)};"]
+
     lines = []
     for _ in range(rnd.randrange(4, 9)):
-        form = rnd.randrange(4)
-        a, b = rnd.choice([v, w, "n", str(rnd.randrange(2, 9))]), rnd.choice([v, w, "n"])
-        if form == 0:
-            lines.append(f"    {v} = {a} {rnd.choice(ops)} {b};")
-        elif form == 1:
-            lines.append(f"    if ({a} > {b}) {w} {rnd.choice(ops)}= {rnd.randrange(1, 5)};")
-        elif form == 2:
-            lines.append(f"    for (int e = 0; e < {rnd.randrange(2, 6)}; e++) {v} += e * {a};")
-        else:
-            lines.append(f"    {w} = ({a} {rnd.choice(ops)} {b}) {rnd.choice(ops)} {v};")
+        lines += statement(0)
     return (f"static long {name}_{rnd.randrange(100)}(long n)\n{{\n    long {v} = n, {w} = 1;\n"
-            + "\n".join(lines) + f"\n    return {v} + {w};\n}}\n")
+            + "\n".join("    " + x for x in lines) + f"\n    return {v} + {w};\n}}\n")
+
+
+def vary(text, rnd):
+    """The small choices an honest student makes without thinking: i++, ++i or i += 1;
+    s += e or s = s + e; int, long or unsigned for a local. Students who took the same
+    approach still differ every few statements, as real ones do."""
+    text = re.sub(r"(\w+)\+\+\)", lambda m: rnd.choice(
+        [m.group(0), f"++{m.group(1)})", f"{m.group(1)} += 1)", f"{m.group(1)} = {m.group(1)} + 1)"]), text)
+    text = re.sub(r"(?<=[ (])(\w+) \+= ", lambda m: rnd.choice(
+        [m.group(0), f"{m.group(1)} = {m.group(1)} + "]), text)
+    return re.sub(r"(?<=[ (])int (?=\w+ = )", lambda m: rnd.choice(["int ", "int ", "long ", "unsigned "]), text)
 
 
 GENERATORS = {"grade2_cpu.c": grade2_cpu, "grade2_gpu.cu": grade2_gpu,
@@ -216,14 +265,61 @@ def disguise(text, rnd):
     return re.sub(r"(?<![.\w])[A-Za-z_]\w*", rename, text)
 
 
+def copies(out, n):
+    """N copies of labs/lab6/solution, each with every name of its own renamed at random,
+    every comment removed, and half of them with a helper function of their own: a solution
+    that leaked and spread through the class."""
+    rnd = random.Random(41)
+    sol = os.path.join(os.path.dirname(__file__), "../../labs/lab6/solution")
+    texts = {f: open(os.path.join(sol, f)).read() for f in list(GENERATORS) + ["lab6.h"]}
+    keep = set(re.findall(r"\b\w+\b", texts["lab6.h"]))
+    for s in range(n):
+        d = os.path.join(out, "class", "s%04d" % s)
+        os.makedirs(d, exist_ok=True)
+        helped = rnd.choice(sorted(GENERATORS)) if s % 2 else None
+        for name, text in texts.items():
+            if name != "lab6.h":
+                text = rename_all(strip_comments(text), rnd, keep)
+                if name == helped:
+                    text += "\n" + helper(rnd)
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+
+
+def strip_comments(text):
+    return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+
+
+# What a copier cannot rename: C and CUDA's words, the libraries' names, lab6.h's.
+LIBRARY = re.compile(r"(__\w*|cuda\w*|cublas\w*|CUBLAS_\w*|cblas_\w*|Cblas\w*|threadIdx|blockIdx|"
+                     r"blockDim|gridDim|dim3|size_t|u?int\d+_t|const|void|float|double|int|long|unsigned|"
+                     r"char|static|return|if|else|for|while|do|sizeof|NULL|define|include|restrict|"
+                     r"stderr|fprintf|exit|stdio|stdlib|h|printf)")
+
+
+def rename_all(text, rnd, keep):
+    mapping = {}
+    def rename(m):
+        w = m.group(0)
+        if w in keep or LIBRARY.fullmatch(w):
+            return w
+        if w not in mapping:
+            mapping[w] = "%s%d" % (rnd.choice(NAMES), len(mapping))
+        return mapping[w]
+    return re.sub(r"(?<![.\w\"%])[A-Za-z_]\w*", rename, text)
+
+
 def main():
+    if sys.argv[1] == "--copies":
+        copies(sys.argv[2], int(sys.argv[3]))
+        return
     out, n = sys.argv[1], int(sys.argv[2])
     pairs = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     rnd = random.Random(6)
     header = open(os.path.join(os.path.dirname(__file__), "../../labs/lab6/skeleton/lab6.h")).read()
     subs = []
     for s in range(n - pairs):
-        sub = {f: g(rnd) for f, g in GENERATORS.items()}
+        sub = {f: vary(g(rnd), rnd) for f, g in GENERATORS.items()}
         for f in rnd.sample(sorted(sub), 3):
             sub[f] += "\n" + helper(rnd)
         subs.append(("s%04d" % s, sub))

@@ -2,7 +2,11 @@
  * End to end over the analysis commands, through the grader binary (LG_BIN):
  *   - grader similarity on the fixture class (tests/fixtures/similarity): the copies found as
  *     six pairs and one group, the skeleton and the independent solutions in none; the CSV,
- *     Markdown and HTML written; bad input answered with status 2;
+ *     JSON, Markdown and HTML written; bad input answered with status 2;
+ *   - grader similarity on a class of 60 generated at test time (tests/unit/simclass.h): 20
+ *     copies of the lab's solution among 40 honest students are one group, matching the
+ *     solution, and nothing else is reported; the pages show the group first, its fragments
+ *     side by side;
  *   - grader grade --similarity: three of the fixture submissions graded, then the same check
  *     beside their reports, grade's exit status kept;
  *   - grader mutate on lab 3's CPU variants: the exact kill ratio, the documented equivalent
@@ -12,7 +16,9 @@
  */
 #include "e2e.h"
 
+#include "../unit/simclass.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/strbuf.h"
 
 #include <dirent.h>
@@ -60,7 +66,8 @@ START_TEST(test_similarity_command)
     int status = e2e_run(argv, log);
     char *text = slurp(log);
     ck_assert_msg(status == 0, "exit %d: %s", status, text);
-    ck_assert_ptr_nonnull(strstr(text, "lab6: 7 submissions, 6 pairs at or above 50%, 1 group"));
+    ck_assert_ptr_nonnull(strstr(text, "lab6: 7 submissions, 6 pairs at or above 50%, 1 group, 0 "
+                                       "matching the instructor's solution"));
     char *csv_path = xstrfmt("%s/lab6/similarity.csv", out);
     char *csv = slurp(csv_path);
     /* The six pairs of copies first, then the rest; 21 rows in all. */
@@ -77,8 +84,11 @@ START_TEST(test_similarity_command)
     char *md = slurp(md_path), *html = slurp(html_path);
     ck_assert_ptr_nonnull(strstr(md, "## Pareja 6:"));
     ck_assert_ptr_null(strstr(md, "## Pareja 7:"));
-    ck_assert_ptr_nonnull(strstr(md, "Grupo 1 (4 entregas"));
-    ck_assert_ptr_null(strstr(md, "skeleton_only ("));
+    /* The group first (the four copies, chained by their pairs), then the pairs. */
+    const char *group = strstr(md, "## Grupo 1: 4 entregas, parejas de"),
+               *pairs = strstr(md, "## Parejas");
+    ck_assert(group && pairs && group < pairs);
+    ck_assert(!strstr(md, "skeleton_only (") && !strstr(md, "skeleton\\_only ("));
     ck_assert_ptr_nonnull(strstr(html, "<div class=\"side\">"));
     ck_assert_ptr_nonnull(strstr(html, "<span class=\"m m0\""));
     ck_assert_ptr_nonnull(strstr(html, "</html>"));
@@ -91,6 +101,73 @@ START_TEST(test_similarity_command)
     free(text);
     free(out);
     free(log);
+}
+END_TEST
+
+static struct json_value *read_json(const char *path)
+{
+    char *text = slurp(path);
+    struct json_value *v;
+    struct error err;
+    ck_assert_msg(json_parse(text, strlen(text), &v, &err) == 0, "%s: %s", path, err.msg);
+    free(text);
+    return v;
+}
+
+/* Issue 41's class: 20 copies of the lab's solution (renamed, reordered, re-commented) among
+ * 40 honest students. */
+START_TEST(test_similarity_leaked_solution)
+{
+    char *class_dir = xstrfmt("%s/c60", out_dir), *out = xstrfmt("%s/sim60", out_dir);
+    char *log = xstrfmt("%s/sim60.log", out_dir);
+    struct simclass c = {class_dir, 40, 20, "labs/lab6/solution", 4, true, 41};
+    simclass_make(&c);
+    const char *argv[] = {e2e_bin(), "similarity", "labs/lab6", "--submissions",
+                          class_dir, "--out",      out,         "--lang",
+                          "en",      NULL};
+    int status = e2e_run(argv, log);
+    char *text = slurp(log);
+    ck_assert_msg(status == 0, "exit %d: %s", status, text);
+    ck_assert_ptr_nonnull(strstr(text, "lab6: 60 submissions, 0 pairs at or above 50%, 1 group, "
+                                       "20 matching the instructor's solution"));
+    ck_assert_ptr_nonnull(strstr(text, "group 1: 20 submissions share "));
+    char *json_path = xstrfmt("%s/lab6/similarity.json", out);
+    struct json_value *v = read_json(json_path);
+    const struct json_value *groups = json_get(v, "groups"), *g = json_at(groups, 0);
+    ck_assert_uint_eq(groups->n, 1);
+    ck_assert(json_get_number(g, "size", 0) == 20 && json_get_bool(g, "matches_solution", false));
+    for (size_t i = 0; i < json_get(g, "members")->n; i++)
+        ck_assert_int_eq(json_at(json_get(g, "members"), i)->string[0], 'k');
+    ck_assert_uint_eq(json_get(v, "pairs")->n, 0);
+    ck_assert_uint_eq(json_get(v, "solution_matches")->n, 20);
+    /* Groups, then the solution's matches, then the pairs (none); the group's fragments side
+     * by side, as two columns of one code block. */
+    char *md_path = xstrfmt("%s/lab6/similarity.md", out), *md = slurp(md_path);
+    const char *groups_at = strstr(md, "## Group 1: 20 submissions share ");
+    const char *sol_at = strstr(md, "## Matches with the instructor's solution");
+    const char *pairs_at = strstr(md, "No pair reaches 50%.");
+    ck_assert(groups_at && sol_at && pairs_at && groups_at < sol_at && sol_at < pairs_at);
+    ck_assert_ptr_nonnull(strstr(groups_at, "It is the instructor's solution"));
+    const char *block = strstr(groups_at, "```\n");
+    ck_assert_ptr_nonnull(block);
+    ck_assert_msg(!strncmp(block + 4, json_at(json_get(g, "members"), 0)->string, 3) &&
+                      strstr(block, " | ") && strstr(block, " | ") < strstr(block + 4, "```"),
+                  "no side-by-side block: %.300s", block);
+    char *html_path = xstrfmt("%s/lab6/similarity.html", out), *html = slurp(html_path);
+    const char *hgroup = strstr(html, "id=\"group1\""), *hsol = strstr(html, "<h2>Matches");
+    ck_assert(hgroup && hsol && hgroup < hsol);
+    ck_assert_ptr_nonnull(strstr(hgroup, "<div class=\"side\">"));
+    ck_assert_ptr_nonnull(strstr(hgroup, "<span class=\"m m0\""));
+    free(html);
+    free(html_path);
+    free(md);
+    free(md_path);
+    json_value_free(v);
+    free(json_path);
+    free(text);
+    free(log);
+    free(out);
+    free(class_dir);
 }
 END_TEST
 
@@ -200,7 +277,8 @@ START_TEST(test_grade_with_similarity)
     char *text = slurp(log);
     ck_assert_msg(status == expected_grade_status(out), "exit %d: %s", status, text);
     ck_assert_ptr_nonnull(strstr(text, "lab6: 3 graded"));
-    ck_assert_ptr_nonnull(strstr(text, "lab6: 3 submissions, 1 pairs at or above 50%, 0 groups"));
+    ck_assert_ptr_nonnull(strstr(text, "lab6: 3 submissions, 1 pairs at or above 50%, 0 groups, 0 "
+                                       "matching the instructor's solution"));
     char *gradebook = xstrfmt("%s/lab6/gradebook.csv", out);
     char *csv = xstrfmt("%s/lab6/similarity.csv", out);
     ck_assert(file_exists(gradebook));
@@ -257,14 +335,19 @@ END_TEST
 static Suite *analyze_suite(void)
 {
     Suite *s = suite_create("analyze");
-    TCase *tc = tcase_create("core");
-    tcase_add_unchecked_fixture(tc, setup, NULL);
-    tcase_set_timeout(tc, 3600);
-    tcase_add_test(tc, test_similarity_command);
-    tcase_add_test(tc, test_similarity_bad_input);
-    tcase_add_test(tc, test_grade_with_similarity);
-    tcase_add_test(tc, test_mutate_lab3_cpu);
-    suite_add_tcase(s, tc);
+    TCase *sim = tcase_create("similarity");
+    tcase_add_unchecked_fixture(sim, setup, NULL);
+    tcase_set_timeout(sim, 3600);
+    tcase_add_test(sim, test_similarity_command);
+    tcase_add_test(sim, test_similarity_leaked_solution);
+    tcase_add_test(sim, test_similarity_bad_input);
+    tcase_add_test(sim, test_grade_with_similarity);
+    suite_add_tcase(s, sim);
+    TCase *mut = tcase_create("mutate");
+    tcase_add_unchecked_fixture(mut, setup, NULL);
+    tcase_set_timeout(mut, 3600);
+    tcase_add_test(mut, test_mutate_lab3_cpu);
+    suite_add_tcase(s, mut);
     return s;
 }
 

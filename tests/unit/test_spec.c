@@ -116,6 +116,8 @@ START_TEST(test_lab6_loads)
     ck_assert_str_eq(lab.course, "HPC con GPU");
     ck_assert_str_eq(lab.title, "GPUs con C y CUDA: producto de matrices y función vectorial");
     ck_assert(!lab.show_hidden);
+    /* Lab 6's solution is not handed out: grader similarity matches submissions with it. */
+    ck_assert(!lab.solution_published);
     ck_assert_uint_eq(lab.n_exercises, 2);
     ck_assert_str_eq(lab.exercises[0].id, "matmul");
     ck_assert_str_eq(lab.exercises[1].id, "grade2");
@@ -322,7 +324,7 @@ START_TEST(test_good_min_defaults)
     ck_assert_str_eq(lab.id, "lab0");
     ck_assert_str_eq(lab.course, "");
     ck_assert_str_eq(lab.lang, "en");
-    ck_assert(!lab.show_hidden);
+    ck_assert(!lab.show_hidden && !lab.solution_published);
     ck_assert(!lab.kit_reference_sources);
     ck_assert_ptr_null(lab.cflags);
     ck_assert_ptr_null(lab.nvccflags);
@@ -388,6 +390,8 @@ START_TEST(test_good_full)
     ck_assert(lab.seed == 7 && lab.exercises[0].seed == 7);
     /* The kit carries the references' sources, as asked (objects by default). */
     ck_assert(lab.kit_reference_sources);
+    /* A public solution: handed-out code for grader similarity (false by default). */
+    ck_assert(lab.solution_published);
     ck_assert_str_eq(lab.cflags, "-O3 -march=native");
     ck_assert_str_eq(lab.nvccflags, "-O3");
     ck_assert_str_eq(lab.ldflags, "-lm");
@@ -546,7 +550,9 @@ static const struct bad_spec bad_specs[] = {
      ":13:9: did not find expected ',' or '}' (while parsing a flow mapping at line 12, column 9)"},
     {"bad_top_key.yaml", ":4:1: unknown key 'author' at top level (expected one of: lab, title, "
                          "course, lang, show_hidden, build, seed, sanitizer, kit, exercises, late, "
-                         "gradescope)"},
+                         "gradescope, solution_published)"},
+    {"bad_solution_published.yaml",
+     ":5:21: expected true or false for 'solution_published', got 'yes please'"},
     {"bad_kit.yaml", ":5:19: references 'binaries' is not one of objects, sources"},
     {"bad_late_deadline.yaml", ":4:18: 'late.deadline' must be a date and time like "
                                "2026-03-02T23:59:00+01:00, got 'next friday'"},
