@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include "grade/grade.h"
+#include "run/turns.h"
 #include "grade/results.h"
 #include "report/gradescope.h"
 #include "report/table.h"
@@ -157,7 +158,11 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
                   cli_tr(c, "grading stopped by a grader error (not the submission's fault)"));
         goto out;
     }
+    /* pandoc and LaTeX take cores for seconds: not while a series is timed on them. */
+    size_t n_held = 0;
+    int *held = c->a.pdf_mode >= 0 ? turns_hold_cores(&env.turns, &n_held) : NULL;
     status = write_results(c, lab, &r, out);
+    turns_let_go(held, n_held);
 out:
     results_release(&r);
     grade_env_release(&env);

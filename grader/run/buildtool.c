@@ -144,11 +144,14 @@ int build_tool_run(struct build_ctx *b, struct argv_list *cmd, struct strbuf *lo
     o.locks = locks.locks;
     o.n_locks = locks.n;
     o.cpus = b->tc->turns ? &b->tc->turns->cpus : NULL;
-    o.timing_wait_s = b->tc->turns ? b->tc->turns->wait_s : 0;
+    o.timing_wait_s = turns_wait_bound(b->tc->turns);
     o.on_wait = b->tc->turns ? b->tc->turns->on_wait : NULL;
     o.on_wait_arg = b->tc->turns ? b->tc->turns->on_wait_arg : NULL;
     *ok = false;
-    if (sandbox_run(&o, &r, err) != 0) {
+    int src = sandbox_run(&o, &r, err);
+    if (r.uncoordinated)
+        turns_note_busy();
+    if (src != 0) {
         error_prefix(err, "cannot run %s: ", cmd->v[0]);
         rc = -1;
     } else {

@@ -297,6 +297,7 @@ void grants_finish(struct grants *g, struct sandbox_result *r)
     r->n_loads = g->n_loads;
     r->busy = g->busy;
     r->n_busy = g->n_busy;
+    r->uncoordinated = g->uncoordinated;
     g->loads = NULL;
     g->busy = NULL;
     g->n_loads = g->n_busy = g->alloc_loads = g->alloc_busy = 0;

@@ -248,7 +248,7 @@ static void take_turns(const struct run_spec *s, struct sandbox_opts *opts, stru
     opts->cpus = &t->cpus;
     opts->gpu_key = gpu ? t->gpu : NULL;
     opts->cpu_series = s->time && !gpu;
-    opts->timing_wait_s = t->wait_s;
+    opts->timing_wait_s = turns_wait_bound(t);
     opts->on_wait = s->on_wait ? s->on_wait : t->on_wait;
     opts->on_wait_arg = s->on_wait ? s->on_wait_arg : t->on_wait_arg;
 }
@@ -490,6 +490,8 @@ int runner_run(const struct run_spec *s, struct run_outcome *o, struct error *er
         error_prefix(err, "cannot run %s: ", s->runner);
         goto out;
     }
+    if (o->sb.uncoordinated || o->sb.n_busy)
+        turns_note_busy();
     read_result(s, o);
     trace_point("    %s: results read", s->v->id);
     rc = 0;

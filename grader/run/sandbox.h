@@ -182,6 +182,8 @@ struct sandbox_result {
     size_t n_loads;
     struct sb_busy *busy;
     size_t n_busy;
+    /* The run's locks could not be had within timing_wait_s: it ran holding none. */
+    bool uncoordinated;
 };
 
 void sandbox_opts_init(struct sandbox_opts *o);

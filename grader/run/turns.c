@@ -13,7 +13,25 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
+
+/* This process met a turn held past its wait (turns_note_busy). */
+static bool busy_seen;
+/* How long a command waits for its turn once that happened. */
+#define TURNS_BUSY_WAIT_S 0.2
+
+void turns_note_busy(void)
+{
+    busy_seen = true;
+}
+
+double turns_wait_bound(const struct turns *t)
+{
+    if (!t)
+        return 0;
+    return busy_seen && t->wait_s > TURNS_BUSY_WAIT_S ? TURNS_BUSY_WAIT_S : t->wait_s;
+}
 
 void turns_init(struct turns *t)
 {
@@ -197,28 +215,52 @@ void turns_locks_release(struct turns_locks *l)
     memset(l, 0, sizeof(*l));
 }
 
+/* flock without waiting; EINTR retried. */
+static bool try_flock(int fd, int op)
+{
+    int rc;
+    while ((rc = flock(fd, op | LOCK_NB)) != 0 && errno == EINTR)
+        ;
+    return rc == 0;
+}
+
+/* One core's lock shared, through its turnstile (a waiting series goes first), polled for at
+ * most max_s: false when it never came. */
+static bool hold_one(int fd, int tf, double max_s)
+{
+    struct timespec pause = {0, 5 * 1000 * 1000};
+    for (double waited = 0;; waited += 0.005) {
+        bool through = tf < 0 || try_flock(tf, LOCK_EX);
+        bool got = through && try_flock(fd, LOCK_SH);
+        if (through && tf >= 0)
+            flock(tf, LOCK_UN);
+        if (got)
+            return true;
+        if (max_s > 0 && waited > max_s)
+            return false;
+        nanosleep(&pause, NULL);
+    }
+}
+
 int *turns_hold_cores(const struct turns *t, size_t *n)
 {
     struct turns_locks l;
     *n = 0;
     turns_locks_make(t, TURNS_UNTIMED, false, &l);
     int *fds = l.n ? xcalloc(l.n, sizeof(int)) : NULL;
+    double bound = turns_wait_bound(t);
     for (size_t i = 0; i < l.n; i++) {
         char *turn = xstrfmt("%s.turn", l.paths[i]);
         int tf = open(turn, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         int fd = open(l.paths[i], O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         free(turn);
-        /* Through the turnstile, as a run enters its idle mode: a waiting series goes first. */
-        if (tf >= 0)
-            while (flock(tf, LOCK_EX) != 0 && errno == EINTR)
-                ;
-        if (fd >= 0)
-            while (flock(fd, LOCK_SH) != 0 && errno == EINTR)
-                ;
+        /* Held past the wait by someone else: the work goes on without it. */
+        if (fd >= 0 && hold_one(fd, tf, bound))
+            fds[(*n)++] = fd;
+        else if (fd >= 0)
+            close(fd);
         if (tf >= 0)
             close(tf);
-        if (fd >= 0)
-            fds[(*n)++] = fd;
     }
     turns_locks_release(&l);
     return fds;
@@ -255,9 +297,14 @@ static void describe_pid(struct strbuf *sb, long pid)
         size_t n = fread(cmd, 1, sizeof(cmd) - 1, f);
         fclose(f);
         cmd[n] = '\0';
-        for (size_t i = 0; i + 1 < n; i++)
-            if (cmd[i] == '\0')
-                cmd[i] = ' ';
+        /* Arguments, and any line breaks or tabs inside them, as single spaces. */
+        size_t k = 0;
+        for (size_t i = 0; i + 1 < n; i++) {
+            char ch = (unsigned char)cmd[i] < ' ' ? ' ' : cmd[i];
+            if (ch != ' ' || (k > 0 && cmd[k - 1] != ' '))
+                cmd[k++] = ch;
+        }
+        cmd[k] = '\0';
     }
     strbuf_addf(sb, "pid %ld", pid);
     if (user || cmd[0])

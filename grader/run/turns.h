@@ -87,6 +87,15 @@ struct turns_locks {
 void turns_locks_make(const struct turns *t, enum turns_use use, bool gpu, struct turns_locks *out);
 void turns_locks_release(struct turns_locks *l);
 
+/* A run of this process found the turn held past its wait (sandbox_result.uncoordinated, or a
+ * case answered "busy"): later runs and compiles wait for it only a moment
+ * (turns_wait_bound), so that a grader facing a process that holds the machine for good
+ * finishes in seconds, saying so, rather than waiting the bound again for every command.
+ * A turn that comes free is taken as usual. */
+void turns_note_busy(void);
+/* The bound a command waits for its turn: t->wait_s, or a moment once turns_note_busy. */
+double turns_wait_bound(const struct turns *t);
+
 /* Holds the lane's cores shared, waiting as long as it takes, for grader work outside any run
  * that must not overlap a series (a PDF): returns the descriptors to close (count in *n; NULL
  * when none). */
