@@ -309,3 +309,31 @@ void esc_md_fence(struct strbuf *out, const char *body, const char *info)
         strbuf_addch(out, '`');
     strbuf_addch(out, '\n');
 }
+
+void esc_html(struct strbuf *out, const char *s)
+{
+    struct strbuf clean = STRBUF_INIT;
+    esc_sanitize(&clean, s ? s : "");
+    for (const char *p = strbuf_str(&clean); *p; p++) {
+        switch (*p) {
+        case '&':
+            strbuf_addstr(out, "&amp;");
+            break;
+        case '<':
+            strbuf_addstr(out, "&lt;");
+            break;
+        case '>':
+            strbuf_addstr(out, "&gt;");
+            break;
+        case '"':
+            strbuf_addstr(out, "&quot;");
+            break;
+        case '\'':
+            strbuf_addstr(out, "&#39;");
+            break;
+        default:
+            strbuf_addch(out, *p);
+        }
+    }
+    strbuf_release(&clean);
+}

@@ -36,6 +36,9 @@
 #define ESC_BREAK_RUN 30
 
 void esc_sanitize(struct strbuf *out, const char *s);
+/* s sanitized (esc_sanitize) and appended as HTML text, fit for an element or a quoted
+ * attribute: & < > " ' as entities. NULL appends nothing. */
+void esc_html(struct strbuf *out, const char *s);
 
 /* Sanitized, escaped inline Markdown. max_chars > 0: at most that many characters
  * of s are kept, and "…" marks the cut. NULL is the empty string. */

@@ -11,6 +11,7 @@
 
 #include "base/stats.h"
 #include "base/template.h"
+#include "grade/results.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,6 +43,12 @@ char *fmt_pct(double num, double den);
 
 /* Sets key to s, an owned string that is already safe Markdown, and frees s. */
 void set_own(struct tpl_value *m, const char *key, char *s);
+
+/* A case's throughput in one cell, "rate": GFLOP/s, GB/s, both, or NO_VALUE. */
+void set_rate(struct tpl_value *m, const struct case_result *cr);
+/* A case's mismatching outputs, "mismatches" (each with its first indices), and
+ * "has_mismatches": the same in every report, whatever its format escapes. */
+void set_mismatches(struct tpl_value *m, const struct case_result *cr);
 
 /* The median of n values (NAN when n is 0); x is not changed. */
 double median_of(const double *x, size_t n);

@@ -13,30 +13,7 @@
 
 void html_esc(struct strbuf *out, const char *s)
 {
-    struct strbuf clean = STRBUF_INIT;
-    esc_sanitize(&clean, s ? s : "");
-    for (const char *p = strbuf_str(&clean); *p; p++) {
-        switch (*p) {
-        case '&':
-            strbuf_addstr(out, "&amp;");
-            break;
-        case '<':
-            strbuf_addstr(out, "&lt;");
-            break;
-        case '>':
-            strbuf_addstr(out, "&gt;");
-            break;
-        case '"':
-            strbuf_addstr(out, "&quot;");
-            break;
-        case '\'':
-            strbuf_addstr(out, "&#39;");
-            break;
-        default:
-            strbuf_addch(out, *p);
-        }
-    }
-    strbuf_release(&clean);
+    esc_html(out, s);
 }
 
 void html_url_segment(struct strbuf *out, const char *s)

@@ -64,37 +64,7 @@ static void set_case_times(struct tpl_value *m, const struct case_result *cr)
     tpl_set_bool(m, "has_gbps", cr->gbps > 0);
     set_own(m, "gflops", cr->gflops > 0 ? xstrfmt("%.1f", cr->gflops) : xstrdup(NO_VALUE));
     set_own(m, "gbps", cr->gbps > 0 ? xstrfmt("%.1f", cr->gbps) : xstrdup(NO_VALUE));
-    /* One cell for the throughput: GFLOP/s, GB/s, both or none. */
-    if (cr->gflops > 0 && cr->gbps > 0)
-        set_own(m, "rate", xstrfmt("%.1f GFLOP/s, %.1f GB/s", cr->gflops, cr->gbps));
-    else if (cr->gflops > 0)
-        set_own(m, "rate", xstrfmt("%.1f GFLOP/s", cr->gflops));
-    else if (cr->gbps > 0)
-        set_own(m, "rate", xstrfmt("%.1f GB/s", cr->gbps));
-    else
-        tpl_set_md(m, "rate", NO_VALUE);
-}
-
-static void set_case_mismatches(struct tpl_value *m, const struct case_result *cr)
-{
-    struct tpl_value *ml = tpl_set_list(m, "mismatches");
-    for (size_t i = 0; i < cr->n_mismatches; i++) {
-        const struct mismatch *mm = &cr->mismatches[i];
-        struct tpl_value *mv = tpl_push_map(ml);
-        tpl_set_str(mv, "arg", mm->arg);
-        tpl_set_num(mv, "n_mismatch", (double)mm->n_mismatch);
-        tpl_set_num(mv, "n_total", (double)mm->n_total);
-        set_own(mv, "max_abs", xstrfmt("%.3g", mm->max_abs));
-        set_own(mv, "max_rel", xstrfmt("%.3g", mm->max_rel));
-        struct tpl_value *first = tpl_set_list(mv, "first");
-        for (int k = 0; k < mm->n_first && k < 5; k++) {
-            struct tpl_value *fv = tpl_push_map(first);
-            tpl_set_str(fv, "index", mm->first[k].index);
-            set_own(fv, "actual", xstrfmt("%.7g", mm->first[k].actual));
-            set_own(fv, "expected", xstrfmt("%.7g", mm->first[k].expected));
-        }
-    }
-    tpl_set_bool(m, "has_mismatches", cr->n_mismatches > 0);
+    set_rate(m, cr);
 }
 
 /* detail: whether to show the case's detail block (the first case of a verdict only). */
@@ -128,7 +98,7 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct va
 
     struct tpl_value *fl = tpl_set_list(m, "findings");
     tpl_set_bool(m, "has_findings", shown_findings(rc, vr, cr, fl) > 0);
-    set_case_mismatches(m, cr);
+    set_mismatches(m, cr);
     tpl_set_bool(m, "has_notes", case_has_notes(rc, vr, cr, detail));
     return m;
 }
