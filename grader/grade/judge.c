@@ -233,6 +233,9 @@ static int compare_one(struct grading *g, const struct exercise_spec *ex, size_t
 }
 
 /* Every output of every completed checked call; stops at the first disagreement. */
+/* Outputs this large are compared holding the lane's cores (judge_case). */
+#define COMPARE_COORDINATED_BYTES (1 << 20)
+
 static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
                            const struct case_spec *c, int idx, const char *expected,
                            const char *rundir, int checks, struct case_result *cr, bool *ok,
@@ -429,7 +432,15 @@ int judge_case(struct grading *g, const struct exercise_spec *ex, const struct v
         struct case_result tmp;
         bool ok;
         memset(&tmp, 0, sizeof(tmp));
-        if (compare_outputs(g, ex, c, idx, expected, rundir, co->checks_done, &tmp, &ok, err))
+        /* Comparing megabytes takes a core for milliseconds: not while a series is timed on the
+         * lane's cores, where it would be another process's load (run/turns.h). */
+        size_t n_held = 0;
+        int *held = c->array_bytes >= COMPARE_COORDINATED_BYTES
+                        ? turns_hold_cores(&g->env->turns, &n_held)
+                        : NULL;
+        int crc = compare_outputs(g, ex, c, idx, expected, rundir, co->checks_done, &tmp, &ok, err);
+        turns_let_go(held, n_held);
+        if (crc)
             return -1;
         if (!ok) {
             free(cr->message);

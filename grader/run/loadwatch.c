@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,35 @@ static unsigned long long epoch_us(void)
     return (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec;
 }
 
+/* Whether pid or an ancestor has a file of the coordinator's folder open: a grader's run. */
+static bool coordinated(const struct proctree *t, pid_t pid, const char *coord_dir)
+{
+    size_t len = coord_dir ? strlen(coord_dir) : 0;
+    for (int depth = 0; len && depth < 16 && pid > 1; depth++) {
+        char path[64];
+        proc_path(path, pid, "fd");
+        DIR *d = opendir(path);
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL) {
+            char *fd = xstrfmt("%s/%s", path, de->d_name), target[512];
+            ssize_t n = readlink(fd, target, sizeof(target) - 1);
+            free(fd);
+            if (n > (ssize_t)len && !strncmp(target, coord_dir, len) && target[len] == '/') {
+                closedir(d);
+                return true;
+            }
+        }
+        if (d)
+            closedir(d);
+        pid_t parent = 0;
+        for (size_t i = 0; i < t->n && !parent; i++)
+            if (t->pid[i] == pid)
+                parent = t->ppid[i];
+        pid = parent;
+    }
+    return false;
+}
+
 /* The busiest process on the GPU since `since` that is neither the run's nor invisible here. */
 static void gpu_foreign(const struct loadwatch *w, unsigned long long since,
                         struct sb_series_load *load)
@@ -154,8 +184,10 @@ static void gpu_foreign(const struct loadwatch *w, unsigned long long since,
             char path[64];
             pid_t pid = (pid_t)s[i].pid;
             proc_path(path, pid, "stat");
-            if (s[i].sm == 0 || access(path, F_OK) != 0 || proctree_has(&t, w->root, pid) ||
-                (int)s[i].sm <= load->gpu_util)
+            if (s[i].sm == 0 ||
+                s[i].ts < since + (unsigned long long)(LOADWATCH_GPU_SETTLE_S * 1e6) ||
+                access(path, F_OK) != 0 || proctree_has(&t, w->root, pid) ||
+                (int)s[i].sm <= load->gpu_util || coordinated(&t, pid, w->coord_dir))
                 continue;
             load->gpu_pid = pid;
             load->gpu_util = (int)s[i].sm;

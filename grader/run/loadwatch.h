@@ -6,8 +6,8 @@
  * own (its cgroup's, or its process tree's) and the supervisor's, over the series' span: other
  * processes' work, in cores. A GPU series: the processes NVML saw computing on the run's GPU
  * (its per-process utilisation samples since the series began) that are not the run's own.
- * Processes this one cannot see (another container's) are not counted: the coordinator keeps
- * every grader's series apart whatever NVML shows.
+ * Processes this one cannot see (another container's), and other graders' runs (which take
+ * their turns through the coordinator), are not counted.
  *
  * struct loadwatch owns nothing.
  */
@@ -24,6 +24,10 @@
  * of a core on average, and at least 30 ms of CPU time (the kernel accounts in 10 ms ticks). */
 #define LOADWATCH_CPU_SHARE 0.25
 #define LOADWATCH_CPU_MIN_S 0.03
+/* NVML's per-process samples each cover a period that ends at their timestamp: a process that
+ * computed just before the series began (the GPU's last turn) can show in a sample stamped
+ * after it. A sample counts from this long after the series began. */
+#define LOADWATCH_GPU_SETTLE_S 0.5
 
 struct loadwatch {
     bool cpu;              /* watch the cores */
@@ -31,6 +35,9 @@ struct loadwatch {
     const char *gpu_key;   /* watch this GPU (PCI bus id); NULL: none */
     pid_t root;            /* the run's main process */
     const char *cgroup_dir;
+    /* The coordinator's folder (run/turns.h): a process whose ancestor has a file of it open is
+     * another grader's coordinated run, which takes turns by construction; NULL: none. */
+    const char *coord_dir;
     double t0;
     double busy0, own0, self0;  /* seconds of CPU time at the start */
     unsigned long long nvml_t0; /* microseconds since the epoch, for NVML's samples */

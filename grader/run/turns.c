@@ -131,9 +131,10 @@ void turns_setup(struct turns *t, int n_lanes)
                                    "can use (docs/coordinator.md)",
                                    problem)
                          : NULL;
-    t->dir = problem ? NULL : dir;
-    if (problem)
-        free(dir);
+    /* Absolute and without links, as /proc shows the files other processes hold open. */
+    char *real = problem ? NULL : realpath(dir, NULL);
+    t->dir = problem ? NULL : real ? real : xstrdup(dir);
+    free(dir);
     free(problem);
 }
 

@@ -92,8 +92,8 @@ static char *copies(const char *root, int n)
 }
 
 /* Every case of the results passed (or, on a machine someone else loads, was not timed, with
- * the reason): never CH, never XX. Its score in *score. */
-static void assert_honest(const char *json, const char *what, double *score)
+ * the reason): never CH, never XX. Its score in *score; whether every case was timed. */
+static bool assert_honest(const char *json, const char *what, double *score)
 {
     struct results r;
     struct error err;
@@ -117,7 +117,10 @@ static void assert_honest(const char *json, const char *what, double *score)
         }
     if (score)
         *score = r.score;
+    ck_assert_int_eq(r.n_grader_errors, 0);
+    bool complete = r.n_not_timed == 0;
     results_release(&r);
+    return complete;
 }
 
 /* Four students check lab 6 at once on one machine, each in a folder of their own (a course's
@@ -167,13 +170,20 @@ START_TEST(test_four_workers_three_times)
             e2e_bin(),  "grade",     "labs/lab6", "--submissions", class, "--out",   out,
             "--no-pdf", "--no-html", "--no-slow", "--gpus",        "4",   "--force", NULL};
         int rc = e2e_run(argv, log);
-        ck_assert_msg(rc == 0, "run %d: grade --gpus 4 exited %d (see %s)", run, rc, log);
+        /* 3 only for students left ungraded because another program shared the machine
+         * (assert_honest: no XX, every untimed case with its reason). */
+        ck_assert_msg(rc == 0 || rc == 3, "run %d: grade --gpus 4 exited %d (see %s)", run, rc,
+                      log);
         double first = -1;
         for (int i = 1; i <= 6; i++) {
             char *json = xstrfmt("%s/lab6/s%d/results.json", out, i);
             char *what = xstrfmt("run %d s%d", run, i);
             double score;
-            assert_honest(json, what, &score);
+            if (!assert_honest(json, what, &score)) {
+                free(what);
+                free(json);
+                continue; /* its grade is not complete: nothing to compare */
+            }
             ck_assert_msg(first < 0 || score == first, "%s: %.2f points, s1 %.2f", what, score,
                           first);
             first = first < 0 ? score : first;
