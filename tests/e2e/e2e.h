@@ -198,8 +198,14 @@ static inline bool e2e_timed(const char *what, const struct case_result *cr)
         return true;
     ck_assert_msg(cr->not_timed == NOT_TIMED_SHARED || cr->not_timed == NOT_TIMED_BUSY,
                   "%s: not timed, and no reason given", what);
-    fprintf(stderr, "skipped: %s timed: this machine was too busy to time it (%s: %s)\n", what,
-            not_timed_name(cr->not_timed), cr->not_timed_detail ? cr->not_timed_detail : "-");
+    if (cr->not_timed == NOT_TIMED_SHARED && cr->not_timed_gpu_pid <= 0)
+        fprintf(stderr,
+                "skipped: %s timed: this machine was too busy to time it (shared: other "
+                "processes took %.1f of its cores)\n",
+                what, cr->not_timed_cpus);
+    else
+        fprintf(stderr, "skipped: %s timed: this machine was too busy to time it (%s: %s)\n", what,
+                not_timed_name(cr->not_timed), cr->not_timed_detail ? cr->not_timed_detail : "-");
     return false;
 }
 
