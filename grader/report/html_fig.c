@@ -6,6 +6,7 @@
 #include "report/cases.h"
 #include "report/format.h"
 #include "report/plot.h"
+#include "report/sections.h"
 #include "report/svg.h"
 
 #include <math.h>
@@ -162,29 +163,11 @@ static void break_even(const struct report_ctx *rc, const struct exercise_result
 {
     double size = 0;
     enum break_even kind = crossing(rc, ex, vr, transfer, baseline, p, &size);
-    if (kind == BREAK_EVEN_NO_DATA)
-        return;
-    struct tpl_value *be = tpl_push_map(list);
-    char *size_s = fmt_size(size);
-    tpl_set_str(be, "variant", variant_title(vr));
-    tpl_set_str(be, "param", p->param);
-    tpl_set_bool(be, "with_transfer", transfer);
-    tpl_set_bool(be, "without_transfer", both && !transfer);
-    tpl_set_bool(be, "found", kind == BREAK_EVEN_FOUND);
-    tpl_set_bool(be, "gpu_faster", kind == BREAK_EVEN_A_FASTER);
-    tpl_set_bool(be, "gpu_slower", kind == BREAK_EVEN_A_SLOWER);
-    tpl_set_bool(be, "vs_baseline", baseline);
-    tpl_set_md(be, "size", kind == BREAK_EVEN_FOUND ? size_s : NO_VALUE);
-    if (kind == BREAK_EVEN_FOUND) {
-        const char *key = transfer ? "plot.break_even_transfer"
-                          : both   ? "plot.break_even_no_transfer"
-                                   : "plot.break_even";
-        char *label = phrase(&rc->strings, false, key, "variant", variant_title(vr), "param",
-                             p->param, "size", size_s, NULL);
+    struct break_even_at at = {kind, size, transfer, both, baseline};
+    char *label = add_break_even_value(rc, vr, p->param, &at, list);
+    if (label)
         svg_add_marker(f, size, label);
-        free(label);
-    }
-    free(size_s);
+    free(label);
 }
 
 /* A figure says something with a GPU curve or three sizes at least (as report.md's). */

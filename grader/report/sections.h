@@ -16,6 +16,7 @@
 #include "base/template.h"
 #include "grade/results.h"
 #include "report/render.h"
+#include "report/plot.h"
 
 /* A variant as report.md's `variants` list shows it, and whether with a table of cases (not
  * when every case is hidden, or was not run here). Caller frees. */
@@ -40,6 +41,18 @@ void add_pinned_factors(const struct report_ctx *rc, const struct exercise_resul
 /* The exercise's rows of the report's `speedup_table`. */
 void add_speedup_rows(const struct report_ctx *rc, const struct exercise_result *ex,
                       struct tpl_value *list);
+
+/* Where a GPU variant's curve meets the CPU's: plot_break_even's answer and what it compared. */
+struct break_even_at {
+    enum break_even kind;
+    double size; /* the crossing, when kind is BREAK_EVEN_FOUND */
+    bool with_transfer, both, vs_baseline;
+};
+/* One item of report.md's and report.html's `break_evens`, appended to list; the figure's
+ * marker label when a crossing was found (caller frees), else NULL. */
+char *add_break_even_value(const struct report_ctx *rc, const struct variant_result *vr,
+                           const char *param, const struct break_even_at *at,
+                           struct tpl_value *list);
 
 /* The exercise's `plot` (time against size, written to plots/) and its break-evens. */
 void add_plot(struct report_ctx *rc, const struct exercise_result *ex, struct tpl_value *exv);

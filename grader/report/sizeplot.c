@@ -147,6 +147,36 @@ static void add_variant_series(const struct report_ctx *rc, const struct variant
     }
 }
 
+char *add_break_even_value(const struct report_ctx *rc, const struct variant_result *vr,
+                           const char *param, const struct break_even_at *at,
+                           struct tpl_value *list)
+{
+    if (at->kind == BREAK_EVEN_NO_DATA)
+        return NULL;
+    struct tpl_value *be = tpl_push_map(list);
+    char *size_s = fmt_size(at->size);
+    tpl_set_str(be, "variant", variant_title(vr));
+    tpl_set_str(be, "variant_id", vr->variant_id);
+    tpl_set_str(be, "param", param);
+    tpl_set_bool(be, "with_transfer", at->with_transfer);
+    tpl_set_bool(be, "without_transfer", at->both && !at->with_transfer);
+    tpl_set_bool(be, "found", at->kind == BREAK_EVEN_FOUND);
+    tpl_set_bool(be, "gpu_faster", at->kind == BREAK_EVEN_A_FASTER);
+    tpl_set_bool(be, "gpu_slower", at->kind == BREAK_EVEN_A_SLOWER);
+    tpl_set_bool(be, "vs_baseline", at->vs_baseline);
+    tpl_set_md(be, "size", at->kind == BREAK_EVEN_FOUND ? size_s : NO_VALUE);
+    char *label = NULL;
+    if (at->kind == BREAK_EVEN_FOUND) {
+        const char *key = at->with_transfer ? "plot.break_even_transfer"
+                          : at->both        ? "plot.break_even_no_transfer"
+                                            : "plot.break_even";
+        label = phrase(&rc->strings, false, key, "variant", variant_title(vr), "param", param,
+                       "size", size_s, NULL);
+    }
+    free(size_s);
+    return label;
+}
+
 /* Where one GPU curve (with or without its transfers) crosses the CPU's. */
 static void add_break_even(const struct report_ctx *rc, const struct exercise_result *ex,
                            const struct variant_result *vr, bool with_transfer, bool both,
@@ -174,30 +204,11 @@ static void add_break_even(const struct report_ctx *rc, const struct exercise_re
     free(gx);
     free(ga);
     free(cb);
-    if (kind == BREAK_EVEN_NO_DATA)
-        return;
-    struct tpl_value *be = tpl_push_map(bl);
-    char *size_s = fmt_size(size);
-    tpl_set_str(be, "variant", variant_title(vr));
-    tpl_set_str(be, "variant_id", vr->variant_id);
-    tpl_set_str(be, "param", p->param);
-    tpl_set_bool(be, "with_transfer", with_transfer);
-    tpl_set_bool(be, "without_transfer", both && !with_transfer);
-    tpl_set_bool(be, "found", kind == BREAK_EVEN_FOUND);
-    tpl_set_bool(be, "gpu_faster", kind == BREAK_EVEN_A_FASTER);
-    tpl_set_bool(be, "gpu_slower", kind == BREAK_EVEN_A_SLOWER);
-    tpl_set_bool(be, "vs_baseline", use_baseline);
-    tpl_set_md(be, "size", kind == BREAK_EVEN_FOUND ? size_s : NO_VALUE);
-    if (kind == BREAK_EVEN_FOUND) {
-        const char *key = with_transfer ? "plot.break_even_transfer"
-                          : both        ? "plot.break_even_no_transfer"
-                                        : "plot.break_even";
-        char *label = phrase(&rc->strings, false, key, "variant", variant_title(vr), "param",
-                             p->param, "size", size_s, NULL);
+    struct break_even_at at = {kind, size, with_transfer, both, use_baseline};
+    char *label = add_break_even_value(rc, vr, p->param, &at, bl);
+    if (label)
         plot_fig_add_marker(fig, size, label);
-        free(label);
-    }
-    free(size_s);
+    free(label);
 }
 
 /*
