@@ -430,9 +430,11 @@ START_TEST(test_class_without_gpu_exports_no_number)
 }
 END_TEST
 
-/* --gpu-policy remote: the submission goes over ssh (here a stand-in that runs the command
- * on this machine, as the GPU machine's labgrader would) and results.json comes back. */
-START_TEST(test_remote_policy_round_trip)
+/* An autograder zip for the remote policy (a key and known hosts of its own), unpacked into
+ * tmp_root/<name>-zip, whose folder it returns; *fake gets an ssh stand-in that runs the command
+ * on this machine, as the GPU machine's labgrader would (the GPU machine would have a GPU, so
+ * here the informational policy stands in for it). Caller frees both. */
+static char *remote_autograder(const char *name, char **fake)
 {
     char *key = path_join(tmp_root, "key"), *hosts = path_join(tmp_root, "known_hosts");
     ck_assert_int_eq(write_file_atomic(key, "not a key\n", 10, NULL), 0);
@@ -449,17 +451,32 @@ START_TEST(test_remote_policy_round_trip)
                            "--known-hosts",
                            hosts,
                            NULL};
-    char *zip = make_zip("remote.zip", extra), *dir = path_join(tmp_root, "remote-zip");
+    char *zip_name = xstrfmt("%s.zip", name), *dir_name = xstrfmt("%s-zip", name);
+    char *zip = make_zip(zip_name, extra), *dir = path_join(tmp_root, dir_name);
     unzip(zip, dir);
-    /* The stand-in runs the last argument; the GPU machine would have a GPU, so here the
-     * informational policy stands in for it. */
-    char *fake = path_join(tmp_root, "fake-ssh");
+    char *ssh_name = xstrfmt("%s-ssh", name);
+    *fake = path_join(tmp_root, ssh_name);
     const char *body =
         "#!/bin/sh\nfor last; do :; done\n"
         "exec sh -c \"$(printf '%s' \"$last\" | sed 's/--gpu-policy fail/--gpu-policy "
         "informational/')\"\n";
-    ck_assert_int_eq(write_file_atomic(fake, body, strlen(body), NULL), 0);
-    ck_assert_int_eq(chmod(fake, 0755), 0);
+    ck_assert_int_eq(write_file_atomic(*fake, body, strlen(body), NULL), 0);
+    ck_assert_int_eq(chmod(*fake, 0755), 0);
+    free(ssh_name);
+    free(zip);
+    free(dir_name);
+    free(zip_name);
+    free(remote_dir);
+    free(hosts);
+    free(key);
+    return dir;
+}
+
+/* --gpu-policy remote: the submission goes over ssh (here a stand-in that runs the command
+ * on this machine, as the GPU machine's labgrader would) and results.json comes back. */
+START_TEST(test_remote_policy_round_trip)
+{
+    char *fake = NULL, *dir = remote_autograder("remote", &fake);
     setenv("LABGRADER_SSH", fake, 1);
     char *src = xstrfmt("%s/solution", lab_dir), *abs = path_abs(src, NULL);
     new_submission(abs, NULL);
@@ -484,10 +501,6 @@ START_TEST(test_remote_policy_round_trip)
     free(src);
     free(fake);
     free(dir);
-    free(zip);
-    free(remote_dir);
-    free(hosts);
-    free(key);
 }
 END_TEST
 
@@ -590,30 +603,7 @@ static void rush_compare(const struct rush *r, const struct rush *alone, int k, 
  * each answer is its own student's, with the grade it gets alone. */
 START_TEST(test_deadline_rush)
 {
-    char *key = path_join(tmp_root, "key"), *hosts = path_join(tmp_root, "known_hosts");
-    ck_assert_int_eq(write_file_atomic(key, "not a key\n", 10, NULL), 0);
-    ck_assert_int_eq(write_file_atomic(hosts, "gpu.example ssh-ed25519 AAAA\n", 29, NULL), 0);
-    char *remote_dir = xstrfmt("%s/source/labgrader", ag_root);
-    const char *extra[] = {"--gpu-policy",
-                           "remote",
-                           "--remote-host",
-                           "grader@gpu.example",
-                           "--remote-dir",
-                           remote_dir,
-                           "--remote-key",
-                           key,
-                           "--known-hosts",
-                           hosts,
-                           NULL};
-    char *zip = make_zip("rush.zip", extra), *dir = path_join(tmp_root, "rush-zip");
-    unzip(zip, dir);
-    char *fake = path_join(tmp_root, "rush-ssh");
-    const char *body =
-        "#!/bin/sh\nfor last; do :; done\n"
-        "exec sh -c \"$(printf '%s' \"$last\" | sed 's/--gpu-policy fail/--gpu-policy "
-        "informational/')\"\n";
-    ck_assert_int_eq(write_file_atomic(fake, body, strlen(body), NULL), 0);
-    ck_assert_int_eq(chmod(fake, 0755), 0);
+    char *fake = NULL, *dir = remote_autograder("rush", &fake);
     char *script = path_join(dir, "run_autograder");
     enum { N_RUSH = 8 };
     struct rush alone[3], runs[N_RUSH];
@@ -645,10 +635,6 @@ START_TEST(test_deadline_rush)
     free(script);
     free(fake);
     free(dir);
-    free(zip);
-    free(remote_dir);
-    free(hosts);
-    free(key);
 }
 END_TEST
 
