@@ -40,8 +40,8 @@ static void teardown(void)
 }
 
 /* A process that holds every core's lock of the coordinator exclusively (as a CPU series of
- * another grader does) for hold_s seconds, 0: until killed. Returns once it holds them. */
-static pid_t hold_the_machine(int hold_s)
+ * another grader does) until killed. Returns once it holds them. */
+static pid_t hold_the_machine(void)
 {
     int ready[2];
     ck_assert_int_eq(pipe(ready), 0);
@@ -58,10 +58,7 @@ static pid_t hold_the_machine(int hold_s)
         }
         if (write(ready[1], "r", 1) != 1)
             _exit(1);
-        if (hold_s > 0)
-            sleep((unsigned)hold_s);
-        else
-            pause();
+        pause();
         _exit(0);
     }
     char c;
@@ -106,13 +103,29 @@ static char *text_of(const char *path)
     return strbuf_detach(&sb);
 }
 
+/* Every passed case got its turn: timed, or (on a loaded test machine) not timed because
+ * another process shared its cores, said as a skip (e2e_timed); never "busy". */
+static void assert_had_turns(const struct results *r)
+{
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
+                const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
+                if (cr->verdict != V_PASS)
+                    continue;
+                ck_assert_msg(cr->not_timed != NOT_TIMED_BUSY, "%s: no turn after the holder left",
+                              cr->case_id);
+                e2e_timed(cr->case_id, cr);
+            }
+}
+
 /* Another grader holds the machine: this one waits its turn, saying so and naming who holds it;
  * once the holder lets go (when the notice has appeared, or after a minute: then the notice is
  * missing and the test fails), it grades and times as usual. */
 START_TEST(test_waits_its_turn_and_says_so)
 {
     char *out = path_join(dir, "out"), *log = path_join(dir, "check.log");
-    pid_t holder = hold_the_machine(0);
+    pid_t holder = hold_the_machine();
     pid_t grader = fork();
     ck_assert_int_ge(grader, 0);
     if (grader == 0)
@@ -138,7 +151,7 @@ START_TEST(test_waits_its_turn_and_says_so)
     read_results(out, "solution", &r);
     ck_assert_int_eq(r.n_fail, 0);
     ck_assert_int_eq(r.n_grader_errors, 0);
-    ck_assert_int_eq(r.n_not_timed, 0);
+    assert_had_turns(&r);
     results_release(&r);
     free(pid);
     free(console);
@@ -153,7 +166,7 @@ END_TEST
 START_TEST(test_busy_machine_not_timed)
 {
     char *out = path_join(dir, "out"), *log = path_join(dir, "check.log");
-    pid_t holder = hold_the_machine(0);
+    pid_t holder = hold_the_machine();
     int rc = check(out, log, "2");
     release(holder);
     char *console = text_of(log), *pid = xstrfmt("pid %ld", (long)holder);
@@ -236,7 +249,7 @@ START_TEST(test_class_not_timed_graded_again)
     ck_assert_int_eq(system(cmd), 0);
     const char *argv[] = {e2e_bin(), "grade",    lab,         "--submissions", cls, "--out",
                           out,       "--no-pdf", "--no-html", "--timing-wait", "2", NULL};
-    pid_t holder = hold_the_machine(0);
+    pid_t holder = hold_the_machine();
     int rc = e2e_run(argv, log);
     release(holder);
     char *console = text_of(log);
@@ -244,10 +257,12 @@ START_TEST(test_class_not_timed_graded_again)
     free(console);
     rc = e2e_run(argv, log);
     console = text_of(log);
-    ck_assert_msg(rc == 0 && strstr(console, "1 graded, 0 unchanged"), "exit %d: %s", rc, console);
     struct results r;
     read_results(out, "s1", &r);
-    ck_assert_int_eq(r.n_not_timed, 0);
+    ck_assert_msg((rc == 0 || (rc == 3 && r.n_not_timed > 0)) &&
+                      strstr(console, "1 graded, 0 unchanged"),
+                  "exit %d: %s", rc, console);
+    assert_had_turns(&r);
     results_release(&r);
     free(console);
     free(cmd);
