@@ -366,19 +366,21 @@ static void read_machine(const struct json_value *o, struct machine_info *m)
     m->blas_core = dup_str(o, "blas_core");
 }
 
-int results_from_json(struct results *r, const char *json, size_t len, const char *path,
-                      struct error *err)
+/* json parsed, an object, of our format, of the right shape: the tree (caller frees), or NULL
+ * with err set. */
+static struct json_value *parse_results(const char *json, size_t len, const char *name,
+                                        struct error *err)
 {
-    const char *name = path ? path : "<results>";
     struct json_value *root = NULL;
     if (json_parse(json, len, &root, err) != 0) {
         if (err)
             snprintf(err->file, sizeof(err->file), "%s", name);
-        return -1;
+        return NULL;
     }
     if (root->type != JSON_OBJECT) {
         json_value_free(root);
-        return error_set_at(err, name, 0, 0, "not a labgrader results file (not a JSON object)");
+        error_set_at(err, name, 0, 0, "not a labgrader results file (not a JSON object)");
+        return NULL;
     }
     const char *format = json_get_string(root, "format");
     if (!format || strcmp(format, RESULTS_FORMAT) != 0) {
@@ -386,12 +388,18 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
             err, name, 0, 0, "not a labgrader results file (format %s%s%s, expected \"%s\")",
             format ? "\"" : "", format ? format : "missing", format ? "\"" : "", RESULTS_FORMAT);
         json_value_free(root);
-        return -1;
+        return NULL;
     }
     if (results_check_json(root, name, err) != 0) {
         json_value_free(root);
-        return -1;
+        return NULL;
     }
+    return root;
+}
+
+/* Who, what and how: the fields above the exercises. */
+static void read_header(const struct json_value *root, struct results *r)
+{
     r->lab_id = dup_str(root, "lab_id");
     r->lab_number = num_long(root, "lab_number");
     r->lab_title = dup_str(root, "lab_title");
@@ -414,11 +422,11 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->hidden = json_get_bool(root, "hidden", false);
     r->show_hidden = json_get_bool(root, "show_hidden", false);
     read_machine(json_get(root, "machine"), &r->machine);
-    const struct json_value *exs = json_get(root, "exercises");
-    r->n_exercises = arr_len(exs);
-    r->exercises = r->n_exercises ? xcalloc(r->n_exercises, sizeof(*r->exercises)) : NULL;
-    for (size_t e = 0; e < r->n_exercises; e++)
-        read_exercise(json_at(exs, e), &r->exercises[e]);
+}
+
+/* The totals and the phases' times. */
+static void read_totals(const struct json_value *root, struct results *r)
+{
     r->score = num(root, "score");
     r->max_score = num(root, "max_score");
     r->n_pass = num_int(root, "n_pass");
@@ -430,16 +438,38 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     r->phase_references_s = num(ph, "references");
     r->phase_runs_s = num(ph, "runs");
     r->phase_reports_s = num(ph, "reports");
-    results_lms_from_json(json_get(root, "lms"), &r->lms);
-    json_value_free(root);
-    /* Derived from the cases, whatever the file says (older files have no count). */
-    r->n_not_timed = 0;
+}
+
+/* Derived from the cases, whatever the file says (older files have no count). */
+static int count_not_timed(const struct results *r)
+{
+    int n = 0;
     for (size_t e = 0; e < r->n_exercises; e++)
         for (size_t v = 0; v < r->exercises[e].n_variants; v++)
             for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
                 const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
-                r->n_not_timed += cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO;
+                n += cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO;
             }
+    return n;
+}
+
+int results_from_json(struct results *r, const char *json, size_t len, const char *path,
+                      struct error *err)
+{
+    const char *name = path ? path : "<results>";
+    struct json_value *root = parse_results(json, len, name, err);
+    if (!root)
+        return -1;
+    read_header(root, r);
+    const struct json_value *exs = json_get(root, "exercises");
+    r->n_exercises = arr_len(exs);
+    r->exercises = r->n_exercises ? xcalloc(r->n_exercises, sizeof(*r->exercises)) : NULL;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        read_exercise(json_at(exs, e), &r->exercises[e]);
+    read_totals(root, r);
+    results_lms_from_json(json_get(root, "lms"), &r->lms);
+    json_value_free(root);
+    r->n_not_timed = count_not_timed(r);
     if (results_check(r, name, err) != 0) {
         results_release(r);
         return -1;

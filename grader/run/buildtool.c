@@ -99,6 +99,43 @@ static void tool_env(const struct build_ctx *b, struct argv_list *env, char **tm
     }
 }
 
+/* The limits of a compile: it is untrusted too (template and macro bombs). */
+static void tool_limits(const struct build_ctx *b, struct sandbox_opts *o)
+{
+    o->wall_limit_s = b->tc->compile_timeout_s;
+    o->cpu_limit_s = b->tc->compile_timeout_s;
+    o->file_limit_bytes = 512LL << 20;
+    o->output_cap = 256 * 1024;
+    o->isolation = b->tc->isolation;
+    /* Half the machine's memory and a few hundred tasks (nvcc runs cicc, ptxas, fatbinary)
+     * where cgroups are delegated; the wall and CPU limits hold everywhere. */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        o->memory_limit_bytes = (long long)pages * page / 2;
+    o->max_processes = 512;
+    /* Without delegated cgroups nothing else stops a macro bomb (exponential #define
+     * doubling): cc1 grows by hundreds of MiB a second. Compilers never start CUDA, so
+     * the address-space limit the runs cannot have is safe here. Per process (cc1plus,
+     * cicc, ptxas each get it) and fixed: scaled down to a small laptop's memory it would
+     * refuse honest template-heavy CUDA (thrust, CUB), which needs a few GiB. */
+    o->address_space_bytes = 4LL << 30;
+}
+
+/* The compiler's output into log, and whether it succeeded. */
+static bool tool_output(const struct sandbox_result *r, const char *tool, struct strbuf *log)
+{
+    if (r->output_len)
+        strbuf_add(log, r->output, r->output_len);
+    if (r->output_truncated)
+        strbuf_addstr(log, "\n[... compiler output truncated ...]\n");
+    if (r->status == SB_EXITED)
+        return r->exit_code == 0;
+    char desc[512];
+    sandbox_describe(r, desc, sizeof(desc));
+    strbuf_addf(log, "\n%s: %s\n", path_base(tool), desc);
+    return false;
+}
+
 /* Run a build command in the sandbox; the output is appended to log. */
 int build_tool_run(struct build_ctx *b, struct argv_list *cmd, struct strbuf *log, bool *ok,
                    struct error *err)
@@ -109,8 +146,6 @@ int build_tool_run(struct build_ctx *b, struct argv_list *cmd, struct strbuf *lo
     const char **ro = toolchain_ro_paths(b->tc, extra);
     struct sandbox_opts o;
     struct sandbox_result r;
-    char desc[512];
-    int rc = 0;
     sandbox_opts_init(&o);
     sandbox_result_init(&r);
     o.argv = (const char *const *)cmd->v;
@@ -120,52 +155,16 @@ int build_tool_run(struct build_ctx *b, struct argv_list *cmd, struct strbuf *lo
     char *tmp;
     tool_env(b, &env, &tmp);
     o.env = (const char *const *)env.v;
-    o.wall_limit_s = b->tc->compile_timeout_s;
-    o.cpu_limit_s = b->tc->compile_timeout_s;
-    o.file_limit_bytes = 512LL << 20;
-    o.output_cap = 256 * 1024;
-    o.isolation = b->tc->isolation;
-    /* The compile is untrusted too (template and macro bombs): half the machine's memory
-     * and a few hundred tasks (nvcc runs cicc, ptxas, fatbinary) where cgroups are
-     * delegated; the wall and CPU limits hold everywhere. */
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0)
-        o.memory_limit_bytes = (long long)pages * page / 2;
-    o.max_processes = 512;
-    /* Without delegated cgroups nothing else stops a macro bomb (exponential #define
-     * doubling): cc1 grows by hundreds of MiB a second. Compilers never start CUDA, so
-     * the address-space limit the runs cannot have is safe here. Per process (cc1plus,
-     * cicc, ptxas each get it) and fixed: scaled down to a small laptop's memory it would
-     * refuse honest template-heavy CUDA (thrust, CUB), which needs a few GiB. */
-    o.address_space_bytes = 4LL << 30;
+    tool_limits(b, &o);
     /* The compilers hold the lane's cores (run/turns.h), given up while a series waits. */
     struct turns_locks locks;
-    turns_locks_make(b->tc->turns, TURNS_UNTIMED, false, &locks);
-    o.locks = locks.locks;
-    o.n_locks = locks.n;
-    o.cpus = b->tc->turns ? &b->tc->turns->cpus : NULL;
-    o.timing_wait_s = turns_wait_bound(b->tc->turns);
-    o.on_wait = b->tc->turns ? b->tc->turns->on_wait : NULL;
-    o.on_wait_arg = b->tc->turns ? b->tc->turns->on_wait_arg : NULL;
-    *ok = false;
-    int src = sandbox_run(&o, &r, err);
+    turns_join(b->tc->turns, TURNS_UNTIMED, false, &o, &locks);
+    int rc = sandbox_run(&o, &r, err);
     if (r.uncoordinated)
         turns_note_busy();
-    if (src != 0) {
+    if (rc != 0)
         error_prefix(err, "cannot run %s: ", cmd->v[0]);
-        rc = -1;
-    } else {
-        if (r.output_len)
-            strbuf_add(log, r.output, r.output_len);
-        if (r.output_truncated)
-            strbuf_addstr(log, "\n[... compiler output truncated ...]\n");
-        if (r.status == SB_EXITED && r.exit_code == 0)
-            *ok = true;
-        else if (r.status != SB_EXITED) {
-            sandbox_describe(&r, desc, sizeof(desc));
-            strbuf_addf(log, "\n%s: %s\n", path_base(cmd->v[0]), desc);
-        }
-    }
+    *ok = rc == 0 && tool_output(&r, cmd->v[0], log);
     sandbox_result_release(&r);
     turns_locks_release(&locks);
     free(ro);
@@ -173,7 +172,7 @@ int build_tool_run(struct build_ctx *b, struct argv_list *cmd, struct strbuf *lo
     if (tmp)
         remove_tree(tmp, NULL);
     free(tmp);
-    return rc;
+    return rc == 0 ? 0 : -1;
 }
 
 void build_lib_flags(const char *lib, bool compile, struct argv_list *out)

@@ -240,17 +240,11 @@ static void take_turns(const struct run_spec *s, struct sandbox_opts *opts, stru
     const struct turns *t = s->tc->turns;
     bool gpu = s->v->target == TARGET_GPU;
     enum turns_use use = !s->time ? TURNS_UNTIMED : gpu ? TURNS_GPU_SERIES : TURNS_CPU_SERIES;
-    turns_locks_make(t, use, gpu, l);
-    opts->locks = l->locks;
-    opts->n_locks = l->n;
-    if (!t)
-        return;
-    opts->cpus = &t->cpus;
-    opts->gpu_key = gpu ? t->gpu : NULL;
-    opts->cpu_series = s->time && !gpu;
-    opts->timing_wait_s = turns_wait_bound(t);
-    opts->on_wait = s->on_wait ? s->on_wait : t->on_wait;
-    opts->on_wait_arg = s->on_wait ? s->on_wait_arg : t->on_wait_arg;
+    turns_join(t, use, gpu, opts, l);
+    if (t && s->on_wait) {
+        opts->on_wait = s->on_wait;
+        opts->on_wait_arg = s->on_wait_arg;
+    }
 }
 
 const char *const run_stage_names[RUN_STAGE_COUNT] = {"setup", "checked", "warmup",

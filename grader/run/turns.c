@@ -207,6 +207,22 @@ void turns_locks_make(const struct turns *t, enum turns_use use, bool gpu, struc
             add_lock(out, xstrfmt("%s/cpu%d.lock", t->dir, c), SB_LOCK_SHARED, cores, true);
 }
 
+void turns_join(const struct turns *t, enum turns_use use, bool gpu, struct sandbox_opts *o,
+                struct turns_locks *out)
+{
+    turns_locks_make(t, use, gpu, out);
+    o->locks = out->locks;
+    o->n_locks = out->n;
+    if (!t)
+        return;
+    o->cpus = &t->cpus;
+    o->gpu_key = gpu ? t->gpu : NULL;
+    o->cpu_series = use == TURNS_CPU_SERIES;
+    o->timing_wait_s = turns_wait_bound(t);
+    o->on_wait = t->on_wait;
+    o->on_wait_arg = t->on_wait_arg;
+}
+
 void turns_locks_release(struct turns_locks *l)
 {
     for (size_t i = 0; i < l->n; i++)

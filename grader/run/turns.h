@@ -86,6 +86,11 @@ struct turns_locks {
  * preemptible while untimed (phaselock.h). */
 void turns_locks_make(const struct turns *t, enum turns_use use, bool gpu, struct turns_locks *out);
 void turns_locks_release(struct turns_locks *l);
+/* A run's part in the coordinator, into its options: the locks for `use` (into out, released by
+ * the caller after the run), the lane's cores to pin it to, its GPU (where `gpu`), the wait's
+ * bound and its notices. Without a coordinator (t NULL): no locks, nothing pinned. */
+void turns_join(const struct turns *t, enum turns_use use, bool gpu, struct sandbox_opts *o,
+                struct turns_locks *out);
 
 /* A run of this process found the turn held past its wait (sandbox_result.uncoordinated, or a
  * case answered "busy"): later runs and compiles wait for it only a moment

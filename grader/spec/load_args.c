@@ -87,16 +87,9 @@ void load_default_init(struct arg_spec *a)
     a->init.std = 1;
 }
 
-/* An init mapping into *init, which holds the argument's defaults on entry. */
-static int parse_init_spec(struct loader *ld, const yaml_node_t *m, struct init_spec *init)
+/* Every key of init but dist must be one that dist d reads. */
+static int check_dist_keys(struct loader *ld, const yaml_node_t *m, int d)
 {
-    yaml_node_t *n, *low = NULL, *high = NULL;
-    int d = DIST_UNIFORM;
-    if (ld_want_mapping(ld, m, "'init'") || ld_check_keys(ld, m, "in init", init_keys))
-        return -1;
-    if ((n = ld_map_get(ld, m, "dist")) && ld_get_enum(ld, n, "dist", spec_dist_names, &d))
-        return -1;
-    init->dist = (enum dist)d;
     for (size_t i = 0; i < ld_map_size(m); i++) {
         yaml_node_t *key = ld_map_key(ld, m, i);
         if (!strcmp(ld_text(key), "dist") || ld_in_list(dist_keys[d], ld_text(key)))
@@ -108,59 +101,85 @@ static int parse_init_spec(struct loader *ld, const yaml_node_t *m, struct init_
         strbuf_release(&sb);
         return -1;
     }
+    return 0;
+}
+
+static int parse_uniform(struct loader *ld, const yaml_node_t *m, struct init_spec *init)
+{
+    yaml_node_t *low, *high;
+    if ((low = ld_map_get(ld, m, "low")) && ld_get_number(ld, low, "'low'", &init->low))
+        return -1;
+    if ((high = ld_map_get(ld, m, "high")) && ld_get_number(ld, high, "'high'", &init->high))
+        return -1;
+    if (!(init->low < init->high))
+        return ld_fail(ld,
+                       high  ? high
+                       : low ? low
+                             : m,
+                       "'low' (%g) must be less than 'high' (%g) for dist uniform", init->low,
+                       init->high);
+    return 0;
+}
+
+static int parse_integers(struct loader *ld, const yaml_node_t *m, struct init_spec *init)
+{
+    yaml_node_t *low, *high;
+    if (ld_need(ld, m, "low", "in init (dist integers)", &low) ||
+        ld_get_number(ld, low, "'low'", &init->low) ||
+        ld_need(ld, m, "high", "in init (dist integers)", &high) ||
+        ld_get_number(ld, high, "'high'", &init->high))
+        return -1;
+    if (init->low != floor(init->low) || init->high != floor(init->high))
+        return ld_fail(ld, init->low != floor(init->low) ? low : high,
+                       "'low' and 'high' of dist integers must be whole numbers (got %.17g "
+                       "and %.17g)",
+                       init->low, init->high);
+    if (!(init->low <= init->high))
+        return ld_fail(ld, high, "'low' (%.17g) must not be greater than 'high' (%.17g)", init->low,
+                       init->high);
+    if (init->high - init->low >= 9007199254740992.0)
+        return ld_fail(ld, high, "dist integers spans more than 2^53 values");
+    return 0;
+}
+
+/* An init mapping into *init, which holds the argument's defaults on entry. */
+static int parse_init_spec(struct loader *ld, const yaml_node_t *m, struct init_spec *init)
+{
+    yaml_node_t *n;
+    int d = DIST_UNIFORM;
+    if (ld_want_mapping(ld, m, "'init'") || ld_check_keys(ld, m, "in init", init_keys))
+        return -1;
+    if ((n = ld_map_get(ld, m, "dist")) && ld_get_enum(ld, n, "dist", spec_dist_names, &d))
+        return -1;
+    init->dist = (enum dist)d;
+    if (check_dist_keys(ld, m, d))
+        return -1;
     switch (init->dist) {
     case DIST_UNIFORM:
-        if ((low = ld_map_get(ld, m, "low")) && ld_get_number(ld, low, "'low'", &init->low))
-            return -1;
-        if ((high = ld_map_get(ld, m, "high")) && ld_get_number(ld, high, "'high'", &init->high))
-            return -1;
-        if (!(init->low < init->high))
-            return ld_fail(ld,
-                           high  ? high
-                           : low ? low
-                                 : m,
-                           "'low' (%g) must be less than 'high' (%g) for dist uniform", init->low,
-                           init->high);
-        break;
+        return parse_uniform(ld, m, init);
     case DIST_NORMAL:
         init->mean = 0;
         init->std = 1;
         if ((n = ld_map_get(ld, m, "mean")) && ld_get_number(ld, n, "'mean'", &init->mean))
             return -1;
-        if ((n = ld_map_get(ld, m, "std")) &&
-            ld_get_number_min(ld, n, "'std'", 0, false, &init->std))
-            return -1;
-        break;
+        return (n = ld_map_get(ld, m, "std")) &&
+                       ld_get_number_min(ld, n, "'std'", 0, false, &init->std)
+                   ? -1
+                   : 0;
     case DIST_ARANGE:
         init->low = 0;
         init->high = 1;
         if ((n = ld_map_get(ld, m, "start")) && ld_get_number(ld, n, "'start'", &init->low))
             return -1;
-        if ((n = ld_map_get(ld, m, "step")) && ld_get_number(ld, n, "'step'", &init->high))
-            return -1;
-        break;
+        return (n = ld_map_get(ld, m, "step")) && ld_get_number(ld, n, "'step'", &init->high) ? -1
+                                                                                              : 0;
     case DIST_CONSTANT:
-        if (ld_need(ld, m, "value", "in init (dist constant)", &n) ||
-            ld_get_number(ld, n, "'value'", &init->value))
-            return -1;
-        break;
+        return ld_need(ld, m, "value", "in init (dist constant)", &n) ||
+                       ld_get_number(ld, n, "'value'", &init->value)
+                   ? -1
+                   : 0;
     case DIST_INTEGERS:
-        if (ld_need(ld, m, "low", "in init (dist integers)", &low) ||
-            ld_get_number(ld, low, "'low'", &init->low) ||
-            ld_need(ld, m, "high", "in init (dist integers)", &high) ||
-            ld_get_number(ld, high, "'high'", &init->high))
-            return -1;
-        if (init->low != floor(init->low) || init->high != floor(init->high))
-            return ld_fail(ld, init->low != floor(init->low) ? low : high,
-                           "'low' and 'high' of dist integers must be whole numbers (got %.17g "
-                           "and %.17g)",
-                           init->low, init->high);
-        if (!(init->low <= init->high))
-            return ld_fail(ld, high, "'low' (%.17g) must not be greater than 'high' (%.17g)",
-                           init->low, init->high);
-        if (init->high - init->low >= 9007199254740992.0)
-            return ld_fail(ld, high, "dist integers spans more than 2^53 values");
-        break;
+        return parse_integers(ld, m, init);
     }
     return 0;
 }

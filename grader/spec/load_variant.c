@@ -226,6 +226,52 @@ static int parse_memory_overrides(struct loader *ld, const yaml_node_t *m,
     return 0;
 }
 
+/* The variant's id: a lower-case identifier, once in the exercise. */
+static int parse_variant_id(struct loader *ld, const struct exercise_spec *ex, size_t index,
+                            const yaml_node_t *m)
+{
+    struct variant_spec *v = &ex->variants[index];
+    yaml_node_t *n;
+    if (ld_need(ld, m, "id", "in variant", &n) || ld_get_string(ld, n, "'id'", &v->id))
+        return -1;
+    if (!ld_is_lower_ident(v->id))
+        return ld_fail(ld, n, "variant id '%s' must match [a-z][a-z0-9_]*", v->id);
+    for (size_t j = 0; j < index; j++)
+        if (!strcmp(ex->variants[j].id, v->id))
+            return ld_fail(ld, n, "duplicate variant id '%s' in exercise '%s' (first at line %d)",
+                           v->id, ex->id, ex->variants[j].loc.line);
+    return 0;
+}
+
+/* memory: one space for every array, or a mapping of argument names to spaces. */
+static int parse_memory(struct loader *ld, const yaml_node_t *n, const struct exercise_spec *ex,
+                        struct variant_spec *v)
+{
+    int e;
+    if (n->type == YAML_MAPPING_NODE)
+        return parse_memory_overrides(ld, n, ex, v);
+    if (n->type != YAML_SCALAR_NODE || ld_is_null(n))
+        return ld_fail_type(ld, n, "host, pinned, device or a mapping of argument names",
+                            "'memory'");
+    if (ld_get_enum(ld, n, "memory", spec_mem_names, &e) ||
+        check_memory_target(ld, n, v, (enum mem_space)e))
+        return -1;
+    v->memory = (enum mem_space)e;
+    return 0;
+}
+
+static int parse_transfer_from(struct loader *ld, const yaml_node_t *n, struct variant_spec *v)
+{
+    int e;
+    if (ld_get_enum(ld, n, "transfer_from", spec_transfer_names, &e))
+        return -1;
+    v->transfer_from = (enum mem_space)e;
+    if (v->transfer_from != MEM_HOST && v->target != TARGET_GPU)
+        return ld_fail(ld, n, "transfer_from '%s' needs target gpu (variant '%s' has target %s)",
+                       mem_space_name(v->transfer_from), v->id, target_name(v->target));
+    return 0;
+}
+
 int load_variant(struct loader *ld, struct exercise_spec *ex, size_t index, const yaml_node_t *m)
 {
     struct variant_spec *v = &ex->variants[index];
@@ -239,15 +285,8 @@ int load_variant(struct loader *ld, struct exercise_spec *ex, size_t index, cons
         ld_check_keys(ld, m, "in variant", variant_keys))
         return -1;
 
-    if (ld_need(ld, m, "id", "in variant", &n) || ld_get_string(ld, n, "'id'", &v->id))
+    if (parse_variant_id(ld, ex, index, m))
         return -1;
-    if (!ld_is_lower_ident(v->id))
-        return ld_fail(ld, n, "variant id '%s' must match [a-z][a-z0-9_]*", v->id);
-    for (size_t j = 0; j < index; j++)
-        if (!strcmp(ex->variants[j].id, v->id))
-            return ld_fail(ld, n, "duplicate variant id '%s' in exercise '%s' (first at line %d)",
-                           v->id, ex->id, ex->variants[j].loc.line);
-
     if ((n = ld_map_get(ld, m, "title"))) {
         if (ld_get_string(ld, n, "'title'", &v->title))
             return -1;
@@ -268,29 +307,10 @@ int load_variant(struct loader *ld, struct exercise_spec *ex, size_t index, cons
     if ((n = ld_map_get(ld, m, "libs")) && parse_libs(ld, n, &v->student))
         return -1;
 
-    if ((n = ld_map_get(ld, m, "memory"))) {
-        if (n->type == YAML_MAPPING_NODE) {
-            if (parse_memory_overrides(ld, n, ex, v))
-                return -1;
-        } else if (n->type == YAML_SCALAR_NODE && !ld_is_null(n)) {
-            if (ld_get_enum(ld, n, "memory", spec_mem_names, &e) ||
-                check_memory_target(ld, n, v, (enum mem_space)e))
-                return -1;
-            v->memory = (enum mem_space)e;
-        } else {
-            return ld_fail_type(ld, n, "host, pinned, device or a mapping of argument names",
-                                "'memory'");
-        }
-    }
-    if ((n = ld_map_get(ld, m, "transfer_from"))) {
-        if (ld_get_enum(ld, n, "transfer_from", spec_transfer_names, &e))
-            return -1;
-        v->transfer_from = (enum mem_space)e;
-        if (v->transfer_from != MEM_HOST && v->target != TARGET_GPU)
-            return ld_fail(ld, n,
-                           "transfer_from '%s' needs target gpu (variant '%s' has target %s)",
-                           mem_space_name(v->transfer_from), v->id, target_name(v->target));
-    }
+    if ((n = ld_map_get(ld, m, "memory")) && parse_memory(ld, n, ex, v))
+        return -1;
+    if ((n = ld_map_get(ld, m, "transfer_from")) && parse_transfer_from(ld, n, v))
+        return -1;
     if ((n = ld_map_get(ld, m, "weight")) &&
         ld_get_number_min(ld, n, "'weight'", 0, true, &v->weight))
         return -1;
