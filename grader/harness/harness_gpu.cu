@@ -183,6 +183,14 @@ static fenceable *fenceable_of(const void *p)
     return NULL;
 }
 
+static fenceable *fenceable_slot(void)
+{
+    for (int i = 0; i < FENCEABLE_MAX; i++)
+        if (!fenceables[i].ptr)
+            return &fenceables[i];
+    return NULL;
+}
+
 static bool vmm_map(fenceable *f)
 {
     CUmemAccessDesc rw;
@@ -196,7 +204,7 @@ static bool vmm_map(fenceable *f)
 
 extern "C" void *lg_gpu_alloc_fenceable(size_t bytes, char *err, size_t errsize)
 {
-    fenceable *slot = fenceable_of(NULL);
+    fenceable *slot = fenceable_slot();
     CUmemAllocationProp prop = vmm_prop();
     size_t gran = 0;
     if (!vmm_ready() || !slot ||
