@@ -155,25 +155,30 @@ static bool holds(const struct phaselock *pl, bool timed)
 
 void phaselock_drop(struct phaselock *pl)
 {
+    pl->timed = false;
     let_go(pl);
     drop_turnstiles(pl);
 }
 
 bool phaselock_try_timed(struct phaselock *pl)
 {
-    if (holds(pl, true))
-        return true;
-    let_go_others(pl, true);
-    return try_all(pl, true);
+    if (!holds(pl, true)) {
+        let_go_others(pl, true);
+        if (!try_all(pl, true))
+            return false;
+    }
+    pl->timed = true;
+    return true;
 }
 
 bool phaselock_is_timed(const struct phaselock *pl)
 {
-    return holds(pl, true);
+    return pl->timed;
 }
 
 bool phaselock_try_idle(struct phaselock *pl)
 {
+    pl->timed = false;
     if (holds(pl, false))
         return true;
     let_go_others(pl, false);
@@ -182,6 +187,7 @@ bool phaselock_try_idle(struct phaselock *pl)
 
 void phaselock_back_to_idle(struct phaselock *pl)
 {
+    pl->timed = false;
     drop_turnstiles(pl);
     for (size_t i = 0; i < pl->n; i++) {
         enum sb_lock_mode m = pl->spec[i].idle;
@@ -202,7 +208,7 @@ void phaselock_back_to_idle(struct phaselock *pl)
 
 bool phaselock_contested(const struct phaselock *pl)
 {
-    if (holds(pl, true))
+    if (pl->timed)
         return false; /* a series is never preempted */
     for (size_t i = 0; i < pl->n; i++) {
         if (!pl->spec[i].preemptible || pl->held[i] != SB_LOCK_SHARED || pl->turn_held[i])
@@ -218,6 +224,7 @@ bool phaselock_contested(const struct phaselock *pl)
 
 void phaselock_yield(struct phaselock *pl)
 {
+    pl->timed = false;
     for (size_t i = 0; i < pl->n; i++)
         if (pl->spec[i].preemptible && pl->held[i] != SB_LOCK_NONE) {
             unlock(pl->fd[i]);

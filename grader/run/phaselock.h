@@ -47,6 +47,9 @@ struct phaselock {
     int *fd, *turn;
     bool *turn_held;
     int *held; /* enum sb_lock_mode each lock is held in now */
+    /* In the timed modes, by phaselock_try_timed: kept apart from the modes held, which are
+     * the idle ones too where a lock's two modes are the same (untimed work's shared cores). */
+    bool timed;
 };
 
 /* Opens (creating) the lock files and their turnstiles; holds nothing yet. */

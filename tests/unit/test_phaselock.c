@@ -175,6 +175,34 @@ START_TEST(test_untimed_work_gives_cores_up)
 }
 END_TEST
 
+/* A compile (run/turns.h's TURNS_UNTIMED: every core shared in both modes, preemptible) gives
+ * its cores up to a CPU series that waits for them, though its idle and timed modes are the
+ * same. */
+START_TEST(test_compile_gives_cores_up)
+{
+    struct phaselock cpu, cc;
+    struct sb_lock compile[2];
+    lane_locks();
+    compile[0] = (struct sb_lock){lane_cpu[0].path, SB_LOCK_SHARED, SB_LOCK_SHARED, true};
+    compile[1] = (struct sb_lock){lane_cpu[1].path, SB_LOCK_SHARED, SB_LOCK_SHARED, true};
+    open_run(&cpu, lane_cpu, 2);
+    open_run(&cc, compile, 2);
+    ck_assert(phaselock_try_idle(&cc) && phaselock_try_idle(&cpu));
+    ck_assert(!phaselock_is_timed(&cc)); /* holding its idle modes is not a series */
+    ck_assert(!phaselock_contested(&cc));
+    ck_assert(!phaselock_try_timed(&cpu));
+    ck_assert(phaselock_contested(&cc));
+    phaselock_yield(&cc);
+    ck_assert(phaselock_try_timed(&cpu));
+    ck_assert(!phaselock_try_idle(&cc));
+    phaselock_back_to_idle(&cpu);
+    ck_assert(phaselock_try_idle(&cc));
+    phaselock_release(&cc);
+    phaselock_release(&cpu);
+    free((char *)lane_cpu[1].path);
+}
+END_TEST
+
 START_TEST(test_gpu_wait_holds_no_core)
 {
     struct phaselock cpu, gpu, gpu2;
@@ -235,6 +263,7 @@ int main(void)
     tcase_add_test(tc, test_two_requests_no_deadlock);
     tcase_add_test(tc, test_gpu_series_and_cpu_runs);
     tcase_add_test(tc, test_untimed_work_gives_cores_up);
+    tcase_add_test(tc, test_compile_gives_cores_up);
     tcase_add_test(tc, test_gpu_wait_holds_no_core);
     tcase_add_test(tc, test_release_lets_go);
     tcase_add_test(tc, test_unopenable_lock);
