@@ -7,11 +7,6 @@
 
 #include <string.h>
 
-void html_escape(struct strbuf *out, const char *s)
-{
-    esc_html(out, s);
-}
-
 static void md_escape(struct strbuf *out, const char *s)
 {
     esc_md_text(out, s, 0);
@@ -29,7 +24,7 @@ int analyze_render(const char *templates_dir, const char *lang, const char *name
     template_init(&t);
     int rc = template_load(&t, path, err);
     if (rc == 0) {
-        struct tpl_render_opts ro = {html ? html_escape : md_escape, true};
+        struct tpl_render_opts ro = {html ? esc_html : md_escape, true};
         rc = template_render(&t, ctx, &ro, out, err);
     }
     template_release(&t);

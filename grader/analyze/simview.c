@@ -147,7 +147,7 @@ static void html_file(struct strbuf *out, const char *src, const struct sim_frag
         if (frag >= 0)
             strbuf_addf(out, "<span class=\"m m%d\" title=\"%d\">", frag % 6, frag + 1);
         strbuf_addf(out, "<span class=\"n\">%4u</span> ", line);
-        html_escape(out, text);
+        esc_html(out, text);
         strbuf_addstr(out, frag >= 0 ? "</span>\n" : "\n");
         free(text);
         line++;

@@ -84,9 +84,6 @@ int batch_grade_one(struct batch_run *b, const struct todo *t, bool build_only, 
 int batch_grade_student(struct batch_run *b, const struct todo *t);
 
 /* ---- workers.c ---- */
-void batch_tally(struct batch_summary *s, int outcome);
-void batch_progress(const struct batch_opts *o, int done, int total, int failing, double started,
-                    const char *last);
 /* The builder: a process of its own that builds the class ahead of the workers (queue.h).
  * Its pid, or -1 (the workers then build what they grade). */
 pid_t batch_start_builder(struct batch_run *b, struct work_queue *q);

@@ -4,6 +4,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "grade/score.h"
 #include "base/sha256.h"
 #include "grade/results.h"
 
@@ -81,7 +82,7 @@ enum graded_state stamp_graded_state(const char *dir, const char *stamp, char *w
         error_format(&err, why, why_size);
         goto out;
     }
-    st = tmp.n_grader_errors || tmp.n_not_timed ? NOT_GRADED : GRADED;
+    st = grade_gap_of(&tmp, NULL) == GAP_NONE ? GRADED : NOT_GRADED;
 out:
     results_release(&tmp);
     strbuf_release(&old);

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-void batch_progress(const struct batch_opts *o, int done, int total, int failing, double started,
-                    const char *last)
+static void batch_progress(const struct batch_opts *o, int done, int total, int failing,
+                           double started, const char *last)
 {
     double el = now_seconds() - started;
     double eta = done > 0 ? el / done * (total - done) : 0;
@@ -40,7 +40,7 @@ void batch_progress(const struct batch_opts *o, int done, int total, int failing
     fflush(stderr);
 }
 
-void batch_tally(struct batch_summary *s, int outcome)
+static void batch_tally(struct batch_summary *s, int outcome)
 {
     s->graded += (outcome & OUT_WRITTEN) != 0;
     s->failed += (outcome & OUT_FAILING) != 0;
@@ -229,14 +229,12 @@ static void place_worker(struct grade_env *env, int w)
         turns_place(&env->turns, 0, NULL);
         return;
     }
-    int n_gpus = env->gpu.available && env->gpu.count > 0 ? env->gpu.count : 1;
+    int n_gpus = env->gpu.count > 0 ? env->gpu.count : 1;
     char *dev = batch_worker_device(w, n_gpus);
     setenv("CUDA_VISIBLE_DEVICES", dev, 1);
     toolchain_setenv(&env->tc, "CUDA_VISIBLE_DEVICES", dev);
     free(dev);
-    const char *key = env->gpu.pci ? env->gpu.pci[w % n_gpus] : NULL;
-    int lane = key ? turns_lane_of(key, env->gpu.pci, (size_t)n_gpus) : 0;
-    turns_place(&env->turns, lane, key);
+    grade_env_place(env, w % n_gpus);
 }
 
 /* One worker process: grades students from q and reports each on fds[1]. */

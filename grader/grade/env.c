@@ -142,13 +142,19 @@ static void probe_gpu(struct grade_env *env)
 
 /* The machine's timing coordinator (run/turns.h): a lane per GPU this process sees, and the
  * lane of the GPU it grades on (CUDA's device 0: the first of CUDA_VISIBLE_DEVICES). */
-static void take_lane(struct grade_env *env)
+void grade_env_place(struct grade_env *env, int device)
 {
     int n_gpus = env->gpu.available && env->gpu.count > 0 ? env->gpu.count : 1;
-    turns_setup(&env->turns, n_gpus);
-    const char *key = env->gpu.available && env->gpu.n_pci > 0 ? env->gpu.pci[0] : NULL;
     int n_keys = env->gpu.n_pci < n_gpus ? env->gpu.n_pci : n_gpus;
+    const char *key =
+        env->gpu.available && device >= 0 && device < n_keys ? env->gpu.pci[device] : NULL;
     turns_place(&env->turns, key ? turns_lane_of(key, env->gpu.pci, (size_t)n_keys) : 0, key);
+}
+
+static void take_lane(struct grade_env *env)
+{
+    turns_setup(&env->turns, env->gpu.available && env->gpu.count > 0 ? env->gpu.count : 1);
+    grade_env_place(env, 0);
     env->tc.turns = &env->turns;
 }
 

@@ -541,7 +541,10 @@ static int check_selection(const struct lab *lab, const struct grade_opts *o, si
     return 0;
 }
 
-void grading_waiting(void *arg, double waited_s, const char *holders)
+/* While a compile or a run waits for the machine's turn (run/turns.h): the console says so,
+ * and who holds the turn, so that a student whose check waits (or an autograde at a deadline)
+ * knows it is queued. arg: the struct grading. */
+static void grading_waiting(void *arg, double waited_s, const char *holders)
 {
     struct grading *g = arg;
     if (!g->o->progress)

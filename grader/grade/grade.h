@@ -93,6 +93,9 @@ void grade_env_release(struct grade_env *env);
 /* Detect the toolchain and GPU. harness_dir: built harness objects; include_dir: harness.h. */
 int grade_env_setup(struct grade_env *env, const char *harness_dir, const char *include_dir,
                     const char *cache_dir, enum isolation iso, struct error *err);
+/* This process's lane of the timing coordinator (run/turns.h): GPU `device` of those the probe
+ * saw and its share of the cores; lane 0, without a GPU key, where there is no such GPU. */
+void grade_env_place(struct grade_env *env, int device);
 
 void grade_opts_init(struct grade_opts *o);
 

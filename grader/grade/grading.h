@@ -59,11 +59,6 @@ struct grading {
     bool beside_others;
 };
 
-/* While a compile or a run waits for the machine's turn (run/turns.h): the console says so,
- * and who holds the turn, so that a student whose check waits (or an autograde at a deadline)
- * knows it is queued. arg: the struct grading. */
-void grading_waiting(void *arg, double waited_s, const char *holders);
-
 /* ---- selection (select.c) ---- */
 
 /* Why case c is not run (in the report's language), or NULL when it is. */

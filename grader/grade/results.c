@@ -176,10 +176,25 @@ void variant_result_add_arg_memory(struct variant_result *v, const char *arg, en
     v->n_arg_memory++;
 }
 
+bool case_not_timed(const struct case_result *c)
+{
+    return c->verdict == V_PASS && c->not_timed != NOT_TIMED_NO;
+}
+
+int results_count_not_timed(const struct results *r)
+{
+    int n = 0;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++)
+                n += case_not_timed(&r->exercises[e].variants[v].cases[c]);
+    return n;
+}
+
 void results_tally(struct results *r)
 {
     r->score = r->max_score = 0;
-    r->n_pass = r->n_fail = r->n_skipped = r->n_grader_errors = r->n_not_timed = 0;
+    r->n_pass = r->n_fail = r->n_skipped = r->n_grader_errors = 0;
     for (size_t e = 0; e < r->n_exercises; e++) {
         struct exercise_result *ex = &r->exercises[e];
         ex->points = ex->perf_points;
@@ -195,8 +210,6 @@ void results_tally(struct results *r)
                     r->n_skipped++;
                 else if (cr->verdict == V_GRADER)
                     r->n_grader_errors++;
-                if (cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO)
-                    r->n_not_timed++;
                 if (verdict_is_failure(cr->verdict))
                     r->n_fail++;
             }
@@ -204,4 +217,5 @@ void results_tally(struct results *r)
         r->score += ex->points;
         r->max_score += ex->max_points;
     }
+    r->n_not_timed = results_count_not_timed(r);
 }

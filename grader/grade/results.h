@@ -254,6 +254,10 @@ void variant_result_add_arg_memory(struct variant_result *v, const char *arg, en
 
 /* Recompute points totals and counts from the case verdicts. */
 void results_tally(struct results *r);
+/* A correct case that was to be timed and was not (its not_timed says why). */
+bool case_not_timed(const struct case_result *c);
+/* The cases of r for which case_not_timed holds. */
+int results_count_not_timed(const struct results *r);
 
 /* JSON round trip. results_read fills an initialised struct. A file older than params and
  * arg_memory gets them from its sizes and memory text (the one place that reads them). */

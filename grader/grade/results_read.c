@@ -440,19 +440,6 @@ static void read_totals(const struct json_value *root, struct results *r)
     r->phase_reports_s = num(ph, "reports");
 }
 
-/* Derived from the cases, whatever the file says (older files have no count). */
-static int count_not_timed(const struct results *r)
-{
-    int n = 0;
-    for (size_t e = 0; e < r->n_exercises; e++)
-        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
-            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
-                const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
-                n += cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO;
-            }
-    return n;
-}
-
 int results_from_json(struct results *r, const char *json, size_t len, const char *path,
                       struct error *err)
 {
@@ -469,7 +456,8 @@ int results_from_json(struct results *r, const char *json, size_t len, const cha
     read_totals(root, r);
     results_lms_from_json(json_get(root, "lms"), &r->lms);
     json_value_free(root);
-    r->n_not_timed = count_not_timed(r);
+    /* Derived from the cases, whatever the file says (older files have no count). */
+    r->n_not_timed = results_count_not_timed(r);
     if (results_check(r, name, err) != 0) {
         results_release(r);
         return -1;

@@ -163,23 +163,23 @@ void score_performance(struct grading *g, const struct exercise_spec *ex,
 
 /* ---- what a score is of ---- */
 
-bool case_is_grader_gap(const struct case_result *c)
-{
-    return c->verdict == V_GRADER || (c->verdict == V_PASS && c->not_timed != NOT_TIMED_NO);
-}
-
 static enum grade_gap case_gap(const struct case_result *c)
 {
     if (c->verdict == V_GRADER)
         return GAP_GRADER_ERROR;
-    return c->verdict == V_PASS && c->not_timed != NOT_TIMED_NO ? GAP_NOT_TIMED : GAP_NONE;
+    return case_not_timed(c) ? GAP_NOT_TIMED : GAP_NONE;
+}
+
+bool case_is_grader_gap(const struct case_result *c)
+{
+    return case_gap(c) != GAP_NONE;
 }
 
 /* Why a case is a gap, in the results' own words: its message, or what kept it from being
  * timed. */
 static const char *gap_reason(const struct case_result *c)
 {
-    if (c->verdict == V_PASS && c->not_timed != NOT_TIMED_NO)
+    if (case_not_timed(c))
         return c->not_timed_detail ? c->not_timed_detail : not_timed_name(c->not_timed);
     return c->message ? c->message : "";
 }

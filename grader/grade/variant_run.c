@@ -64,9 +64,7 @@ static int run_once(struct grading *g, const struct exercise_spec *ex, const str
                              .checks = ex->timing.checks,
                              .time = !g->o->no_timing && !g->env->turns.problem,
                              .timing = grading_timing(g, ex),
-                             .memory_limit_bytes = g->env->memory_limit_bytes,
-                             .on_wait = grading_waiting,
-                             .on_wait_arg = g};
+                             .memory_limit_bytes = g->env->memory_limit_bytes};
         rc = runner_run(&s, o, err);
     }
     free(cases);

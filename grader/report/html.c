@@ -11,11 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void html_esc(struct strbuf *out, const char *s)
-{
-    esc_html(out, s);
-}
-
 void html_url_segment(struct strbuf *out, const char *s)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -50,7 +45,7 @@ void html_set_pre(struct tpl_value *m, const char *key, const char *text, size_t
 {
     struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
     size_t left = esc_code_wrap(&body, text ? text : "", CODE_WIDTH, max_lines);
-    html_esc(&out, strbuf_str(&body));
+    esc_html(&out, strbuf_str(&body));
     if (left)
         strbuf_addf(&out, "… (+%zu)\n", left);
     if (omitted)
@@ -151,7 +146,7 @@ int html_write_page(const struct report_ctx *rc, const char *template_name, stru
     if (res == 0)
         res = template_load(&t, tpath, err);
     if (res == 0) {
-        struct tpl_render_opts ro = {html_esc, true};
+        struct tpl_render_opts ro = {esc_html, true};
         res = template_render(&t, ctx, &ro, &page, err);
     }
     if (res == 0)

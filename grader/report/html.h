@@ -5,8 +5,8 @@
  * stylesheet and script of templates/html/ inlined and every figure inline SVG (svg.h).
  *
  * What this file offers the two pages:
- *   - escaping: html_esc() is the template escape for every text value, so that anything
- *     from a submission (names, ids, compiler output, messages, source lines) reads as text;
+ *   - escaping: base/escape.h's esc_html() is the template escape for every text value, so that
+ * anything from a submission (names, ids, compiler output, messages, source lines) reads as text;
  *     values made with tpl_markdown() (HTML the grader writes: figures, formatted numbers)
  *     go in as they are, and none of them holds untrusted text unescaped;
  *   - html_write_page(): the template rendered, the assets inlined, and a Content Security
@@ -29,9 +29,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Sanitized text (escape.h's esc_sanitize) with & < > " ' as entities: safe as element text
- * and inside a quoted attribute. NULL is "". */
-void html_esc(struct strbuf *out, const char *s);
 /* A path segment for an href: every byte but [A-Za-z0-9_.~-] percent-encoded (so an id can
  * name no scheme, query or other folder). */
 void html_url_segment(struct strbuf *out, const char *s);

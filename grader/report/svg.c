@@ -2,9 +2,10 @@
 #include "report/svg.h"
 
 #include "base/alloc.h"
-#include "report/html.h"
+#include "base/escape.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,7 +258,7 @@ static void text_at(struct strbuf *out, double x, double y, const char *anchor, 
 {
     strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y, anchor,
                 cls);
-    html_esc(out, text);
+    esc_html(out, text);
     strbuf_addstr(out, "</text>\n");
 }
 
@@ -299,7 +300,7 @@ static void draw_cats(const struct svg_fig *f, const struct frame *fr, bool slan
                     "<text transform=\"translate(%.1f %.1f) rotate(-35)\" text-anchor=\"end\" "
                     "class=\"tick\">",
                     x + 4, fr->bottom + 14);
-        html_esc(out, f->cats[i]);
+        esc_html(out, f->cats[i]);
         strbuf_addstr(out, "</text>\n");
     }
 }
@@ -333,10 +334,10 @@ static void point_title(struct strbuf *out, const struct svg_series *s, const st
 {
     strbuf_addstr(out, "<title>");
     if (p->label) {
-        html_esc(out, p->label);
+        esc_html(out, p->label);
     } else {
         if (*s->name) {
-            html_esc(out, s->name);
+            esc_html(out, s->name);
             strbuf_addstr(out, ": ");
         }
         strbuf_addf(out, "%g, %g", p->x, p->y);
@@ -488,11 +489,11 @@ static void open_svg(const struct svg_fig *f, double height, struct strbuf *out)
 {
     strbuf_addf(out, "<svg class=\"plot\" viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n<title>", W,
                 height);
-    html_esc(out, f->title ? f->title : "");
+    esc_html(out, f->title ? f->title : "");
     strbuf_addstr(out, "</title>\n");
     if (f->desc) {
         strbuf_addstr(out, "<desc>");
-        html_esc(out, f->desc);
+        esc_html(out, f->desc);
         strbuf_addstr(out, "</desc>\n");
     }
 }

@@ -348,7 +348,7 @@ static void case_note(const struct table *t, const struct variant_result *vr,
 {
     const char *text = "";
     char *own = NULL;
-    if (cr->verdict == V_PASS && cr->not_timed != NOT_TIMED_NO) {
+    if (case_not_timed(cr)) {
         own = not_timed_text(t->m, cr);
         text = own;
     } else if (cr->verdict == V_PASS) {

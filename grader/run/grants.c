@@ -67,9 +67,6 @@ static void wait_to_start(struct grants *g)
 int grants_open(struct grants *g, const struct sandbox_opts *o, int target, struct error *err)
 {
     g->o = o;
-    if (o->n_locks > 0 && strrchr(o->locks[0].path, '/'))
-        g->coord_dir =
-            xstrndup(o->locks[0].path, (size_t)(strrchr(o->locks[0].path, '/') - o->locks[0].path));
     if (o->n_locks > 0) {
         if (phaselock_open(&g->locks, o->locks, o->n_locks, err) != 0)
             return -1;
@@ -236,7 +233,7 @@ static void serve_series(struct grants *g, struct sb_control *c)
                                       .gpu_key = g->o->gpu_key,
                                       .root = g->root,
                                       .cgroup_dir = g->cgroup_dir,
-                                      .coord_dir = g->coord_dir};
+                                      .coord_dir = g->o->coord_dir};
         loadwatch_begin(&g->watch);
         g->watching = true;
     }
@@ -316,10 +313,8 @@ void grants_close(struct grants *g)
     g->locked = false;
     free(g->loads);
     free(g->busy);
-    free(g->coord_dir);
     g->loads = NULL;
     g->busy = NULL;
-    g->coord_dir = NULL;
     sb_close_fd(&g->pipe[0]);
     sb_close_fd(&g->pipe[1]);
 }

@@ -241,10 +241,6 @@ static void take_turns(const struct run_spec *s, struct sandbox_opts *opts, stru
     bool gpu = s->v->target == TARGET_GPU;
     enum turns_use use = !s->time ? TURNS_UNTIMED : gpu ? TURNS_GPU_SERIES : TURNS_CPU_SERIES;
     turns_join(t, use, gpu, opts, l);
-    if (t && s->on_wait) {
-        opts->on_wait = s->on_wait;
-        opts->on_wait_arg = s->on_wait_arg;
-    }
 }
 
 const char *const run_stage_names[RUN_STAGE_COUNT] = {"setup", "checked", "warmup",

@@ -166,9 +166,6 @@ struct run_spec {
     const char *const *wrap;
     const char *const *wrap_ro;
     size_t output_cap, output_tail; /* the capture (sandbox.h); 0: the defaults */
-    /* Told while the run waits for its timed turn (sandbox_opts.on_wait); NULL: nobody. */
-    void (*on_wait)(void *arg, double waited_s, const char *holders);
-    void *on_wait_arg;
 };
 
 /* The job file's text (harness version 2). */

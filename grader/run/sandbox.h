@@ -103,6 +103,9 @@ struct sandbox_opts {
      * locks, at once. */
     const struct sb_lock *locks;
     size_t n_locks;
+    /* The machine's timing coordinator's folder (run/turns.h), where the locks are: processes
+     * with a lock open there are other graders' runs, never counted as sharing a series. */
+    const char *coord_dir;
     /* A timed turn is waited for at most this long (0: no bound); then the harness is told
      * "busy" and its case is reported as not timed, with who held the turn (sb_busy). */
     double timing_wait_s;

@@ -284,8 +284,7 @@ struct grants {
     bool uncoordinated;
     int pipe[2]; /* the grant pipe (a socket pair): [0] goes to the child (as target), [1] here */
     int target;  /* the grant pipe's fd in the child, -1 without a control pipe */
-    char *coord_dir; /* the folder of the run's locks (the coordinator's), or NULL */
-    pid_t root;      /* the run's main process, and its cgroup: what a freeze stops */
+    pid_t root;  /* the run's main process, and its cgroup: what a freeze stops */
     const char *cgroup_dir;
     bool frozen;
     /* Waiting for a timed turn (frozen), since when; all finished waits; the next notice. */

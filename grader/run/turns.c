@@ -215,6 +215,7 @@ void turns_join(const struct turns *t, enum turns_use use, bool gpu, struct sand
     o->n_locks = out->n;
     if (!t)
         return;
+    o->coord_dir = t->dir;
     o->cpus = &t->cpus;
     o->gpu_key = gpu ? t->gpu : NULL;
     o->cpu_series = use == TURNS_CPU_SERIES;
