@@ -266,7 +266,9 @@ static int merge_summary(const struct batch_opts *o, const char *out, struct res
     error_init(&rerr);
     int rc = 0;
     if (n_ok && report_summary(ok, n_ok, out, &ro, &ou, &rerr) != 0) {
-        fprintf(stderr, "summary: %s\n", rerr.msg);
+        /* An HTML page that could not be made is said below, once. */
+        if (!(ro.html && ou.md_written && !ou.html_written) || (ro.pdf && !ou.pdf_written))
+            fprintf(stderr, "summary: %s\n", rerr.msg);
         /* A summary that could not be written (a full disk) is the grader's failure; a PDF
          * that could not be made is a note unless PDFs are required. */
         if (!ou.md_written || o->pdf_mode > 0) {
@@ -278,6 +280,8 @@ static int merge_summary(const struct batch_opts *o, const char *out, struct res
         printf("summary:   %s\n", ou.md_path);
     if (ou.html_written)
         printf("           %s\n", ou.html_path);
+    else if (ou.md_written && ro.html)
+        printf("           no HTML page: %s\n", ou.html_note);
     if (ou.pdf_written)
         printf("           %s\n", ou.pdf_path);
     else if (ou.md_written && o->pdf_mode >= 0)

@@ -2,8 +2,10 @@
  * the stamp last. */
 #include "class/batch_internal.h"
 
+#include "grade/score.h"
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "grade/score.h"
 #include "base/space.h"
 #include "base/util.h"
 #include "class/lmsinfo.h"
@@ -77,6 +79,7 @@ static int write_report(struct batch_run *b, const struct results *r, const char
         error_prefix(err, "report: ");
         return -1;
     }
+    bool no_html = ro.html && out.md_written && !out.html_written;
     if (ro.pdf && !out.pdf_written) {
         struct error serr;
         error_init(&serr);
@@ -88,11 +91,11 @@ static int write_report(struct batch_run *b, const struct results *r, const char
         fprintf(stderr, "\n%s: no PDF: %s\n", r->student_id,
                 out.pdf_note[0] ? out.pdf_note : rerr.msg);
         b->no_pdf++;
-    } else if (rrc != 0) {
+    } else if (rrc != 0 && !no_html) {
         fprintf(stderr, "\n%s: report: %s\n", r->student_id, rerr.msg);
     }
-    if (ro.html && out.md_written && !out.html_written)
-        fprintf(stderr, "%s: no HTML page: %s\n", r->student_id, rerr.msg);
+    if (no_html)
+        fprintf(stderr, "%s: no HTML page: %s\n", r->student_id, out.html_note);
     if (rrc != 0 && o->pdf_mode > 0) {
         *err = rerr;
         return -1;
@@ -145,7 +148,7 @@ static int write_student(struct batch_run *b, struct results *r, const struct to
     if (o->pdf_mode >= -1 && write_report(b, r, t->dir, err) != 0)
         goto out;
     /* Not stamped, so graded again next time: a grader error, and a case not timed here. */
-    if (r->n_grader_errors == 0 && r->n_not_timed == 0) {
+    if (grade_gap_of(r, NULL) == GAP_NONE) {
         char *certified = stamp_certifying(t->stamp, text.buf, text.len);
         int src = write_file_atomic(stamp, certified, strlen(certified), err);
         free(certified);

@@ -11,6 +11,8 @@
 #include "report/cases.h"
 #include "report/format.h"
 #include "report/html_parts.h"
+#include "report/summary_grades.h"
+#include "grade/score.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -241,25 +243,14 @@ static void set_speedups(const struct report_ctx *rc, const struct class_agg *a,
 static void set_scores(const struct report_ctx *rc, const struct results *const *rs, size_t n,
                        struct tpl_value *m)
 {
-    double *scores = xcalloc(n + 1, sizeof(double));
-    double max = 0, sum = 0, lo = INFINITY, hi = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        scores[i] = rs[i]->score;
-        sum += scores[i];
-        lo = fmin(lo, scores[i]);
-        hi = fmax(hi, scores[i]);
-        max = fmax(max, rs[i]->max_score);
-    }
-    set_own(m, "max_score", fmt_points(max));
-    set_own(m, "mean", fmt_points(sum / (double)n));
-    set_own(m, "median", fmt_points(median_of(scores, n)));
-    set_own(m, "min", fmt_points(lo));
-    set_own(m, "max", fmt_points(hi));
-    char *svg = html_fig_scores(rc, scores, n, max);
+    struct class_scores cs;
+    class_scores_collect(rs, n, &cs);
+    class_scores_set(&cs, n, m);
+    char *svg = html_fig_scores(rc, cs.scores, cs.n, cs.max_score);
     tpl_set_md(m, "scores_svg", svg);
     tpl_set_bool(m, "has_scores_svg", *svg != '\0');
     free(svg);
-    free(scores);
+    free(cs.scores);
 }
 
 /* ---- the students' table ---- */
@@ -298,12 +289,16 @@ static int count_verdict(const struct results *r, enum verdict v)
     return n;
 }
 
+/* As gradebook.csv's status (report/export_text.h's export_status) puts it first: a grade
+ * that is not complete (a grader error, a case not timed) before what the cases say. */
 static const char *status_of(const struct results *r)
 {
-    return r->n_grader_errors > 0 ? "grader"
-           : r->n_fail > 0        ? "failed"
-           : r->n_skipped > 0     ? "incomplete"
-                                  : "ok";
+    enum grade_gap gap = grade_gap_of(r, NULL);
+    return gap == GAP_NOT_TIMED                        ? "not-timed"
+           : gap != GAP_NONE || r->n_grader_errors > 0 ? "grader"
+           : r->n_fail > 0                             ? "failed"
+           : r->n_skipped > 0                          ? "incomplete"
+                                                       : "ok";
 }
 
 static void set_row_points(const struct results *r, const char *const *ids, size_t n_ids,
@@ -357,6 +352,7 @@ static void set_row(const struct results *r, const char *const *ids, size_t n_id
     tpl_set_bool(row, "status_failed", !strcmp(status, "failed"));
     tpl_set_bool(row, "status_incomplete", !strcmp(status, "incomplete"));
     tpl_set_bool(row, "status_grader", !strcmp(status, "grader"));
+    tpl_set_bool(row, "status_not_timed", !strcmp(status, "not-timed"));
     set_row_late(r, row, &tags);
     int cheat = count_verdict(r, V_CHEAT);
     tpl_set_num(row, "cheat", cheat);

@@ -45,7 +45,8 @@ struct report_opts {
 struct report_outcome {
     bool md_written, pdf_written, html_written;
     char md_path[1024], pdf_path[1024], html_path[1024];
-    char pdf_note[1024]; /* why no PDF was made, when it was not */
+    char pdf_note[1024];  /* why no PDF was made, when it was not */
+    char html_note[1024]; /* why no HTML page was made, when one was asked for and was not */
 };
 
 /* lang NULL, templates_dir NULL, no PDF, student view, HTML. */

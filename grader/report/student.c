@@ -184,9 +184,12 @@ int report_student(const struct results *r, const char *outdir, const struct rep
     /* The page beside the Markdown, also when a required PDF could not be made. */
     struct error herr;
     error_init(&herr);
-    if (out->md_written && o->html && html_student(&rc, r, out, &herr) != 0 && res == 0) {
-        *err = herr;
-        res = -1;
+    if (out->md_written && o->html && html_student(&rc, r, out, &herr) != 0) {
+        error_format(&herr, out->html_note, sizeof(out->html_note));
+        if (res == 0) {
+            *err = herr;
+            res = -1;
+        }
     }
     strbuf_release(&md);
     tpl_value_free(ctx);

@@ -646,9 +646,12 @@ int report_summary(const struct results *const *all, size_t n, const char *outdi
     /* The page beside the Markdown, also when a required PDF could not be made. */
     struct error herr;
     error_init(&herr);
-    if (out->md_written && o->html && html_class(&rc, sorted, n, out, &herr) != 0 && res == 0) {
-        *err = herr;
-        res = -1;
+    if (out->md_written && o->html && html_class(&rc, sorted, n, out, &herr) != 0) {
+        error_format(&herr, out->html_note, sizeof(out->html_note));
+        if (res == 0) {
+            *err = herr;
+            res = -1;
+        }
     }
     strbuf_release(&md);
     tpl_value_free(ctx);

@@ -73,35 +73,47 @@ static void score_histogram(struct report_ctx *rc, const double *scores, size_t 
 
 /* The scores of the students whose grade is complete: an incomplete one is no grade (its
  * exports are empty), so it takes no part in the class's figures. */
+void class_scores_collect(const struct results *const *rs, size_t n, struct class_scores *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->scores = xcalloc(n ? n : 1, sizeof(double));
+    out->lo = INFINITY;
+    out->hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        out->max_score = fmax(out->max_score, rs[i]->max_score);
+        if (grade_gap_of(rs[i], NULL) != GAP_NONE)
+            continue;
+        double s = out->scores[out->n++] = rs[i]->score;
+        out->sum += s;
+        out->lo = fmin(out->lo, s);
+        out->hi = fmax(out->hi, s);
+    }
+}
+
+void class_scores_set(const struct class_scores *cs, size_t n_students, struct tpl_value *m)
+{
+    size_t k = cs->n;
+    tpl_set_num(m, "n_graded", (double)k);
+    tpl_set_bool(m, "all_graded", k == n_students);
+    set_own(m, "max_score", fmt_points(cs->max_score));
+    set_own(m, "mean", k ? fmt_points(cs->sum / (double)k) : xstrdup(NO_VALUE));
+    set_own(m, "median", k ? fmt_points(median_of(cs->scores, k)) : xstrdup(NO_VALUE));
+    set_own(m, "min", k ? fmt_points(cs->lo) : xstrdup(NO_VALUE));
+    set_own(m, "max", k ? fmt_points(cs->hi) : xstrdup(NO_VALUE));
+}
+
 void summary_scores(struct report_ctx *rc, const struct results *const *rs, size_t n,
                     struct tpl_value *m)
 {
-    double *scores = xcalloc(n ? n : 1, sizeof(double));
-    double max_score = 0, sum = 0, lo = INFINITY, hi = -INFINITY;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        max_score = fmax(max_score, rs[i]->max_score);
-        if (grade_gap_of(rs[i], NULL) != GAP_NONE)
-            continue;
-        scores[k] = rs[i]->score;
-        sum += scores[k];
-        lo = fmin(lo, scores[k]);
-        hi = fmax(hi, scores[k]);
-        k++;
-    }
-    tpl_set_num(m, "n_graded", (double)k);
-    tpl_set_bool(m, "all_graded", k == n);
-    set_own(m, "max_score", fmt_points(max_score));
-    set_own(m, "mean", k ? fmt_points(sum / (double)k) : xstrdup(NO_VALUE));
-    set_own(m, "median", k ? fmt_points(median_of(scores, k)) : xstrdup(NO_VALUE));
-    set_own(m, "min", k ? fmt_points(lo) : xstrdup(NO_VALUE));
-    set_own(m, "max", k ? fmt_points(hi) : xstrdup(NO_VALUE));
+    struct class_scores cs;
+    class_scores_collect(rs, n, &cs);
+    class_scores_set(&cs, n, m);
     struct tpl_value *hist = tpl_set_list(m, "histogram");
     struct tpl_value *pv = set_plot_map(m, "scores_plot");
-    if (max_score > 0 && k > 0)
-        score_histogram(rc, scores, k, max_score, hist, pv);
+    if (cs.max_score > 0 && cs.n > 0)
+        score_histogram(rc, cs.scores, cs.n, cs.max_score, hist, pv);
     tpl_set_bool(m, "has_histogram", tpl_list_len(hist) > 0);
-    free(scores);
+    free(cs.scores);
 }
 
 /* The first page's table of incomplete grades: one row per status and reason. */

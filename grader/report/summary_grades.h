@@ -18,6 +18,19 @@ void summary_student_cells(struct tpl_value *row, const struct results *r);
 
 /* incomplete, has_incomplete, n_incomplete: the students whose grade is incomplete. */
 void summary_incomplete(const struct results *const *rs, size_t n, struct tpl_value *m);
+/* The scores of a class's complete grades (an incomplete one is no grade: grade/score.h), the
+ * data behind summary.md's and index.html's figures. scores is owned (free it). */
+struct class_scores {
+    double *scores;
+    size_t n;                  /* the complete grades */
+    double max_score, sum, lo; /* max_score: the highest maximum of every student */
+    double hi;
+};
+void class_scores_collect(const struct results *const *rs, size_t n, struct class_scores *out);
+/* n_graded, all_graded (of n_students), max_score, mean, median, min and max ("–" with no
+ * complete grade) into m. */
+void class_scores_set(const struct class_scores *cs, size_t n_students, struct tpl_value *m);
+
 /* The scores of the complete grades: mean, median, min, max, the histogram and its plot. */
 void summary_scores(struct report_ctx *rc, const struct results *const *rs, size_t n,
                     struct tpl_value *m);

@@ -7,6 +7,7 @@
  * browser: tests/browser/.
  */
 #include "base/alloc.h"
+#include "base/escape.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
 #include "grade/results.h"
@@ -104,10 +105,10 @@ static void fixture(struct results *r, const char *id, const char *name)
 START_TEST(test_escape_and_links)
 {
     struct strbuf sb = STRBUF_INIT;
-    html_esc(&sb, "a<b>&\"c'\x01");
+    esc_html(&sb, "a<b>&\"c'\x01");
     ck_assert_str_eq(strbuf_str(&sb), "a&lt;b&gt;&amp;&quot;c&#39;");
     strbuf_reset(&sb);
-    html_esc(&sb, NULL);
+    esc_html(&sb, NULL);
     ck_assert_str_eq(strbuf_str(&sb), "");
     html_url_segment(&sb, "../a b:c?d#é");
     ck_assert_str_eq(strbuf_str(&sb), "..%2Fa%20b%3Ac%3Fd%23%C3%A9");
@@ -258,6 +259,9 @@ START_TEST(test_broken_template_keeps_markdown)
     ck_assert(out.md_written && !out.html_written);
     ck_assert_ptr_nonnull(strstr(err.msg, "studnet_name"));
     ck_assert_str_eq(err.file, tpl);
+    /* Said once where the page should be, with the file and the reason. */
+    ck_assert_ptr_nonnull(strstr(out.html_note, "studnet_name"));
+    ck_assert_ptr_nonnull(strstr(out.html_note, "report.html"));
     char *page = path_join(outdir, "report.html");
     ck_assert(!file_exists(page));
     free(page);
@@ -334,6 +338,41 @@ START_TEST(test_class_page)
 }
 END_TEST
 
+/* A grade that is not complete (a case not timed) is no grade yet, as in gradebook.csv: its row
+ * says so, and the class's figures leave it out. */
+START_TEST(test_class_page_incomplete_grade)
+{
+    struct results a, b;
+    fixture(&a, "s1", "Ann");
+    fixture(&b, "s2", "Bob");
+    struct case_result *c2 = &b.exercises[0].variants[0].cases[1];
+    c2->verdict = V_PASS;
+    c2->points = 1;
+    c2->not_timed = NOT_TIMED_BUSY;
+    results_tally(&b);
+    ck_assert(b.score > a.score && b.n_not_timed == 1);
+    const struct results *all[] = {&a, &b};
+    char *dir = tmpdir();
+    struct report_opts o;
+    struct report_outcome out;
+    struct error err;
+    report_opts_init(&o);
+    o.templates_dir = TEMPLATES;
+    ck_assert_msg(report_summary(all, 2, dir, &o, &out, &err) == 0, "%s", err.msg);
+    char *html = slurp(out.html_path), *mean = xstrfmt("Mean <strong>%g</strong>", a.score);
+    ck_assert_ptr_nonnull(strstr(html, mean));
+    ck_assert_ptr_nonnull(strstr(html, "Of the complete grades only: 1 of 2."));
+    ck_assert_ptr_nonnull(strstr(html, "<span class=\"badge st-not-timed\">not timed</span>"));
+    ck_assert_ptr_nonnull(strstr(html, "data-tags=\"not-timed"));
+    free(mean);
+    free(html);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&a);
+    results_release(&b);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("html");
@@ -345,6 +384,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_student_page_hostile_and_hidden);
     tcase_add_test(tc, test_broken_template_keeps_markdown);
     tcase_add_test(tc, test_class_page);
+    tcase_add_test(tc, test_class_page_incomplete_grade);
     suite_add_tcase(s, tc);
     return s;
 }
