@@ -34,7 +34,7 @@ static void unlock(int fd)
 
 /* Read-only is enough for flock(2), so that another user's grader can use a file this one
  * made; never through a link someone put in the coordinator's folder. */
-static int open_lock(const char *path, struct error *err)
+int phaselock_open_file(const char *path, struct error *err)
 {
     int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     struct stat st;
@@ -58,9 +58,9 @@ int phaselock_open(struct phaselock *pl, const struct sb_lock *locks, size_t n, 
     pl->n = n;
     for (size_t i = 0; i < n; i++) {
         char *turn = xstrfmt("%s.turn", locks[i].path);
-        pl->fd[i] = open_lock(locks[i].path, err);
+        pl->fd[i] = phaselock_open_file(locks[i].path, err);
         if (pl->fd[i] >= 0)
-            pl->turn[i] = open_lock(turn, err);
+            pl->turn[i] = phaselock_open_file(turn, err);
         free(turn);
         if (pl->turn[i] < 0) {
             phaselock_release(pl);

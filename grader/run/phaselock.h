@@ -52,6 +52,9 @@ struct phaselock {
     bool timed;
 };
 
+/* One lock file (or turnstile) opened, created readable by every user whatever the umask, never
+ * through a link; -1 with err set. */
+int phaselock_open_file(const char *path, struct error *err);
 /* Opens (creating) the lock files and their turnstiles; holds nothing yet. */
 int phaselock_open(struct phaselock *pl, const struct sb_lock *locks, size_t n, struct error *err);
 /* One attempt at every lock's timed mode, without waiting; the first attempt lets go of the

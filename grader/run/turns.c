@@ -3,6 +3,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
+#include "run/phaselock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -269,8 +270,8 @@ int *turns_hold_cores(const struct turns *t, size_t *n)
     double bound = turns_wait_bound(t);
     for (size_t i = 0; i < l.n; i++) {
         char *turn = xstrfmt("%s.turn", l.paths[i]);
-        int tf = open(turn, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-        int fd = open(l.paths[i], O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int tf = phaselock_open_file(turn, NULL);
+        int fd = phaselock_open_file(l.paths[i], NULL);
         free(turn);
         /* Held past the wait by someone else: the work goes on without it. */
         if (fd >= 0 && hold_one(fd, tf, bound))
