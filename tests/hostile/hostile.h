@@ -238,8 +238,8 @@ static inline bool hostile_in_scope(const char *exe, const char *const *scope)
 
 /* Processes that belong to a hostile run: the submissions' markers ("lgbomb", "lgdaemon"),
  * or any program under the scratch folder (the runners, and whatever they exec). With a
- * scope (several threats graded at once), only programs under the scope's folders, and the
- * markers only where their program is under them too (or cannot be read). With only_comm,
+ * scope (several threats graded at once), only programs under the scope's folders or working
+ * in them, and the markers only where so too (or where neither can be read). With only_comm,
  * only the processes of that name. With kill_them, each is sent SIGKILL (by pid) so that a
  * failing test leaves nothing behind. Zombies are not counted: they are gone as soon as
  * their parent reaps them. */
@@ -253,7 +253,7 @@ static inline int hostile_scan_processes(const struct hostile_suite *s, const ch
     if (!d)
         return 0;
     while ((de = readdir(d))) {
-        char path[64], comm[64] = "", stat[512], exe[4096];
+        char path[64], comm[64] = "", stat[512], exe[4096], cwd[4096];
         long pid;
         if (!parse_long(de->d_name, &pid) || pid <= 0 || pid == (long)getpid())
             continue;
@@ -271,9 +271,15 @@ static inline int hostile_scan_processes(const struct hostile_suite *s, const ch
         snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
         ssize_t n = readlink(path, exe, sizeof(exe) - 1);
         exe[n > 0 ? n : 0] = '\0';
+        /* A runner runs from the build cache (shared by the threats graded at once), in the
+         * student's own run folder: its working directory tells whose it is. */
+        snprintf(path, sizeof(path), "/proc/%ld/cwd", pid);
+        ssize_t nc = readlink(path, cwd, sizeof(cwd) - 1);
+        cwd[nc > 0 ? nc : 0] = '\0';
         size_t sl = strlen(s->scratch);
         bool marker = !strcmp(comm, "lgbomb") || !strcmp(comm, "lgdaemon");
-        bool under = scope ? n > 0 && hostile_in_scope(exe, scope)
+        bool under = scope ? (n > 0 && hostile_in_scope(exe, scope)) ||
+                                 (nc > 0 && hostile_in_scope(cwd, scope))
                            : n > 0 && !strncmp(exe, s->scratch, sl) && exe[sl] == '/';
         bool ours;
         if (only_comm)
