@@ -83,6 +83,9 @@ report() {
     if [ "$rc" -ne 0 ]; then
         bad+=("$bin")
         printf '%s\n' "$out" | grep -vE '^[0-9]+%: Checks' | tail -n 40
+        # Check's own failure lines once more, last: a sanitizer's leak report (a test that
+        # failed leaves what it allocated) or a long log can push them out of a CI excerpt.
+        printf '%s\n' "$out" | grep -E '^[^ ]+:[0-9]+:[FE]:' | tail -n 10 | sed 's/^/  failed: /'
     fi
     printf '%-10s %-32s %-48s %4d s\n' "$label" "$(basename "$bin")" "${line:-exit $rc}" "$took"
     slowest "$tmp/$i.xml" "$took"

@@ -38,6 +38,31 @@ static inline int e2e_run(const char *const *argv, const char *out_path)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The last bytes of a grader's log, on one line, for a failed assertion's message: CI keeps
+ * neither the work folder nor the log, only what the suite prints. Caller frees. */
+static inline char *e2e_log_tail(const char *path)
+{
+    char buf[1200];
+    size_t n = 0;
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f)
+        return xstrdup("(no log)");
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        if (size > (long)sizeof(buf) - 1)
+            fseek(f, size - (long)sizeof(buf) + 1, SEEK_SET);
+        else
+            rewind(f);
+    }
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\n' || buf[i] == '\r')
+            buf[i] = '|';
+    return xstrdup(buf);
+}
+
 static inline const char *e2e_bin(void)
 {
     const char *b = getenv("LG_BIN");
@@ -149,8 +174,11 @@ static inline void e2e_check_fixture(const char *fixture, bool gpu_column, const
     struct error err;
     char *json = xstrfmt("%s/lab6/%s/results.json", out, fixture);
     results_init(&r);
-    ck_assert_msg(results_read(&r, json, &err) == 0, "%s: no results (%s); exit %d; see %s",
-                  fixture, err.msg, status, log);
+    if (results_read(&r, json, &err) != 0) {
+        char *tail = e2e_log_tail(log);
+        ck_abort_msg("%s: no results (%s); exit %d; the log's end: %s", fixture, err.msg, status,
+                     tail);
+    }
     for (size_t i = 0; i < n; i++) {
         if (strcmp(rows[i].fixture, fixture))
             continue;
@@ -180,8 +208,11 @@ static inline void e2e_check_fixture(const char *fixture, bool gpu_column, const
             all_ok = false;
     }
     ck_assert_msg(any, "EXPECTED has no rows for fixture %s", fixture);
-    ck_assert_msg(status == (all_ok ? 0 : 1), "%s: exit status %d, expected %d (log %s)", fixture,
-                  status, all_ok ? 0 : 1, log);
+    if (status != (all_ok ? 0 : 1)) {
+        char *tail = e2e_log_tail(log);
+        ck_abort_msg("%s: exit status %d, expected %d; the log's end: %s", fixture, status,
+                     all_ok ? 0 : 1, tail);
+    }
     results_release(&r);
     free(json);
     free(sub);
