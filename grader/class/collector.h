@@ -1,8 +1,9 @@
 /*
- * collector: the state of one collect_submissions() run, shared by collect.c
- * (finding the students in the source and naming them) and arrange.c (putting
- * each student's files in place). Internal to class/collect: nothing else
- * includes it. The collector owns every student and string below it.
+ * collector: the state of one collect_submissions() run, shared by collect.c (the
+ * unpack folder, the roster, the run from start to end), scan.c (finding the students in
+ * the source and naming them) and arrange.c (putting each student's files in place).
+ * Internal to class/collect: nothing else includes it. The collector owns every student
+ * and string below it.
  */
 #ifndef LG_COLLECTOR_H
 #define LG_COLLECTOR_H
@@ -68,6 +69,17 @@ struct collector {
 void collector_warn(struct collector *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 bool collector_is_unpack_dir(const struct collector *c, const struct stat *st);
+
+/* Finding the students (scan.c). collector_scan: every entry of the root (or collect_opts.one)
+ * given to the student it belongs to; collector_add_refused: a row for each student of the
+ * class archive refused before anything of theirs was written; collector_drop_older: of a
+ * Canvas student's uploads that restore to one name, the newest stays. -1 with err set when
+ * the grader cannot go on. */
+int collector_scan(struct collector *c, struct error *err);
+int collector_add_refused(struct collector *c, struct error *err);
+void collector_drop_older(struct collector *c, struct student *s);
+/* "two submissions map to student id ...": err set, -1. */
+int collector_duplicate_error(const char *id, const char *a, const char *b, struct error *err);
 
 /* Put s's files in unpack/students/<id> (arrange.c). 0, or -1 when the grader cannot
  * write (err set); whatever is the submission's fault is recorded in s->budget. */
