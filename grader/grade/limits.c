@@ -42,10 +42,15 @@
  * case on a loaded machine put the lab 6 solution at 1.77x its own code (interval 0.81-2.30x).
  * A cheat's gain is a multiple of the reference's time (3.4x and up in tests/exploits), on
  * every pair, so its interval's low end is past the slack too. */
-static void impossible(struct case_result *cr, double slack, char *message)
+static bool beyond_reference(const struct case_result *cr, double slack)
 {
     double faster = cr->pairs > 0 && cr->speedup_lo > 0 ? cr->speedup_lo : cr->speedup_ref;
-    if (faster > 0 && faster <= slack) {
+    return !(faster > 0 && faster <= slack);
+}
+
+static void impossible(struct case_result *cr, double slack, char *message)
+{
+    if (!beyond_reference(cr, slack)) {
         judge_add_finding(cr, message);
         return;
     }
@@ -177,6 +182,17 @@ static double float32_rate(struct grading *g, const struct exercise_spec *ex,
     return rate;
 }
 
+/* Whether a time of secs implies float32 arithmetic past the measured rate by the slack: the
+ * rate no hardware here reaches. The rate (0 when none applies) and its name as well. */
+static bool past_rate(struct grading *g, const struct exercise_spec *ex,
+                      const struct variant_spec *v, const struct case_spec *c,
+                      const struct case_result *cr, double secs, double *rate, const char **name)
+{
+    *rate = float32_rate(g, ex, v, c, cr, name);
+    double slack = v->target == TARGET_GPU ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE;
+    return *rate > 0 && c->flops / secs / 1e9 > slack * *rate;
+}
+
 static void compute_check(struct grading *g, const struct exercise_spec *ex,
                           const struct variant_spec *v, const struct case_spec *c,
                           struct case_result *cr, double secs)
@@ -184,7 +200,8 @@ static void compute_check(struct grading *g, const struct exercise_spec *ex,
     const struct messages *msgs = g->o->messages;
     bool gpu = v->target == TARGET_GPU;
     const char *name;
-    double rate = float32_rate(g, ex, v, c, cr, &name);
+    double rate;
+    bool past = past_rate(g, ex, v, c, cr, secs, &rate, &name);
     if (rate <= 0)
         return;
     double achieved = c->flops / secs / 1e9;
@@ -197,9 +214,8 @@ static void compute_check(struct grading *g, const struct exercise_spec *ex,
                                                          "(%.0f GFLOP/s): faster than that "
                                                          "measurement, which is not a peak"),
                                       achieved / rate, name, rate));
-    double slack = gpu ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE;
-    if (achieved > slack * rate)
-        impossible(cr, slack,
+    if (past)
+        impossible(cr, gpu ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE,
                    xstrfmt(messages_get(msgs, "impossible time: %.4f ms for %.3g GFLOP is "
                                               "%.0f GFLOP/s, over the %s of this machine "
                                               "(%.0f GFLOP/s)%s"),
@@ -232,12 +248,11 @@ bool limits_reduced_precision(struct grading *g, const struct exercise_spec *ex,
                               const struct case_result *cr)
 {
     const char *name;
-    double secs = cr->time.median_ms / 1e3;
+    double rate, secs = cr->time.median_ms / 1e3;
     if (!g->env->cal.valid || v->target != TARGET_GPU || ex->allow_tf32 || !cr->time.valid ||
         secs <= 0)
         return false;
-    double rate = float32_rate(g, ex, v, c, cr, &name);
-    double faster = cr->pairs > 0 && cr->speedup_lo > 0 ? cr->speedup_lo : cr->speedup_ref;
-    return rate > 0 && c->flops / secs / 1e9 > SLACK_GPU_COMPUTE * rate &&
-           faster > SLACK_GPU_COMPUTE;
+    /* The rule compute_check made the case CH by, whatever the case's pairs. */
+    return past_rate(g, ex, v, c, cr, secs, &rate, &name) &&
+           beyond_reference(cr, SLACK_GPU_COMPUTE);
 }

@@ -156,6 +156,19 @@ START_TEST(test_short_calls_judged)
     ck_assert_int_eq(f.cr.verdict, V_PASS);
     ck_assert(!limits_reduced_precision(&f.g, &f.ex, &f.v, &f.c, &f.cr));
     release(&f);
+    /* No paired reference time: the rate alone makes the case CH, and the rule that spreads a
+     * forbidden precision over the variant's cases (judge.c) says so too, by the same rule. */
+    gpu_setup(&f, 0.017, 60, 0, 0);
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_CHEAT);
+    ck_assert(limits_reduced_precision(&f.g, &f.ex, &f.v, &f.c, &f.cr));
+    release(&f);
+    /* Past the rate but within the slack of the reference's own time: a finding for both. */
+    gpu_setup(&f, 0.017, 60, 1.3, 1.2);
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_PASS);
+    ck_assert(!limits_reduced_precision(&f.g, &f.ex, &f.v, &f.c, &f.cr));
+    release(&f);
     /* Where the lab allows TF32, its rate is the limit. */
     gpu_setup(&f, 0.017, 60, 3.42, 3.1);
     f.ex.allow_tf32 = true;
