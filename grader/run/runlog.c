@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const series_names[RUN_SERIES_COUNT] = {"call", "transfer"};
-
 struct reader {
     struct run_outcome *o;
     struct run_case_outcome *c; /* the case between its begin and end, or NULL */
@@ -33,14 +31,6 @@ static void tamper(struct reader *r, const char *why, const char *line)
     if (r->o->tampered)
         return;
     r->o->tampered = xstrfmt("%s: '%.80s'", why, line);
-}
-
-static int series_index(const char *name)
-{
-    for (int i = 0; i < RUN_SERIES_COUNT; i++)
-        if (!strcmp(series_names[i], name))
-            return i;
-    return -1;
 }
 
 /* An argument's name added to a list, once. */
@@ -106,7 +96,7 @@ static void read_samples(struct reader *r, const char *line)
     int off = 0;
     if (!r->c || sscanf(line, "samples %15s %15s %n", name, which, &off) != 2 || off == 0)
         return tamper(r, "a sample line outside a case", line);
-    int si = series_index(name);
+    int si = run_series_lookup(name);
     struct run_series *s = si >= 0 ? &r->c->series[si] : NULL;
     double **arr = s && s->present ? sample_slot(s, which) : NULL;
     if (!arr || *arr)
@@ -135,7 +125,7 @@ static void read_series(struct reader *r, const char *line)
     int paired, blocked;
     if (!r->c || sscanf(line, "series %15s %lu %d %d", name, &n, &paired, &blocked) != 4)
         return tamper(r, "a malformed series line", line);
-    int si = series_index(name);
+    int si = run_series_lookup(name);
     if (si < 0 || r->c->series[si].present || n > 100000)
         return tamper(r, "an unknown or repeated series", line);
     struct run_series *s = &r->c->series[si];
@@ -150,7 +140,7 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
     char name[16], order[16384];
     int a, b, c;
     double ms, draws;
-    int si = sscanf(line, "%*s %15s", name) == 1 ? series_index(name) : -1;
+    int si = sscanf(line, "%*s %15s", name) == 1 ? run_series_lookup(name) : -1;
     struct run_series *s = r->c && si >= 0 ? &r->c->series[si] : NULL;
     if (!s || !s->present)
         return tamper(r, "a timing line for no series", line);
@@ -207,7 +197,7 @@ static void read_incident(struct reader *r, const char *key, const char *line)
              (!strcmp(access, "read") || !strcmp(access, "write"));
     else
         ok = sscanf(line, "timed_modified %15s %d %127s", series, &call, arg) == 3;
-    if (!ok || (series[0] && series_index(series) < 0))
+    if (!ok || (series[0] && run_series_lookup(series) < 0))
         return tamper(r, "a malformed incident line", line);
     inc.series = series[0] ? xstrdup(series) : NULL;
     inc.call = call;

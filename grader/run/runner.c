@@ -18,6 +18,19 @@
 
 static const char *const series_names[RUN_SERIES_COUNT] = {"call", "transfer"};
 
+const char *run_series_name(enum run_series_kind k)
+{
+    return k >= 0 && k < RUN_SERIES_COUNT ? series_names[k] : NULL;
+}
+
+int run_series_lookup(const char *name)
+{
+    for (int i = 0; name && i < RUN_SERIES_COUNT; i++)
+        if (!strcmp(series_names[i], name))
+            return i;
+    return -1;
+}
+
 void run_outcome_init(struct run_outcome *o)
 {
     memset(o, 0, sizeof(*o));
@@ -274,18 +287,18 @@ static bool series_end(const struct event_walk *w, const struct sandbox_event *e
             6 ||
         i != w->in_case || w->series_start < 0 || n_pairs < 0)
         return false;
-    for (int k = 0; k < RUN_SERIES_COUNT; k++)
-        if (!strcmp(series_names[k], name)) {
-            struct run_series *x = &o->cases[i].series[k];
-            x->supervised = true;
-            x->supervisor_span_ms = (ev->t_s - w->series_start) * 1e3;
-            x->supervisor_max_ms = (ev->t_s - w->series_after) * 1e3;
-            x->supervisor_min_ms = fmax(0, ev->t_after_s - w->series_start) * 1e3;
-            x->harness_span_ms = span;
-            x->sealed_n = (size_t)n_pairs;
-            x->seal = seal;
-            x->vdso = vdso;
-        }
+    int k = run_series_lookup(name);
+    if (k >= 0) {
+        struct run_series *x = &o->cases[i].series[k];
+        x->supervised = true;
+        x->supervisor_span_ms = (ev->t_s - w->series_start) * 1e3;
+        x->supervisor_max_ms = (ev->t_s - w->series_after) * 1e3;
+        x->supervisor_min_ms = fmax(0, ev->t_after_s - w->series_start) * 1e3;
+        x->harness_span_ms = span;
+        x->sealed_n = (size_t)n_pairs;
+        x->seal = seal;
+        x->vdso = vdso;
+    }
     return true;
 }
 
@@ -378,19 +391,16 @@ static void supervisor_records(struct run_outcome *o)
 {
     for (size_t k = 0; k < o->sb.n_loads; k++) {
         const struct sb_series_load *l = &o->sb.loads[k];
-        for (int x = 0;
-             l->case_index >= 0 && (size_t)l->case_index < o->n_cases && x < RUN_SERIES_COUNT;
-             x++) {
-            struct run_series *r = &o->cases[l->case_index].series[x];
-            if (strcmp(series_names[x], l->series))
-                continue;
-            r->attempts = l->attempts;
-            r->shared = l->shared;
-            r->foreign_cpus = l->foreign_cpus;
-            r->gpu_pid = l->gpu_pid;
-            r->gpu_util = l->gpu_util;
-            snprintf(r->gpu_comm, sizeof(r->gpu_comm), "%s", l->gpu_comm);
-        }
+        int x = run_series_lookup(l->series);
+        if (l->case_index < 0 || (size_t)l->case_index >= o->n_cases || x < 0)
+            continue;
+        struct run_series *r = &o->cases[l->case_index].series[x];
+        r->attempts = l->attempts;
+        r->shared = l->shared;
+        r->foreign_cpus = l->foreign_cpus;
+        r->gpu_pid = l->gpu_pid;
+        r->gpu_util = l->gpu_util;
+        snprintf(r->gpu_comm, sizeof(r->gpu_comm), "%s", l->gpu_comm);
     }
     bool *told = xcalloc(o->n_cases + 1, sizeof(bool));
     for (size_t k = 0; k < o->sb.n_busy; k++) {
@@ -419,7 +429,8 @@ static void cross_check(struct run_outcome *o)
     for (size_t i = 0; i < o->n_cases && !o->tampered; i++)
         for (int k = 0; k < RUN_SERIES_COUNT && !o->tampered; k++)
             if (o->cases[i].series[k].present)
-                o->tampered = series_forged(&o->cases[i].series[k], i, series_names[k], own_vdso);
+                o->tampered =
+                    series_forged(&o->cases[i].series[k], i, run_series_name(k), own_vdso);
 }
 
 static void read_result(const struct run_spec *s, struct run_outcome *o)

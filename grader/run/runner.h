@@ -26,6 +26,9 @@
 #define RUN_MAX_CASES 64
 
 enum run_series_kind { RUN_SERIES_CALL, RUN_SERIES_TRANSFER, RUN_SERIES_COUNT };
+/* A series' name as the harness writes it ("call", "transfer"), and back: -1 for none. */
+const char *run_series_name(enum run_series_kind k);
+int run_series_lookup(const char *name);
 
 /* One timed series of one case, as the harness reported it. The function's samples, and the
  * paired reference's taken alternately on the same inputs (paired); milliseconds. */
