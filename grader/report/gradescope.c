@@ -90,7 +90,8 @@ struct gs {
     const struct messages *m;
     bool veil;
     bool first;
-    bool scored; /* the grade is complete: scores are written (export_points) */
+    bool scored;   /* the grade is complete: scores are written (export_points) */
+    double points; /* the score written, when scored */
 };
 
 /* One test; score_max NULL: no score (never used), status "passed" or "failed". */
@@ -392,17 +393,17 @@ static void summary_score(const struct gs *g, struct strbuf *text)
 {
     const struct results *r = g->r;
     char score[64], max[64], full[64], ran[64];
-    double scale = g->o ? g->o->scale_to : 0, points;
+    double scale = g->o ? g->o->scale_to : 0;
     struct score_scope sc;
     score_scope_of(r, &sc);
-    if (!export_points(r, scale, &points)) {
+    if (!g->scored) {
         struct strbuf why = STRBUF_INIT;
         grade_gap_sentence(r, g->m, &why);
         gradescope_md_escape(text, strbuf_str(&why));
         strbuf_release(&why);
         return;
     }
-    format_number(score, sizeof(score), points, 2);
+    format_number(score, sizeof(score), g->points, 2);
     format_number(max, sizeof(max), scale > 0 ? scale : r->max_score, 2);
     strbuf_addf(text,
                 messages_get(g->m, "%s / %s points. %d passed, %d failed, %d not run, %d "
@@ -522,8 +523,9 @@ void export_gradescope_text(const struct results *r, const struct gradescope_opt
     struct strbuf text = STRBUF_INIT;
     double points;
     bool scored = export_points(r, o ? o->scale_to : 0, &points);
-    struct gs g = {out,  r,     o, o ? o->messages : NULL, veils_hidden(r, o && o->student_view),
-                   true, scored};
+    struct gs g = {
+        out,  r,      o,     o ? o->messages : NULL, veils_hidden(r, o && o->student_view),
+        true, scored, points};
     summary(&g, &text);
     strbuf_addch(out, '{');
     /* An incomplete grade has no score (export_points): its status says why. */
