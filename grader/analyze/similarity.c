@@ -102,26 +102,19 @@ static int load_files(struct sim_result *r, const char *dir, const char *who, st
 {
     for (size_t f = 0; f < r->n_files; f++) {
         char *path = path_join(dir, r->files[f]);
-        struct token_list l;
         struct error e;
-        token_list_init(&l);
+        error_init(&e);
         if (texts)
             texts[f].name = xstrdup(r->files[f]);
-        if (file_exists(path)) {
-            if (tokens_lex_file(path, &l, &e) == 0) {
-                norm_append(s, &l, (uint16_t)f);
-                if (texts)
-                    texts[f].source = xstrndup(l.source, l.source_len);
-            } else if (!tokens_available(NULL, 0)) {
+        if (file_exists(path) &&
+            handout_lex_file(s, path, (uint16_t)f, texts ? &texts[f].source : NULL, &e) != 0) {
+            if (!tokens_available(NULL, 0)) {
                 *err = e;
-                token_list_release(&l);
                 free(path);
                 return -1;
-            } else {
-                warn(r, xstrfmt("%s: %s: left out: %s", who, r->files[f], e.msg));
             }
+            warn(r, xstrfmt("%s: %s: left out: %s", who, r->files[f], e.msg));
         }
-        token_list_release(&l);
         free(path);
     }
     return 0;
