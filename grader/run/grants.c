@@ -87,7 +87,17 @@ int grants_open(struct grants *g, const struct sandbox_opts *o, int target, stru
 void grants_attach(struct grants *g, pid_t root, const char *cgroup_dir)
 {
     g->root = root;
-    g->cgroup_dir = cgroup_dir;
+    free(g->cgroup_dir);
+    g->cgroup_dir = cgroup_dir ? xstrdup(cgroup_dir) : NULL;
+}
+
+void grants_detach(struct grants *g)
+{
+    g->root = -1;
+    free(g->cgroup_dir);
+    g->cgroup_dir = NULL;
+    g->frozen = false;
+    g->watching = false; /* its watch borrowed the cgroup's path */
 }
 
 /* Freeze or thaw the run: its cgroup (cgroup v2's cgroup.freeze), else every process of its
@@ -308,6 +318,7 @@ void grants_close(struct grants *g)
 {
     if (g->frozen)
         freeze(g, false);
+    grants_detach(g);
     if (g->locked)
         phaselock_release(&g->locks);
     g->locked = false;

@@ -285,7 +285,7 @@ struct grants {
     int pipe[2]; /* the grant pipe (a socket pair): [0] goes to the child (as target), [1] here */
     int target;  /* the grant pipe's fd in the child, -1 without a control pipe */
     pid_t root;  /* the run's main process, and its cgroup: what a freeze stops */
-    const char *cgroup_dir;
+    char *cgroup_dir; /* owned: a copy of the run's, which is removed before the grants close */
     bool frozen;
     /* Waiting for a timed turn (frozen), since when; all finished waits; the next notice. */
     bool waiting;
@@ -308,8 +308,12 @@ void grants_init(struct grants *g);
 /* The locks opened and held in their idle modes (waiting for them), and with a control pipe the
  * grant pipe made. */
 int grants_open(struct grants *g, const struct sandbox_opts *o, int target, struct error *err);
-/* The run started: its main process and cgroup (NULL: none), for freezing it. */
+/* The run started: its main process and cgroup (NULL: none; copied), for freezing it. */
 void grants_attach(struct grants *g, pid_t root, const char *cgroup_dir);
+/* The run is over, every process of it reaped: nothing is left to freeze or thaw, and its pid
+ * may soon be another process's. A run frozen when it ended (killed, or exiting the moment it
+ * was frozen) is never thawed by signals after that. The locks stay held until grants_close. */
+void grants_detach(struct grants *g);
 /* Serves what the control pipe asked for (sb_control's want_timed, want_idle, series_began and
  * series_ended) and gives the run's cores up while another run waits for them; how soon to come
  * back in milliseconds while something is pending, -1 when nothing is. */

@@ -386,6 +386,7 @@ static void run_end(struct run *run)
     }
     while (wait4(pid, &run->wait_status, 0, &run->ru) < 0 && errno == EINTR) {
     }
+    grants_detach(&run->grants);
     running_unregister(run->slot);
     run->slot = -1;
     run->pid = -1;
@@ -442,6 +443,7 @@ static void run_cleanup(struct run *run)
         int st;
         while (waitpid(run->pid, &st, 0) < 0 && errno == EINTR) {
         }
+        grants_detach(&run->grants);
     }
     running_unregister(run->slot);
     cgroup_destroy(&run->cg);

@@ -358,6 +358,52 @@ START_TEST(test_untimed_run_frozen_for_a_series)
 }
 END_TEST
 
+/* A run that ends while frozen for another run's series (here killed by the test; in a class,
+ * a compile that exits the moment it is frozen) is over: nothing of it is thawed after its
+ * cgroup is gone (a use after free under the sanitizers, in CI) and no signal goes to what may
+ * now be another process. The run writes its pid; the test takes the lock's turnstile and the
+ * lock, then kills the run while it is frozen, and holds the lock 1 s more. */
+START_TEST(test_run_killed_while_frozen)
+{
+    static const char script[] = "echo $$ > pid; i=0; while [ $i -lt 100 ]; do sleep 0.05; "
+                                 "i=$((i + 1)); done; exit 0";
+    char *pidfile = xstrfmt("%s/pid", work);
+    pid_t taker = fork();
+    ck_assert_int_ge(taker, 0);
+    if (taker == 0) {
+        struct timespec ms50 = {0, 50 * 1000 * 1000}, ms500 = {0, 500 * 1000 * 1000}, hold = {1, 0};
+        long pid = 0;
+        for (int i = 0; i < 600 && pid <= 0; i++) {
+            FILE *f = fopen(pidfile, "r");
+            if (!f || fscanf(f, "%ld", &pid) != 1)
+                pid = 0;
+            if (f)
+                fclose(f);
+            nanosleep(&ms50, NULL);
+        }
+        int turn = open(turn_path, O_RDWR | O_CREAT, 0644);
+        int fd = open(lock_path, O_RDWR | O_CREAT, 0644);
+        if (pid <= 0 || turn < 0 || fd < 0 || flock(turn, LOCK_EX) != 0 || flock(fd, LOCK_EX) != 0)
+            _exit(1);
+        flock(turn, LOCK_UN);
+        nanosleep(&ms500, NULL);
+        kill((pid_t)pid, SIGKILL);
+        nanosleep(&hold, NULL);
+        _exit(0);
+    }
+    struct sandbox_result r;
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, script, 30, &r), 0);
+    int st;
+    waitpid(taker, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_msg(r.status == SB_SIGNALED && r.term_signal == SIGKILL, "status %d signal %d: %s",
+                  r.status, r.term_signal, r.output);
+    ck_assert(r.lock_wait_s > 0);
+    free(pidfile);
+    sandbox_result_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("grants");
@@ -371,6 +417,7 @@ int main(void)
     tcase_add_test(tc, test_busy_after_the_wait);
     tcase_add_test(tc, test_shared_series_measured_again);
     tcase_add_test(tc, test_untimed_run_frozen_for_a_series);
+    tcase_add_test(tc, test_run_killed_while_frozen);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
