@@ -2,6 +2,8 @@
 
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "report/format.h"
+#include "report/points.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +120,16 @@ void set_case_sizes(struct tpl_value *m, const struct case_result *cr)
         strbuf_addf(&sb, "%s%s=%ld", i ? "," : "", cr->params[i].name, cr->params[i].value);
     tpl_set_str(m, "sizes", strbuf_str(&sb));
     strbuf_release(&sb);
+}
+
+void set_case_points(const struct report_ctx *rc, struct tpl_value *m, const struct case_result *cr)
+{
+    long pts, max;
+    if (rc->shown && rc->r && shown_case(rc->shown, rc->r, cr, &pts, &max)) {
+        set_own(m, "points", fmt_hundredths(pts));
+        set_own(m, "max_points", fmt_hundredths(max));
+    } else {
+        set_own(m, "points", fmt_points(cr->points));
+        set_own(m, "max_points", fmt_points(cr->max_points));
+    }
 }

@@ -46,5 +46,9 @@ bool case_param(const struct case_result *cr, const char *name, double *val);
 const char *varying_param(const struct case_key *keys, size_t n);
 /* m.sizes: the case's parameters as a table cell, "n=1024,m=3". */
 void set_case_sizes(struct tpl_value *m, const struct case_result *cr);
+/* m.points and m.max_points: the case's points as every report prints them (points.h, where
+ * rc->shown is set; the exact ones otherwise), the same on the page as in the Markdown. */
+void set_case_points(const struct report_ctx *rc, struct tpl_value *m,
+                     const struct case_result *cr);
 
 #endif

@@ -6,10 +6,12 @@
 
 #include "base/alloc.h"
 #include "base/escape.h"
+#include "base/messages.h"
 #include "report/cases.h"
 #include "report/format.h"
 #include "report/html_parts.h"
 #include "report/overview.h"
+#include "report/points.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +36,12 @@ static void set_header(struct tpl_value *m, const struct results *r)
     tpl_set_str(m, "submission_hash", hash);
 }
 
-static void set_score(struct tpl_value *m, const struct results *r)
+/* Points as report.md prints them (report/points.h: apportioned hundredths that add up), so
+ * that the page and the Markdown never say two figures for one score. */
+static void set_score(struct tpl_value *m, const struct results *r, const struct shown_points *sp)
 {
-    set_own(m, "score", fmt_points(r->score));
-    set_own(m, "max_score", fmt_points(r->max_score));
+    set_own(m, "score", fmt_hundredths(sp->score));
+    set_own(m, "max_score", fmt_hundredths(sp->max));
     set_own(m, "score_pct", fmt_pct(r->score, r->max_score));
     tpl_set_num(m, "n_pass", r->n_pass);
     tpl_set_num(m, "n_fail", r->n_fail);
@@ -64,8 +68,9 @@ static void set_lost_item(const struct report_ctx *rc, struct tpl_value *item,
     tpl_set_num(item, "count", (double)it->count);
     tpl_set_bool(item, "several", it->count > 1);
     tpl_set_bool(item, "hidden", it->hidden);
-    tpl_set_bool(item, "has_lost_points", it->points > 0);
-    set_own(item, "lost_points", fmt_points(it->points));
+    /* A grader error's points are not lost: they are a part of what was not graded here. */
+    tpl_set_bool(item, "has_lost_points", it->grader ? it->shown > 0 : it->points > 0);
+    set_own(item, "lost_points", it->grader ? fmt_hundredths(it->shown) : fmt_points(it->points));
     if (it->hidden) { /* a count, never an id, a size or a message */
         tpl_set_str(item, "cases", "");
         tpl_set_str(item, "verdict", "");
@@ -85,7 +90,8 @@ static void set_lost_item(const struct report_ctx *rc, struct tpl_value *item,
     free(msg);
 }
 
-static void set_not_run(const struct results *r, const struct overview *o, struct tpl_value *m)
+static void set_not_run(const struct report_ctx *rc, const struct results *r,
+                        const struct overview *o, struct tpl_value *m)
 {
     struct tpl_value *list = tpl_set_list(m, "not_run");
     for (size_t i = 0; i < o->n_not_run; i++) {
@@ -97,10 +103,13 @@ static void set_not_run(const struct results *r, const struct overview *o, struc
         tpl_set_bool(v, "other", it->kind == SKIP_OTHER);
         tpl_set_num(v, "count", (double)it->count);
         tpl_set_bool(v, "several", it->count > 1);
-        tpl_set_bool(v, "has_points", it->points > 0);
-        set_own(v, "points", fmt_points(it->points));
-        char *why = esc_first_line(it->kind == SKIP_NO_GPU ? r->machine.gpu_status : it->message,
-                                   MESSAGE_CHARS);
+        tpl_set_bool(v, "has_points", it->shown > 0);
+        set_own(v, "points", fmt_hundredths(it->shown));
+        /* The GPU probe's reason, written before any language was known: in the page's. */
+        char *said = messages_machine(&rc->msgs, it->kind == SKIP_NO_GPU ? r->machine.gpu_status
+                                                                         : it->message);
+        char *why = esc_first_line(said, MESSAGE_CHARS);
+        free(said);
         tpl_set_str(v, "reason", why);
         tpl_set_bool(v, "has_reason", *why != '\0');
         free(why);
@@ -131,7 +140,7 @@ static void set_overview(const struct report_ctx *rc, const struct results *r, s
         set_lost_item(rc, tpl_push_map(o.lost[i].grader ? grader : lost), &o.lost[i]);
     tpl_set_bool(m, "has_lost", tpl_list_len(lost) > 0);
     tpl_set_bool(m, "has_grader_error_items", tpl_list_len(grader) > 0);
-    set_not_run(r, &o, m);
+    set_not_run(rc, r, &o, m);
     tpl_set_num(m, "hidden_total", (double)o.hidden_total);
     tpl_set_num(m, "hidden_passed", (double)o.hidden_passed);
     tpl_set_num(m, "hidden_failed", (double)o.hidden_failed);
@@ -153,13 +162,14 @@ static void set_figure(struct tpl_value *list, char *svg)
 static void set_exercise(const struct report_ctx *rc, const struct exercise_result *ex, size_t i,
                          struct tpl_value *m)
 {
+    const struct shown_exercise *sx = &rc->shown->ex[i];
     tpl_set_str(m, "id", ex->exercise_id);
     set_own(m, "anchor", xstrfmt("ex%zu", i + 1));
     tpl_set_str(m, "title", exercise_title(ex));
-    set_own(m, "points", fmt_points(ex->points));
-    set_own(m, "max_points", fmt_points(ex->max_points));
-    set_own(m, "perf_points", fmt_points(ex->perf_points));
-    set_own(m, "perf_max_points", fmt_points(ex->perf_max_points));
+    set_own(m, "points", fmt_hundredths(sx->points));
+    set_own(m, "max_points", fmt_hundredths(sx->max));
+    set_own(m, "perf_points", fmt_hundredths(sx->perf));
+    set_own(m, "perf_max_points", fmt_hundredths(sx->perf_max));
     tpl_set_bool(m, "has_perf", ex->perf_max_points > 0);
     tpl_set_bool(m, "full_marks", ex->max_points > 0 && ex->points >= ex->max_points);
     tpl_set_str(m, "tol_summary", ex->tol_summary);
@@ -198,7 +208,7 @@ static struct tpl_value *student_page(const struct report_ctx *rc, const struct 
     tpl_set_str(m, "lang", rc->lang);
     tpl_set_bool(m, "student_view", rc->hide_hidden);
     set_header(m, r);
-    set_score(m, r);
+    set_score(m, r, rc->shown);
     set_overview(rc, r, m);
     struct tpl_value *exs = tpl_set_list(m, "exercises");
     bool any_perf = false;

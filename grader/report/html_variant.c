@@ -122,8 +122,7 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct va
     html_set_verdict(rc, m, cr->verdict);
     tpl_set_bool(m, "hidden", cr->hidden);
     tpl_set_bool(m, "slow", cr->slow);
-    set_own(m, "points", fmt_points(cr->points));
-    set_own(m, "max_points", fmt_points(cr->max_points));
+    set_case_points(rc, m, cr);
     set_case_times(m, cr);
     *notes |= set_notes(rc, vr, cr, detail, m);
     return m;

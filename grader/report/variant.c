@@ -82,14 +82,7 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct va
     tpl_set_bool(m, "has_message", show_msg);
     tpl_set_bool(m, "hidden", cr->hidden);
     tpl_set_bool(m, "slow", cr->slow);
-    long pts, max;
-    if (rc->shown && rc->r && shown_case(rc->shown, rc->r, cr, &pts, &max)) {
-        set_own(m, "points", fmt_hundredths(pts));
-        set_own(m, "max_points", fmt_hundredths(max));
-    } else {
-        set_own(m, "points", fmt_points(cr->points));
-        set_own(m, "max_points", fmt_points(cr->max_points));
-    }
+    set_case_points(rc, m, cr);
     set_case_times(m, cr);
 
     bool has_detail = detail && has_text(cr->detail);

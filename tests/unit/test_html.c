@@ -239,6 +239,44 @@ START_TEST(test_student_page_hostile_and_hidden)
 }
 END_TEST
 
+/* The page prints every point as report.md does (report/points.h): three passed cases worth a
+ * third of a point each print 0.34, 0.33 and 0.33 in both, adding up to the exercise's 1,
+ * never 0.33 three times on one of them. */
+START_TEST(test_page_points_as_markdown)
+{
+    struct results r;
+    struct report_outcome out;
+    struct error err;
+    fixture(&r, "s3", "Third");
+    struct variant_result *vr = &r.exercises[0].variants[0];
+    for (size_t c = 0; c < vr->n_cases; c++) {
+        vr->cases[c].verdict = V_PASS;
+        free(vr->cases[c].message);
+        vr->cases[c].message = xstrdup("passed");
+        vr->cases[c].hidden = false;
+        vr->cases[c].max_points = vr->cases[c].points = 1.0 / 3;
+    }
+    results_tally(&r);
+    char *dir = tmpdir();
+    ck_assert_msg(write_pages(&r, dir, false, true, &out, &err) == 0, "%s", err.msg);
+    char *html = slurp(out.html_path), *md = slurp(out.md_path);
+    ck_assert_ptr_nonnull(strstr(md, "| 0.34 / 0.34 |"));
+    ck_assert_ptr_nonnull(strstr(html, "<td class=\"num\">0.34 / 0.34</td>"));
+    const char *p = html;
+    int thirds = 0;
+    while ((p = strstr(p, "<td class=\"num\">0.33 / 0.33</td>")) != NULL) {
+        thirds++;
+        p++;
+    }
+    ck_assert_int_eq(thirds, 2);
+    free(html);
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
 START_TEST(test_broken_template_keeps_markdown)
 {
     struct results r;
@@ -382,6 +420,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_ticks);
     tcase_add_test(tc, test_svg_escapes_and_skips_empty);
     tcase_add_test(tc, test_student_page_hostile_and_hidden);
+    tcase_add_test(tc, test_page_points_as_markdown);
     tcase_add_test(tc, test_broken_template_keeps_markdown);
     tcase_add_test(tc, test_class_page);
     tcase_add_test(tc, test_class_page_incomplete_grade);
