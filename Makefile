@@ -248,8 +248,10 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 # grader's own code paths (the kit and Slurm suites build or drive other programs). The
 # hostile suite mostly waits on wall-clock limits of student code; the supervisor paths it
 # drives (kill, output caps, tamper checks) run under the sanitizers in test_sandbox, and
-# leaving it out keeps `make test` well inside CI's budget.
-ASAN_E2E := test_e2e test_batch
+# leaving it out keeps `make test` well inside CI's budget. The short suites run beside
+# test_batch, the longest, at no cost in time: the coordinator's (runs frozen and thawed, where
+# a use after free once hid), the command line's, the hidden view's and sources-only's.
+ASAN_E2E := test_e2e test_batch test_coordinator test_cli test_hidden_view test_sources_only
 ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
 	  E2E_BIN="$(addprefix build/asan/tests/,$(filter $(ASAN_E2E),$(E2E_SRC:tests/e2e/%.c=%)))"
 test-asan:

@@ -54,6 +54,7 @@ static int grader(const char *first, ...)
     argv[n] = NULL;
     char *log = xstrfmt("%s/out.log", tmp_root);
     int status = e2e_run(argv, log);
+    free(out); /* the previous command's */
     out = read_text(log);
     free(log);
     return status;
