@@ -9,6 +9,8 @@
 #             scores, and the worst coefficient of variation of a case's speed-up over them
 #   scale     a class of BENCH_SCALE (20) copies at --gpus 1, 2 and 4 (BENCH_SCALE_GPUS):
 #             submissions a minute, the ratio to the first, CH on honest code
+#             (BENCH_PARALLEL N: each worker grades N variants of a student side by side,
+#             grade --parallel N, in the copies and scale rows and their labels)
 #   rush      BENCH_RUSH ("1 8 20") autogrades at once (--stdin-tar, as Gradescope's runners
 #             call the course's machine over ssh): the median and worst seconds to an answer
 # BENCH_CONCURRENCY picks the groups (default "checks copies scale rush"); BENCH_CONCURRENCY_LAB
@@ -21,6 +23,9 @@ want() { [[ "$GROUPS_" == *" $1 "* ]]; }
 note() { echo "bench: $* ($(date +%T))" >&2; }
 row() { printf '%s|%s|%s|%s\n' "$1" "$2" "$3" "$4"; }
 LAB=${BENCH_CONCURRENCY_LAB:-labs/lab6}
+PAR=()
+SAYPAR=""
+if [ -n "${BENCH_PARALLEL:-}" ]; then PAR=(--parallel "$BENCH_PARALLEL"); SAYPAR=" --parallel $BENCH_PARALLEL"; fi
 export LABGRADER_CACHE=${LABGRADER_CACHE:-$WORK/concurrency-cache}
 
 # A class of n copies of the solution in dir, each with a comment of its own (no object shared
@@ -95,12 +100,12 @@ PY
 
 copies_rows() {
     local n=${BENCH_COPIES:-8} d=$WORK/copies
-    note "a class of $n identical copies, --gpus 1"
+    note "a class of $n identical copies, --gpus 1$SAYPAR"
     copies "$d/class" "$n"
     "$BIN" grade "$LAB" --submissions "$d/class" --out "$d/out" --no-pdf --no-html --no-slow \
-        --gpus 1 > "$d.log" 2>&1
+        --gpus 1 "${PAR[@]}" > "$d.log" 2>&1
     facts "$d"/out/*/s*/results.json > "$d.facts"
-    python3 - "$d.facts" "$n" <<'PY'
+    python3 - "$d.facts" "$n" "$SAYPAR" <<'PY'
 import statistics, sys
 scores, speed, ch = [], {}, 0
 for l in open(sys.argv[1]):
@@ -111,7 +116,7 @@ for l in open(sys.argv[1]):
         speed.setdefault(w[1], []).append(float(w[2]))
     elif w[0] == "ch":
         ch += 1
-print("class of %s identical copies: score spread (points)|%.2f|target 0|" % (sys.argv[2], max(scores) - min(scores)))
+print("class of %s identical copies%s: score spread (points)|%.2f|target 0|" % (sys.argv[2], sys.argv[3], max(scores) - min(scores)))
 worst, key = 0.0, "-"
 for k, xs in speed.items():
     if len(xs) > 1:
@@ -131,12 +136,12 @@ scale_rows() {
         rm -rf "$d/out$g"
         local t0=$(date +%s.%N)
         "$BIN" grade "$LAB" --submissions "$d/class" --out "$d/out$g" --no-pdf --no-html \
-            --no-slow --timeout 20 --gpus "$g" > "$d.$g.log" 2>&1
+            --no-slow --timeout 20 --gpus "$g" "${PAR[@]}" > "$d.$g.log" 2>&1
         local t1=$(date +%s.%N)
         local rate=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", n * 60 / (b - a) }')
         [ -z "$base" ] && base=$rate
         local ch=$(facts "$d"/out$g/*/s*/results.json | grep -c '^ch ')
-        row "class of $n, --gpus $g: submissions/min (CH: $ch)" "$rate" \
+        row "class of $n, --gpus $g$SAYPAR: submissions/min (CH: $ch)" "$rate" \
             "$([ "$g" = 1 ] && echo "-" || echo "1.8x of --gpus 1")" \
             "$(awk -v a="$rate" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b }')"
     done

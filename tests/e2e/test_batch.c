@@ -701,15 +701,17 @@ START_TEST(test_kill_and_resume)
 }
 END_TEST
 
-/* ---- 5. shards, merged ---- */
+/* ---- 5. shards, merged (their variants side by side) ---- */
 
 START_TEST(test_shards_merge)
 {
     const char *main_dir = graded_class();
     char *out = xstrfmt("%s/shards", tmp_root);
     char *log = xstrfmt("%s/shards.log", tmp_root);
-    const char *shard1[] = {"--shard", "1/2", "--no-timing", NULL};
-    const char *shard2[] = {"--shard", "2/2", "--no-timing", NULL};
+    /* Each shard's worker runs a student's variants side by side: the merged gradebook is the
+     * same as the single run's, one variant after another. */
+    const char *shard1[] = {"--shard", "1/2", "--no-timing", "--parallel", "2", NULL};
+    const char *shard2[] = {"--shard", "2/2", "--no-timing", "--parallel", "2", NULL};
     ck_assert_msg(main_status == 0, "the first grade failed");
 
     ck_assert_msg(grade_class(out, log, shard1) == 0, "shard 1/2 failed; see %s", log);
