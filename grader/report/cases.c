@@ -133,3 +133,19 @@ void set_case_points(const struct report_ctx *rc, struct tpl_value *m, const str
         set_own(m, "max_points", fmt_points(cr->max_points));
     }
 }
+
+void set_case_times(struct tpl_value *m, const struct case_result *cr)
+{
+    tpl_set_bool(m, "has_time", cr->time.valid);
+    set_own(m, "time", fmt_timing(&cr->time));
+    set_own(m, "spread", fmt_spread(&cr->time));
+    tpl_set_bool(m, "has_transfer", cr->time_transfer.valid);
+    set_own(m, "time_transfer", fmt_timing(&cr->time_transfer));
+    set_own(m, "ref_time", fmt_timing(&cr->ref_time));
+    set_own(m, "speedup_baseline", fmt_x(cr->speedup_baseline));
+    set_own(m, "speedup_ref", fmt_x(cr->speedup_ref));
+    tpl_set_bool(m, "has_interval", cr->speedup_lo > 0 && cr->speedup_hi > 0);
+    set_own(m, "speedup_lo", fmt_x(cr->speedup_lo));
+    set_own(m, "speedup_hi", fmt_x(cr->speedup_hi));
+    set_rate(m, cr);
+}

@@ -60,24 +60,6 @@ static bool case_shows_message(const struct case_result *cr)
     return cr->verdict != V_PASS && cr->verdict != V_SKIPPED && has_text(cr->message);
 }
 
-static void set_case_times(struct tpl_value *m, const struct case_result *cr)
-{
-    tpl_set_bool(m, "has_time", cr->time.valid);
-    set_own(m, "time", fmt_timing(&cr->time));
-    set_own(m, "spread", fmt_spread(&cr->time));
-    tpl_set_bool(m, "has_transfer", cr->time_transfer.valid);
-    set_own(m, "time_transfer", fmt_timing(&cr->time_transfer));
-    set_own(m, "ref_time", fmt_timing(&cr->ref_time));
-    set_own(m, "speedup_ref", fmt_x(cr->speedup_ref));
-    set_own(m, "speedup_baseline", fmt_x(cr->speedup_baseline));
-    bool interval = cr->speedup_lo > 0 && cr->speedup_hi > 0;
-    tpl_set_bool(m, "has_interval", interval);
-    set_own(m, "speedup_lo", fmt_x(cr->speedup_lo));
-    set_own(m, "speedup_hi", fmt_x(cr->speedup_hi));
-    tpl_set_num(m, "pairs", cr->pairs);
-    set_rate(m, cr);
-}
-
 /* The findings the page shows (findings.h's rule, as report.md); how many. */
 static size_t set_findings(const struct report_ctx *rc, const struct variant_result *vr,
                            const struct case_result *cr, struct tpl_value *m)

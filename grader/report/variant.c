@@ -44,29 +44,6 @@ static bool case_has_notes(const struct report_ctx *rc, const struct variant_res
            shown_findings(rc, vr, cr, NULL);
 }
 
-/* Times, speedups and rates of a case. */
-static void set_case_times(struct tpl_value *m, const struct case_result *cr)
-{
-    tpl_set_bool(m, "has_time", cr->time.valid);
-    set_own(m, "time", fmt_timing(&cr->time));
-    set_own(m, "time_min", cr->time.valid ? fmt_ms(cr->time.min_ms) : xstrdup(NO_VALUE));
-    set_own(m, "spread", fmt_spread(&cr->time));
-    tpl_set_num(m, "samples", cr->time.valid ? cr->time.samples : 0);
-    tpl_set_bool(m, "has_transfer", cr->time_transfer.valid);
-    set_own(m, "time_transfer", fmt_timing(&cr->time_transfer));
-    set_own(m, "ref_time", fmt_timing(&cr->ref_time));
-    set_own(m, "ref_time_transfer", fmt_timing(&cr->ref_time_transfer));
-    tpl_set_bool(m, "has_baseline", cr->baseline_ms > 0);
-    set_own(m, "baseline", fmt_ms(cr->baseline_ms));
-    set_own(m, "speedup_baseline", fmt_x(cr->speedup_baseline));
-    set_own(m, "speedup_ref", fmt_x(cr->speedup_ref));
-    tpl_set_bool(m, "has_gflops", cr->gflops > 0);
-    tpl_set_bool(m, "has_gbps", cr->gbps > 0);
-    set_own(m, "gflops", cr->gflops > 0 ? xstrfmt("%.1f", cr->gflops) : xstrdup(NO_VALUE));
-    set_own(m, "gbps", cr->gbps > 0 ? xstrfmt("%.1f", cr->gbps) : xstrdup(NO_VALUE));
-    set_rate(m, cr);
-}
-
 /* detail: whether to show the case's detail block (the first case of a verdict only). */
 static struct tpl_value *case_value(const struct report_ctx *rc, const struct variant_result *vr,
                                     const struct case_result *cr, bool detail)
