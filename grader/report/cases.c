@@ -149,3 +149,8 @@ void set_case_times(struct tpl_value *m, const struct case_result *cr)
     set_own(m, "speedup_hi", fmt_x(cr->speedup_hi));
     set_rate(m, cr);
 }
+
+bool case_shows_message(const struct case_result *cr)
+{
+    return cr->verdict != V_PASS && cr->verdict != V_SKIPPED && has_text(cr->message);
+}

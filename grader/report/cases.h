@@ -50,6 +50,10 @@ void set_case_sizes(struct tpl_value *m, const struct case_result *cr);
  * rc->shown is set; the exact ones otherwise), the same on the page as in the Markdown. */
 void set_case_points(const struct report_ctx *rc, struct tpl_value *m,
                      const struct case_result *cr);
+/* Whether a case's message is worth showing: a passing case says "passed", which its verdict
+ * already says, and why a case was not run is said once, on the first page, for all the cases
+ * it stopped. */
+bool case_shows_message(const struct case_result *cr);
 /* A case's times, speed-ups (with their interval) and rate, for report.md's table and the
  * page's alike: numbers, safe in either format. */
 void set_case_times(struct tpl_value *m, const struct case_result *cr);

@@ -55,11 +55,6 @@ char *html_first_error(const char *log)
 
 /* ---- cases ---- */
 
-static bool case_shows_message(const struct case_result *cr)
-{
-    return cr->verdict != V_PASS && cr->verdict != V_SKIPPED && has_text(cr->message);
-}
-
 /* The findings the page shows (findings.h's rule, as report.md); how many. */
 static size_t set_findings(const struct report_ctx *rc, const struct variant_result *vr,
                            const struct case_result *cr, struct tpl_value *m)

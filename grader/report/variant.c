@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A message worth showing: passing cases say "passed", which the verdict already says, and
- * why a case was not run is said once, on the first page, for all the cases it stopped. */
-static bool case_shows_message(const struct case_result *cr)
-{
-    return cr->verdict != V_PASS && cr->verdict != V_SKIPPED && has_text(cr->message);
-}
-
 /* The findings the report shows (findings.h); how many. */
 static size_t shown_findings(const struct report_ctx *rc, const struct variant_result *vr,
                              const struct case_result *cr, struct tpl_value *list)
