@@ -26,6 +26,9 @@ struct reader {
     size_t count; /* samples read into cont_array so far */
 };
 
+/* More elements than any buffer of a run could hold (2^48: 256 TiB of bytes). */
+#define INCIDENT_COUNT_MAX (1LL << 48)
+
 static void tamper(struct reader *r, const char *why, const char *line)
 {
     if (r->o->tampered)
@@ -197,7 +200,12 @@ static void read_incident(struct reader *r, const char *key, const char *line)
              (!strcmp(access, "read") || !strcmp(access, "write"));
     else
         ok = sscanf(line, "timed_modified %15s %d %127s", series, &call, arg) == 3;
-    if (!ok || (series[0] && run_series_lookup(series) < 0))
+    /* Counts of elements or bytes, and an index (negative: in the guard zone before the
+     * buffer): what no buffer of a run can reach is not the harness's, and two such counts
+     * added would overflow. */
+    if (!ok || (series[0] && run_series_lookup(series) < 0) || x < 0 || y < 0 ||
+        x > INCIDENT_COUNT_MAX || y > INCIDENT_COUNT_MAX || first < -INCIDENT_COUNT_MAX ||
+        first > INCIDENT_COUNT_MAX)
         return tamper(r, "a malformed incident line", line);
     inc.series = series[0] ? xstrdup(series) : NULL;
     inc.call = call;
@@ -343,7 +351,11 @@ void runner_parse_result(struct run_outcome *o, const char *text)
         free(line);
         p = nl ? nl + 1 : NULL;
     }
-    /* A series whose samples are missing or short was cut off: nothing of it counts. */
+    /* A series whose samples are missing or short was cut off: nothing of it counts. Short:
+     * the text ended inside a line of samples continued on the next (the process killed while
+     * it wrote them, or a file written to end there), so an array holds fewer than its n. */
+    if (r.cont_series)
+        r.cont_series->present = false;
     for (size_t i = 0; i < o->n_cases && !o->tampered; i++)
         for (int s = 0; s < RUN_SERIES_COUNT; s++) {
             struct run_series *x = &o->cases[i].series[s];

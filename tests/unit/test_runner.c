@@ -253,6 +253,18 @@ START_TEST(test_series_and_samples)
     ck_assert_ptr_null(o.tampered);
     ck_assert(!o.cases[0].series[RUN_SERIES_CALL].present);
     run_outcome_release(&o);
+    /* Cut off inside a line of samples continued on the next (fuzz_runlog: the grader then
+     * read 1000 samples of an array of 2): the series does not count either. */
+    parse(&o, 1, CASE0 "series call 1000 0 0\nsamples call stu_host 1 2 \\\n");
+    ck_assert_ptr_null(o.tampered);
+    ck_assert(!o.cases[0].series[RUN_SERIES_CALL].present);
+    run_outcome_release(&o);
+    parse(&o, 1,
+          CASE0
+          "series call 4 1 0\nsamples call stu_host 1 2 3 4\nsamples call ref_host 1 \\\n2 \\");
+    ck_assert_ptr_null(o.tampered);
+    ck_assert(!o.cases[0].series[RUN_SERIES_CALL].present);
+    run_outcome_release(&o);
 }
 END_TEST
 
@@ -336,6 +348,24 @@ START_TEST(test_incidents)
     parse(&o, 1, CASE0 "timed_mismatch call 1 z 1 0\ntimed_mismatch call 2 z 1 0\n");
     ck_assert_ptr_nonnull(o.tampered); /* the harness stops at the first */
     run_outcome_release(&o);
+    /* A damaged byte before the buffer is a negative index: the harness's. */
+    parse(&o, 1, CASE0 "phase check 0\nguard 0 z 3 0 -3\n");
+    ck_assert_ptr_null(o.tampered);
+    ck_assert(o.cases[0].n_guards == 1 && o.cases[0].guards[0].first == -3);
+    run_outcome_release(&o);
+    /* Counts no buffer holds (fuzz_runlog: two of them added overflowed, undefined behaviour
+     * in the grader), negative counts: written by the submission. */
+    const char *forged[] = {
+        CASE0 "guard 0 z 9223372036854775807 1 0\n",
+        CASE0 "guard 0 z -1 0 0\n",
+        CASE0 "timed_mismatch call 1 z -5 0\n",
+        CASE0 "precision_mismatch z 1 -9223372036854775807\n",
+    };
+    for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+        parse(&o, 1, forged[i]);
+        ck_assert_msg(o.tampered != NULL, "not caught: %s", forged[i]);
+        run_outcome_release(&o);
+    }
 }
 END_TEST
 
