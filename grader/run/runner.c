@@ -310,6 +310,10 @@ void runner_apply_events(const struct run_spec *s, struct run_outcome *o)
     char name[16];
     for (size_t e = 0; e < o->sb.n_events && !o->tampered; e++) {
         const struct sandbox_event *ev = &o->sb.events[e];
+        /* Every line but a case's begin belongs to the case begun, none before the first:
+         * "S -1" and "E -1" before "B 0" (a constructor of the submission's can write them)
+         * once reached o->cases[-1]. */
+        bool in = w.in_case >= 0;
         int i;
         if (sscanf(ev->line, "B %d", &i) == 1 && i == w.in_case + 1 && (size_t)i < s->n_cases) {
             stage_enter(&w, o, -1, ev->t_s);
@@ -319,20 +323,20 @@ void runner_apply_events(const struct run_spec *s, struct run_outcome *o)
             w.case_start = ev->t_s;
             w.asked = w.released = 0;
             stage_enter(&w, o, RUN_STAGE_SETUP, ev->t_s);
-        } else if (sscanf(ev->line, "P %d %15s", &i, name) == 2 && i == w.in_case &&
+        } else if (in && sscanf(ev->line, "P %d %15s", &i, name) == 2 && i == w.in_case &&
                    (!strcmp(name, "checks") || !strcmp(name, "warmup")) && w.series_start < 0) {
             stage_enter(&w, o, name[0] == 'c' ? RUN_STAGE_CHECKED : RUN_STAGE_WARMUP, ev->t_s);
-        } else if (sscanf(ev->line, "W %d", &i) == 1 && i == w.in_case && w.series_start < 0 &&
-                   w.asked++ == 0) {
+        } else if (in && sscanf(ev->line, "W %d", &i) == 1 && i == w.in_case &&
+                   w.series_start < 0 && w.asked++ == 0) {
             stage_enter(&w, o, RUN_STAGE_QUEUE, ev->t_s);
-        } else if (sscanf(ev->line, "R %d", &i) == 1 && i == w.in_case && w.series_start < 0 &&
-                   w.asked == 1 && w.released++ == 0) {
+        } else if (in && sscanf(ev->line, "R %d", &i) == 1 && i == w.in_case &&
+                   w.series_start < 0 && w.asked == 1 && w.released++ == 0) {
             stage_enter(&w, o, RUN_STAGE_AFTER, ev->t_s);
-        } else if (sscanf(ev->line, "S %d %15s", &i, name) == 2 && i == w.in_case) {
+        } else if (in && sscanf(ev->line, "S %d %15s", &i, name) == 2 && i == w.in_case) {
             w.series_start = ev->t_s;
             w.series_after = ev->t_after_s;
             stage_enter(&w, o, RUN_STAGE_TIMED, ev->t_s);
-        } else if (series_end(&w, ev, o)) {
+        } else if (in && series_end(&w, ev, o)) {
             w.series_start = -1;
             stage_enter(&w, o, RUN_STAGE_AFTER, ev->t_s);
         } else {

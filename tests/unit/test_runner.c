@@ -315,7 +315,13 @@ START_TEST(test_stages)
                             {"B 0", "W 0", "W 0", "P 0 warmup"},
                             {"B 0", "R 0", "W 0", "P 0 warmup"},
                             {"B 0", "W 0", "S 0 call", "R 0"},
-                            {"B 0", "W 0", "R 0", "R 0"}};
+                            {"B 0", "W 0", "R 0", "R 0"},
+                            /* Before the first case: a constructor of the submission's wrote
+                             * a series of case -1 (once a write to o->cases[-1]), or asked for
+                             * the locks. */
+                            {"S -1 call", "E -1 call 1.000 1 0 0", "B 0", "P 0 checks"},
+                            {"W -1", "B 0", "P 0 checks", "P 0 warmup"},
+                            {"P -1 checks", "B 0", "P 0 checks", "P 0 warmup"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         control(&o, 2, bad[i], t, 4);
         ck_assert_msg(o.tampered != NULL, "not caught: %s, %s, %s", bad[i][1], bad[i][2],
