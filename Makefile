@@ -70,7 +70,7 @@ GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'
 
-.PHONY: all build-quiet deps deps-test deps-analyze similarity mutate check test test-bins test-unit test-e2e test-browser test-asan test-gpu report grade kit gradescope bench \
+.PHONY: all build-quiet deps deps-test deps-analyze similarity mutate check test test-bins test-unit test-e2e test-browser test-asan test-fuzz-replay test-gpu report grade kit gradescope bench \
         slurm-grade validate print-gpu-bin check-layers format format-check lint install uninstall clean \
         fuzz fuzz-build deps-fuzz
 
@@ -255,8 +255,8 @@ ASAN_E2E := test_e2e test_batch test_coordinator test_cli test_hidden_view test_
 ASAN_MAKE = $(MAKE) --no-print-directory BUILD=build/asan CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
 	  E2E_BIN="$(addprefix build/asan/tests/,$(filter $(ASAN_E2E),$(E2E_SRC:tests/e2e/%.c=%)))"
 test-asan:
-	@$(ASAN_MAKE) -j$(JOBS) test-bins
-	@$(ASAN_MAKE) test-unit test-e2e
+	@$(ASAN_MAKE) -j$(JOBS) test-bins $(ASAN_REPLAY)
+	@$(ASAN_MAKE) test-unit test-e2e test-fuzz-replay
 
 test-gpu: deps all $(GPU_BIN)
 	@LG_BIN=$(abspath $(BIN)) bash tests/run-suites.sh gpu $(GPU_BIN)
@@ -264,7 +264,7 @@ test-gpu: deps all $(GPU_BIN)
 print-gpu-bin:
 	@echo $(GPU_BIN)
 
-# make fuzz: every harness in tests/fuzz/ for FUZZ_SECONDS (10: CI's short run; FUZZ_SECONDS=3600
+# make fuzz: every harness in tests/fuzz/ for FUZZ_SECONDS (10: a short run; FUZZ_SECONDS=3600
 # on demand), from its seed corpus (tests/fuzz/corpus/NAME, never written) plus what earlier runs
 # found (build/fuzz/corpus/NAME). A crash, a sanitizer report or a broken property stops it and
 # leaves the input in build/fuzz/crash-NAME-*. The grader's library is built again with clang,
@@ -275,6 +275,18 @@ FUZZ_FLAGS   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize
 FUZZ_BUILD   := build/fuzz
 FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(addprefix $(FUZZ_BUILD)/,$(FUZZ_NAMES))
+
+# Every fuzz harness's seed corpus replayed (tests/fuzz/replay.c), under the sanitizers in
+# `make test`: the findings kept there stay fixed. Fuzzing itself is `make fuzz` (clang).
+REPLAY_BIN  = $(FUZZ_NAMES:%=$(BUILD)/tests/replay_%)
+ASAN_REPLAY = $(FUZZ_NAMES:%=build/asan/tests/replay_%)
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Igrader -o $@ $< tests/fuzz/replay.c $(LIB) $(LDLIBS)
+test-fuzz-replay: $(REPLAY_BIN)
+	@for n in $(FUZZ_NAMES); do $(BUILD)/tests/replay_$$n tests/fuzz/corpus/$$n > /dev/null || \
+	  { echo "fuzz replay: $$n failed on its seed corpus (tests/fuzz/corpus/$$n)"; exit 1; }; done; \
+	  echo "fuzz replay: $(words $(FUZZ_NAMES)) harnesses, every seed of tests/fuzz/corpus/ passed"
 
 fuzz-build: deps-fuzz
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CI= CFLAGS="$(FUZZ_FLAGS)" \
