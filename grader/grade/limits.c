@@ -182,6 +182,11 @@ static double float32_rate(struct grading *g, const struct exercise_spec *ex,
     return rate;
 }
 
+static double compute_slack(const struct variant_spec *v)
+{
+    return v->target == TARGET_GPU ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE;
+}
+
 /* Whether a time of secs implies float32 arithmetic past the measured rate by the slack: the
  * rate no hardware here reaches. The rate (0 when none applies) and its name as well. */
 static bool past_rate(struct grading *g, const struct exercise_spec *ex,
@@ -189,8 +194,7 @@ static bool past_rate(struct grading *g, const struct exercise_spec *ex,
                       const struct case_result *cr, double secs, double *rate, const char **name)
 {
     *rate = float32_rate(g, ex, v, c, cr, name);
-    double slack = v->target == TARGET_GPU ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE;
-    return *rate > 0 && c->flops / secs / 1e9 > slack * *rate;
+    return *rate > 0 && c->flops / secs / 1e9 > compute_slack(v) * *rate;
 }
 
 static void compute_check(struct grading *g, const struct exercise_spec *ex,
@@ -198,7 +202,6 @@ static void compute_check(struct grading *g, const struct exercise_spec *ex,
                           struct case_result *cr, double secs)
 {
     const struct messages *msgs = g->o->messages;
-    bool gpu = v->target == TARGET_GPU;
     const char *name;
     double rate;
     bool past = past_rate(g, ex, v, c, cr, secs, &rate, &name);
@@ -215,12 +218,12 @@ static void compute_check(struct grading *g, const struct exercise_spec *ex,
                                                          "measurement, which is not a peak"),
                                       achieved / rate, name, rate));
     if (past)
-        impossible(cr, gpu ? SLACK_GPU_COMPUTE : SLACK_CPU_COMPUTE,
+        impossible(cr, compute_slack(v),
                    xstrfmt(messages_get(msgs, "impossible time: %.4f ms for %.3g GFLOP is "
                                               "%.0f GFLOP/s, over the %s of this machine "
                                               "(%.0f GFLOP/s)%s"),
                            cr->time.median_ms, c->flops / 1e9, achieved, name, rate,
-                           gpu && !ex->allow_tf32
+                           v->target == TARGET_GPU && !ex->allow_tf32
                                ? messages_get(msgs, "; this lab does not allow TF32")
                                : ""));
 }
@@ -253,6 +256,5 @@ bool limits_reduced_precision(struct grading *g, const struct exercise_spec *ex,
         secs <= 0)
         return false;
     /* The rule compute_check made the case CH by, whatever the case's pairs. */
-    return past_rate(g, ex, v, c, cr, secs, &rate, &name) &&
-           beyond_reference(cr, SLACK_GPU_COMPUTE);
+    return past_rate(g, ex, v, c, cr, secs, &rate, &name) && beyond_reference(cr, compute_slack(v));
 }
