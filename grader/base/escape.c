@@ -310,6 +310,23 @@ void esc_md_fence(struct strbuf *out, const char *body, const char *info)
     strbuf_addch(out, '\n');
 }
 
+void esc_anchor(struct strbuf *out, const char *prefix, const char *id)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    strbuf_addstr(out, prefix ? prefix : "");
+    for (const unsigned char *p = (const unsigned char *)(id ? id : ""); *p; p++) {
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || *p == '.' || *p == '-';
+        if (plain) {
+            strbuf_addch(out, (char)*p);
+            continue;
+        }
+        strbuf_addch(out, '_');
+        strbuf_addch(out, hex[*p >> 4]);
+        strbuf_addch(out, hex[*p & 15]);
+    }
+}
+
 void esc_html(struct strbuf *out, const char *s)
 {
     struct strbuf clean = STRBUF_INIT;

@@ -40,6 +40,13 @@ void esc_sanitize(struct strbuf *out, const char *s);
  * attribute: & < > " ' as entities. NULL appends nothing. */
 void esc_html(struct strbuf *out, const char *s);
 
+/* A fragment identifier made of prefix and an untrusted id, the same on every page that links
+ * to it or carries it (index.html's rows point at similarity.html's evidence this way): bytes
+ * of id in [A-Za-z0-9.-] as they are, every other byte (the '_' escape included) as "_XX",
+ * two upper-case hex digits. Distinct ids give distinct anchors; the result needs no further
+ * escaping in an attribute or a URL's fragment. */
+void esc_anchor(struct strbuf *out, const char *prefix, const char *id);
+
 /* Sanitized, escaped inline Markdown. max_chars > 0: at most that many characters
  * of s are kept, and "…" marks the cut. NULL is the empty string. */
 void esc_md_text(struct strbuf *out, const char *s, size_t max_chars);

@@ -368,6 +368,28 @@ START_TEST(test_code_wrap_and_cap)
 }
 END_TEST
 
+/* Anchors are the same for every page and never collide: "a b" and "a_20b" differ. */
+START_TEST(test_anchor_distinct_and_plain)
+{
+    struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+    esc_anchor(&a, "sub-", "ana.g-2");
+    ck_assert_str_eq(a.buf, "sub-ana.g-2");
+    strbuf_reset(&a);
+    esc_anchor(&a, "sub-", "a b");
+    esc_anchor(&b, "sub-", "a_20b");
+    ck_assert_str_eq(a.buf, "sub-a_20b");
+    ck_assert_str_eq(b.buf, "sub-a_5F20b");
+    strbuf_reset(&a);
+    esc_anchor(&a, "", "\"<ñ>#");
+    ck_assert_str_eq(a.buf, "_22_3C_C3_B1_3E_23");
+    strbuf_reset(&a);
+    esc_anchor(&a, NULL, NULL);
+    ck_assert_str_eq(strbuf_str(&a), "");
+    strbuf_release(&a);
+    strbuf_release(&b);
+}
+END_TEST
+
 static Suite *escape_suite(void)
 {
     Suite *s = suite_create("escape");
@@ -382,6 +404,7 @@ static Suite *escape_suite(void)
     tcase_add_test(tc, test_first_line_and_clip);
     tcase_add_test(tc, test_fence_longer_than_backtick_runs);
     tcase_add_test(tc, test_code_wrap_and_cap);
+    tcase_add_test(tc, test_anchor_distinct_and_plain);
     suite_add_tcase(s, tc);
     return s;
 }
