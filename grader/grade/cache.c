@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MANIFEST "done"
@@ -66,29 +67,73 @@ static void seen_note(const struct stat *st, const char *hex)
     memcpy(s->hex, hex, sizeof(s->hex));
 }
 
-/*
- * The sha256 of path's bytes and their number. A file unchanged since this process hashed
- * it is not read again. 0, or -1 with why filled.
- */
-static int file_digest(const char *path, char hex[65], long long *size, char *why, size_t n)
+/* ---- what other processes of this boot verified ---- */
+
+/* A file's hash is remembered beside it (path + ".ok") for the rest of the boot, at most this
+ * long: a class's graders, a rush's autogrades and every check would otherwise each read and
+ * hash the same hundreds of megabytes of expected outputs (lab 6's slow cases: 0.8 GB, seconds
+ * of a core each), all of it work that no timing coordinator sees. */
+#define VERIFIED_MAX_AGE_S 3600
+#define VERIFIED_HEADER "labgrader-verified 1"
+
+/* The file's identity as it stands and the boot, in the memo's words. NULL without a boot id. */
+static char *identity_text(const struct stat *st)
 {
-    struct stat st, after;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, n, "%s", fd < 0 ? strerror(errno) : "not a regular file");
-        if (fd >= 0)
-            close(fd);
-        return -1;
+    char *boot = read_first_line("/proc/sys/kernel/random/boot_id");
+    if (!boot)
+        return NULL;
+    char *text = xstrfmt("boot %s dev %llu ino %llu size %lld mtime %lld.%09ld ctime %lld.%09ld",
+                         boot, (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+                         (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+                         (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+    free(boot);
+    return text;
+}
+
+/* The hash another process of this boot took of this very file (the same identity: any write
+ * changes its change time), within the hour; false when there is none to trust. */
+static bool verified_read(const char *path, const struct stat *st, char hex[65])
+{
+    char *memo = xstrfmt("%s.ok", path), *id = identity_text(st);
+    struct strbuf text = STRBUF_INIT;
+    bool ok = false;
+    if (id && read_file(memo, &text, NULL) == 0) {
+        long long at = 0;
+        int used = 0;
+        char want[65];
+        const char *p = strbuf_str(&text);
+        ok = sscanf(p, VERIFIED_HEADER " at %lld %n", &at, &used) == 1 && used > 0 &&
+             !strncmp(p + used, id, strlen(id)) &&
+             sscanf(p + used + strlen(id), " sha256 %64[0-9a-f]", want) == 1 &&
+             strlen(want) == 64 && time(NULL) - at >= 0 && time(NULL) - at < VERIFIED_MAX_AGE_S;
+        if (ok)
+            memcpy(hex, want, 65);
     }
-    *size = (long long)st.st_size;
-    const struct seen_file *s = seen_find(&st);
-    if (s && s->size == st.st_size && same_time(s->mtime, st.st_mtim) &&
-        same_time(s->ctime, st.st_ctim)) {
-        memcpy(hex, s->hex, 65);
-        close(fd);
-        return 0;
-    }
+    strbuf_release(&text);
+    free(memo);
+    free(id);
+    return ok;
+}
+
+static void verified_write(const char *path, const struct stat *st, const char hex[65])
+{
+    char *id = identity_text(st);
+    if (!id)
+        return;
+    char *memo = xstrfmt("%s.ok", path);
+    char *text = xstrfmt(VERIFIED_HEADER " at %lld %s sha256 %s\n", (long long)time(NULL), id, hex);
+    /* Best effort: a read-only cache is hashed again by the next process, as before. */
+    write_file_atomic(memo, text, strlen(text), NULL);
+    free(text);
+    free(memo);
+    free(id);
+}
+
+/* The sha256 of fd's bytes (st: as they stood); 0, or -1 with why filled. */
+static int hash_fd(int fd, const struct stat *st, char hex[65], char *why, size_t n)
+{
     struct sha256 h;
+    struct stat after;
     char buf[65536];
     long long got = 0;
     ssize_t r;
@@ -98,7 +143,6 @@ static int file_digest(const char *path, char hex[65], long long *size, char *wh
             continue;
         if (r < 0) {
             snprintf(why, n, "cannot read: %s", strerror(errno));
-            close(fd);
             return -1;
         }
         sha256_update(&h, buf, (size_t)r);
@@ -106,15 +150,43 @@ static int file_digest(const char *path, char hex[65], long long *size, char *wh
     }
     sha256_final_hex(&h, hex);
     /* Changed while it was read: its hash describes no version of it. */
-    bool stable = fstat(fd, &after) == 0 && after.st_size == st.st_size && got == st.st_size &&
-                  same_time(after.st_ctim, st.st_ctim);
-    close(fd);
-    if (!stable) {
+    if (fstat(fd, &after) != 0 || after.st_size != st->st_size || got != st->st_size ||
+        !same_time(after.st_ctim, st->st_ctim)) {
         snprintf(why, n, "changed while it was read");
         return -1;
     }
-    seen_note(&st, hex);
     return 0;
+}
+
+/*
+ * The sha256 of path's bytes and their number. A file unchanged since this process hashed
+ * it, or since another process of this boot did within the hour, is not read again. 0, or -1
+ * with why filled.
+ */
+static int file_digest(const char *path, char hex[65], long long *size, char *why, size_t n)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, n, "%s", fd < 0 ? strerror(errno) : "not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *size = (long long)st.st_size;
+    const struct seen_file *s = seen_find(&st);
+    int rc = 0;
+    if (s && s->size == st.st_size && same_time(s->mtime, st.st_mtim) &&
+        same_time(s->ctime, st.st_ctim))
+        memcpy(hex, s->hex, 65);
+    else if (verified_read(path, &st, hex))
+        seen_note(&st, hex);
+    else if ((rc = hash_fd(fd, &st, hex, why, n)) == 0) {
+        seen_note(&st, hex);
+        verified_write(path, &st, hex);
+    }
+    close(fd);
+    return rc;
 }
 
 /* "<name> does not match its checksum" (and how its size differs, when it does). */

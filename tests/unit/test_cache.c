@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *tmpdir(void)
@@ -139,6 +140,45 @@ START_TEST(test_discard_said_once)
 }
 END_TEST
 
+/* Another process of the boot verified the file (its ".ok" beside it): its hash is read, not
+ * taken again; a memo over an hour old is not trusted. A forged memo with a wrong hash shows
+ * which way the check went. */
+START_TEST(test_verified_by_another_process)
+{
+    char *d = tmpdir();
+    char *f = path_join(d, "runner"), *memo = xstrfmt("%s.ok", f), why[512];
+    struct strbuf text = STRBUF_INIT;
+    put(f, "#!/bin/true\nthe reference runner\n");
+    ck_assert_int_eq(cache_seal_file(f, NULL), 0);
+    ck_assert_int_eq(read_file(memo, &text, NULL), 0);
+    ck_assert_msg(!strncmp(text.buf, "labgrader-verified 1 at ", 24), "%s", text.buf);
+    char *real = xstrdup(strstr(text.buf, " sha256 "));
+    /* The same identity, a hash of another file: trusted, so the file reads as changed. */
+    char *forged = xstrdup(text.buf);
+    memset(strstr(forged, " sha256 ") + 8, '0', 64);
+    put(memo, forged);
+    cache_forget();
+    ck_assert_int_eq(cache_check_file(f, why, sizeof(why)), CACHE_BAD);
+    /* Over an hour old: hashed again, the file is as stored, and the memo written anew. */
+    char *old = xstrfmt("labgrader-verified 1 at %lld%s", (long long)time(NULL) - 3700,
+                        strstr(forged, " boot "));
+    put(memo, old);
+    cache_forget();
+    ck_assert_int_eq(cache_check_file(f, why, sizeof(why)), CACHE_OK);
+    strbuf_reset(&text);
+    ck_assert_int_eq(read_file(memo, &text, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(text.buf, real));
+    free(real);
+    free(old);
+    free(forged);
+    strbuf_release(&text);
+    remove_tree(d, NULL);
+    free(memo);
+    free(f);
+    free(d);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cache");
@@ -146,6 +186,7 @@ int main(void)
     tcase_add_test(tc, test_sealed_file);
     tcase_add_test(tc, test_sealed_folder);
     tcase_add_test(tc, test_discard_said_once);
+    tcase_add_test(tc, test_verified_by_another_process);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
