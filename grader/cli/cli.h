@@ -177,6 +177,9 @@ void cli_result_dirs(const char *labdir, char ***dirs, size_t *n, struct strbuf 
 
 /* Build and run folders: OUT/.work, or LABGRADER_WORK (node-local scratch on a cluster). */
 char *cli_work_folder(const char *out);
+/* How many variants check and grade run side by side unless told (--parallel): half the CPUs,
+ * at most 4, so one after another on a machine of two or three. */
+int cli_parallel_auto(void);
 /* Stop running submissions and GPU workers with us on SIGINT, SIGTERM and SIGHUP. */
 void cli_catch_signals(void);
 

@@ -30,17 +30,6 @@ static int pick_submission(struct cli *c, const struct lab *lab, char **out)
     return 0;
 }
 
-/* Variants side by side: half the CPUs, at most 4. A GPU variant's start is mostly its CUDA
- * context (0.4 s on the H100), which overlaps well; CPU variants' checked calls share the
- * cores, so a machine of two runs them one after another. */
-#define PARALLEL_MAX 4
-
-static int parallel_auto(void)
-{
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN) / 2;
-    return cpus < 1 ? 1 : cpus > PARALLEL_MAX ? PARALLEL_MAX : (int)cpus;
-}
-
 static void check_opts(struct cli *c, const char *submission, const char *work,
                        struct grade_opts *o)
 {
@@ -62,7 +51,7 @@ static void check_opts(struct cli *c, const char *submission, const char *work,
     o->student_name = a->name;
     o->work_dir = work;
     o->progress = a->quiet ? NULL : stderr;
-    o->variant_jobs = a->parallel > 0 ? a->parallel : parallel_auto();
+    o->variant_jobs = a->parallel > 0 ? a->parallel : cli_parallel_auto();
 }
 
 static int status_of(const struct results *r)

@@ -138,6 +138,10 @@ struct case_result {
      * fresh inputs, in random order), and how many pairs; 0 when not timed in pairs. */
     double speedup_lo, speedup_hi;
     int pairs;
+    /* Why its series stopped where it did (run/runner.h's run_series.stopped): "precision" (the
+     * lab's relative standard error reached, and its band of speed points decided), "pairs"
+     * (max_samples), "budget" (its time budget); empty when unknown. */
+    char stopped[16];
     /* Seconds the harness spent checking the timed pairs (outputs, guards, inputs): what the
      * integrity of the timing costs (`make bench`). */
     double checks_s;

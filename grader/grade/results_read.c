@@ -206,6 +206,7 @@ static void read_speed(const struct json_value *o, struct case_result *c)
     c->speedup_lo = num(o, "speedup_lo");
     c->speedup_hi = num(o, "speedup_hi");
     c->pairs = (int)num(o, "pairs");
+    copy_cstr(c->stopped, sizeof(c->stopped), json_get_string(o, "stopped"));
     c->checks_s = num(o, "checks_s");
     c->draws_s = num(o, "draws_s");
     const struct json_value *rounds = json_get(o, "rounds");

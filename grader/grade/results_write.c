@@ -123,6 +123,8 @@ static void put_speed(struct json_writer *w, const struct case_result *c)
         put_num(w, "speedup_lo", c->speedup_lo);
         put_num(w, "speedup_hi", c->speedup_hi);
         put_num(w, "pairs", c->pairs);
+        if (c->stopped[0])
+            put_str(w, "stopped", c->stopped);
         put_num(w, "checks_s", c->checks_s);
         put_num(w, "draws_s", c->draws_s);
     }

@@ -27,21 +27,6 @@ static double perf_ratio(const struct case_result *cr)
     return 0;
 }
 
-/* The share of the speed points a time ratio earns, in tenths (rounded down); -1 for none. */
-static double fraction_at(const struct perf_spec *p, double ratio)
-{
-    if (ratio <= 0)
-        return -1;
-    double f;
-    if (ratio <= p->full_at)
-        f = 1;
-    else if (ratio >= p->zero_at)
-        f = 0;
-    else
-        f = 1 - log(ratio / p->full_at) / log(p->zero_at / p->full_at);
-    return floor(f * 10 + 1e-9) / 10;
-}
-
 /* The share case cr earns: its interval's worst end's, or the band kept for the same code on
  * this machine where the interval reaches it (decisions.h). */
 static double perf_fraction(struct grading *g, const struct exercise_spec *ex,
@@ -49,8 +34,8 @@ static double perf_fraction(struct grading *g, const struct exercise_spec *ex,
 {
     if (cr->verdict != V_PASS)
         return -1;
-    double f = fraction_at(&ex->perf, perf_ratio(cr));
-    double best = cr->speedup_hi > 0 ? fraction_at(&ex->perf, 1 / cr->speedup_hi) : f;
+    double f = perf_share(&ex->perf, perf_ratio(cr));
+    double best = cr->speedup_hi > 0 ? perf_share(&ex->perf, 1 / cr->speedup_hi) : f;
     const struct variant_spec *v = vr->variant_id ? exercise_variant(ex, vr->variant_id) : NULL;
     return v && f >= 0 ? decisions_settle(g, ex, v, cr, f, best) : f;
 }
@@ -146,7 +131,7 @@ void score_performance(struct grading *g, const struct exercise_spec *ex,
                             perf_ratio(cr), cr->pairs, 1 / cr->speedup_hi, 1 / cr->speedup_lo,
                             f * 100));
             /* The interval reached the band kept for this code (decisions.h). */
-            if (f > fraction_at(&ex->perf, perf_ratio(cr)) + 1e-9)
+            if (f > perf_share(&ex->perf, perf_ratio(cr)) + 1e-9)
                 judge_add_finding(
                     cr, xstrfmt(messages_get(g->o->messages,
                                              "the same code graded earlier on this machine "

@@ -334,6 +334,7 @@ void speed_case(struct grading *g, const struct exercise_spec *ex, const struct 
             cr->speedup_lo = hi > 0 ? 1 / hi : 0;
             cr->speedup_hi = lo > 0 ? 1 / lo : 0;
             cr->pairs = (int)call->n;
+            snprintf(cr->stopped, sizeof(cr->stopped), "%s", call->stopped);
         }
         if (!orders_agree(msgs, call, true, cr) ||
             !orders_agree(msgs, &co->series[RUN_SERIES_TRANSFER], false, cr))

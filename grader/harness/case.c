@@ -1,10 +1,12 @@
 #include "case.h"
 
-#include "result.h"
+#include "clock.h"
 #include "draw.h"
 #include "fill.h"
+#include "result.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,9 +264,11 @@ void lg_case_checks(struct lg_case_state *s)
     for (int k = 0; k < s->c->checks; k++) {
         prepare_check(s, k);
         lg_result("phase check %d", k);
+        double t0 = lg_now_ms();
         lg_invoke(s->argv);
         snapshot_outputs(s);
         lg_after_call(s, "after the checked call of");
+        s->checked_ms = fmax(s->checked_ms, lg_now_ms() - t0);
         outputs_ready(s, k);
         snprintf(label, sizeof(label), "guard %d", k);
         lg_case_guards(s, label);

@@ -46,6 +46,9 @@ struct lg_case_state {
     void *ref_argv[LG_MAX_ARGS]; /* the reference's */
     lg_invoke_fn ref;            /* the paired reference, or NULL */
     bool has_device;             /* some array lives in device memory */
+    /* The longest checked call, by the host clock around it and its synchronize (ms): a call
+     * this long is warm once checked, and its series needs no warm-up (timing.c). */
+    double checked_ms;
 };
 
 /* Allocate and wire up everything (a failure exits through lg_fail: a setup error). */

@@ -42,7 +42,8 @@ enum {
     SEEN_BLOCKING = 1u << 6,
     SEEN_TRANSFER = 1u << 7,
     SEEN_FROM = 1u << 8,
-    SEEN_ALL_TIMING = (1u << 9) - 1,
+    SEEN_TRANSFER_RULE = 1u << 9,
+    SEEN_ALL_TIMING = (1u << 10) - 1,
 };
 
 static int bad(struct parser *p, const char *what)
@@ -176,6 +177,10 @@ static int timing_line(struct parser *p, const char *key, const char *line)
         return t->target_ci = x, p->seen |= SEEN_CI, 0;
     if (!strcmp(key, "budget") && sscanf(line, "%*s %lf", &x) == 1 && x > 0)
         return t->budget_s = x, p->seen |= SEEN_BUDGET, 0;
+    if (!strcmp(key, "transfer_rule") &&
+        sscanf(line, "%*s %d %lf %lf", &n, &t->transfer_target_ci, &t->transfer_budget_s) == 3 &&
+        n >= 1 && t->transfer_target_ci > 0 && t->transfer_budget_s > 0)
+        return t->transfer_min_pairs = n, p->seen |= SEEN_TRANSFER_RULE, 0;
     if (!strcmp(key, "flush_l2") && sscanf(line, "%*s %d", &n) == 1)
         return t->flush_l2 = n != 0, p->seen |= SEEN_FLUSH, 0;
     if (!strcmp(key, "blocking") && sscanf(line, "%*s %d", &n) == 1)
@@ -186,6 +191,25 @@ static int timing_line(struct parser *p, const char *key, const char *line)
         lookup(space_names, word) >= 0 && lookup(space_names, word) != LG_SPACE_DEVICE)
         return t->transfer_from = lookup(space_names, word), p->seen |= SEEN_FROM, 0;
     return 1; /* not a timing key */
+}
+
+/* "bands <n> <ratio>...": ascending, positive, at most the array's room. */
+static int parse_bands(struct parser *p, const char *line)
+{
+    struct lg_job *j = p->job;
+    int n, used;
+    const char *at = line;
+    if (sscanf(at, "bands %d%n", &n, &used) != 1 || n < 0 ||
+        n > (int)(sizeof(j->bands) / sizeof(j->bands[0])))
+        return bad(p, "malformed bands line");
+    for (int k = 0; k < n; k++) {
+        at += used;
+        if (sscanf(at, "%lf%n", &j->bands[k], &used) != 1 || !(j->bands[k] > 0) ||
+            (k > 0 && j->bands[k] <= j->bands[k - 1]))
+            return bad(p, "bands must be positive time ratios in ascending order");
+    }
+    j->n_bands = n;
+    return 0;
 }
 
 static int job_line(struct parser *p, const char *key, const char *line)
@@ -218,6 +242,8 @@ static int job_line(struct parser *p, const char *key, const char *line)
     }
     if (!strcmp(key, "case"))
         return begin_case(p, line);
+    if (!strcmp(key, "bands"))
+        return parse_bands(p, line);
     int rc = timing_line(p, key, line);
     return rc <= 0 ? rc : bad(p, "unknown or malformed line");
 }

@@ -21,6 +21,7 @@
 #define LG_MAX_CHECKS 8
 #define LG_MAX_CASES 64
 #define LG_MAX_SAMPLES 10000
+#define LG_MAX_BANDS 32
 
 enum lg_arg_kind { LG_ARG_IN, LG_ARG_OUT, LG_ARG_INOUT, LG_ARG_SCALAR };
 
@@ -63,6 +64,10 @@ struct lg_timing {
     double target_ci; /* stop once the ratio's 95% interval is within +-this (relative); the
                        * runner gives 1.96 times the spec's relative standard error */
     double budget_s;  /* wall-clock budget of one series */
+    /* The series with host-device transfers decides no points and times mostly the grader's own
+     * copies: the grader gives it a rule of its own (run/runner.c). */
+    int transfer_min_pairs;
+    double transfer_target_ci, transfer_budget_s;
     bool flush_l2;
     bool blocking;
     bool transfer;     /* also time with host-device transfers (device-pointer variants) */
@@ -77,6 +82,10 @@ struct lg_job {
     bool guards;        /* guard zones around the function's buffers (off under the sanitizer) */
     char reference_lib[1024];
     struct lg_timing timing;
+    /* Where the case's speed points change, as time ratios (function / reference), ascending
+     * (key "bands"; stop.h): none where the variant carries no speed points. */
+    double bands[LG_MAX_BANDS];
+    int n_bands;
     struct lg_job_case *cases;
     int n_cases;
 };

@@ -4,12 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fewest samples an interval is taken from. */
-#define MIN_FOR_INTERVAL 6
-/* The budget, once spent, stops a series at this many pairs (min_pairs, where lower). */
-#define BUDGET_FLOOR 3
-/* However few pairs it has, a series stops at this many times its budget. */
-#define BUDGET_HARD_STOP 4
+/* Pairs of each order before the orders are taken apart (base/stats.h's STATS_MIN_PER_ORDER). */
+#define MIN_PER_ORDER 3
+/* Fewest samples a median's spread is read from. */
+#define MIN_FOR_SPREAD 3
+/* A normal sample's standard deviation is 1.4826 times its median absolute deviation, and the
+ * standard error of its median 1.2533 times that of its mean (sqrt(pi / 2)). */
+#define MAD_TO_SD 1.4826
+#define MEDIAN_SE 1.2533
+#define Z95 1.96
+/* Pairs a series with speed points takes whatever its budget. */
+#define POINTS_FLOOR 3
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -17,75 +22,166 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double mean_width(const double *x, int n)
-{
-    double mean = 0, var = 0;
-    for (int i = 0; i < n; i++)
-        mean += x[i] / n;
-    for (int i = 0; i < n; i++)
-        var += (x[i] - mean) * (x[i] - mean) / (n - 1);
-    return mean > 0 ? 1.96 * sqrt(var / n) / mean : INFINITY;
-}
-
-/* The median's interval from order statistics: ranks n/2 -+ 0.98 sqrt(n), a 95% interval for
- * any distribution of the ratios. r is sorted in place. */
 static double sorted_median(double *r, int n)
 {
     qsort(r, (size_t)n, sizeof(double), cmp_double);
     return n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
 }
 
-static double median_width(double *r, int n)
+/* The robust standard error of the median of x (n >= MIN_FOR_SPREAD), from its median absolute
+ * deviation: stray delays (a page fault, a thread waking late) move it no more than any other
+ * sample, where they would inflate a standard deviation. x is reordered. */
+static double median_se(double *x, int n)
 {
-    double med = sorted_median(r, n);
-    int lo = (int)floor(n / 2.0 - 0.98 * sqrt((double)n)),
-        hi = (int)ceil(n / 2.0 + 0.98 * sqrt((double)n));
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > n - 1 ? n - 1 : hi;
-    return med > 0 ? (r[hi] - r[lo]) / 2 / med : INFINITY;
+    double med = sorted_median(x, n);
+    for (int i = 0; i < n; i++)
+        x[i] = fabs(x[i] - med);
+    return MEDIAN_SE * MAD_TO_SD * sorted_median(x, n) / sqrt((double)n);
 }
 
-/* The ratios of the pairs of one order (g '0' or '1'), or of all of them (g 0). A pair without
- * a ratio (a time of zero, below the clock's resolution) says nothing of the width, and a NaN
- * would leave the sort's order undefined: it is left out. */
-static double ratio_width(const double *stu, const double *ref, const char *order, int n, char g)
+/* The pairs' log-ratios of one order (g '0' or '1'), or of all of them (g 0), into r. A pair
+ * without a finite positive ratio says nothing of the spread: it is left out. */
+static int log_ratios(const double *stu, const double *ref, const char *order, int n, char g,
+                      double *r)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        double q = ref[i] > 0 ? stu[i] / ref[i] : NAN;
+        if ((!g || order[i] == g) && q > 0 && q < INFINITY)
+            r[m++] = log(q);
+    }
+    return m;
+}
+
+static int count_order(const char *order, int n, char g)
+{
+    int k = 0;
+    for (int i = 0; order && i < n; i++)
+        k += order[i] == g;
+    return k;
+}
+
+double lg_stop_precision(const double *stu, const double *ref, const char *order, int n,
+                         bool paired)
 {
     double *r = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    double se = INFINITY;
     if (!r)
         return INFINITY;
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if ((!g || order[i] == g) && ref[i] > 0 && stu[i] / ref[i] < INFINITY)
-            r[m++] = stu[i] / ref[i];
-    double w = m < MIN_FOR_INTERVAL ? INFINITY : median_width(r, m);
+    if (!paired) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (stu[i] > 0 && stu[i] < INFINITY)
+                r[m++] = log(stu[i]);
+        se = m < MIN_FOR_SPREAD ? INFINITY : median_se(r, m);
+    } else if (order && count_order(order, n, '0') >= MIN_PER_ORDER &&
+               count_order(order, n, '1') >= MIN_PER_ORDER) {
+        /* In logarithms the estimate is the mean of the two orders' (independent) medians. */
+        int m0 = log_ratios(stu, ref, order, n, '0', r);
+        double se0 = m0 < MIN_FOR_SPREAD ? INFINITY : median_se(r, m0);
+        int m1 = log_ratios(stu, ref, order, n, '1', r);
+        double se1 = m1 < MIN_FOR_SPREAD ? INFINITY : median_se(r, m1);
+        se = sqrt(se0 * se0 + se1 * se1) / 2;
+    }
     free(r);
-    return w;
+    /* A log half-width is a relative one to first order; the exact relative width above the
+     * estimate is exp(w) - 1, slightly wider, and the one asked for is the smaller. */
+    return isfinite(se) ? exp(Z95 * se) - 1 : INFINITY;
 }
 
-/* In logarithms the grader's estimate is the mean of the two orders' (independent) estimates:
- * its half-width is half the root of the sum of their squares. The interval the report shows,
- * and the speed points are read from, is wider on purpose (the geometric mean of the two
- * intervals, grade/speed.c): this one asks whether the estimate is known well enough, that one
- * gives noise no benefit. Before LG_STOP_ORDERED_FROM pairs, the interval of all of them: a
- * tight one says the order costs nothing. */
-double lg_stop_width(const double *stu, const double *ref, const char *order, int n, bool paired)
+/* The median's 95% interval from order statistics (base/stats.c, stats_paired_ratio): ranks
+ * floor(m/2 - 0.98 sqrt(m)) and ceil(1 + m/2 + 0.98 sqrt(m)), 1-based, clamped to the sample. */
+static bool ratio_interval(const double *stu, const double *ref, const char *order, int n, char g,
+                           double *lo, double *hi)
 {
-    if (!paired)
-        return n < MIN_FOR_INTERVAL ? INFINITY : mean_width(stu, n);
-    if (n < LG_STOP_ORDERED_FROM || !order)
-        return ratio_width(stu, ref, order, n, 0);
-    double w0 = ratio_width(stu, ref, order, n, '0'), w1 = ratio_width(stu, ref, order, n, '1');
-    return sqrt(w0 * w0 + w1 * w1) / 2;
+    double *r = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    int m = 0;
+    if (!r)
+        return false;
+    for (int i = 0; i < n; i++) {
+        double q = stu[i] / ref[i];
+        if ((!g || order[i] == g) && !isnan(q))
+            r[m++] = q;
+    }
+    if (m > 0) {
+        qsort(r, (size_t)m, sizeof(double), cmp_double);
+        double half = m / 2.0, w = 0.98 * sqrt((double)m);
+        double klo = fmax(1, floor(half - w)), khi = fmin(m, ceil(1 + half + w));
+        *lo = r[(int)klo - 1];
+        *hi = r[(int)khi - 1];
+    }
+    free(r);
+    return m > 0;
 }
 
-bool lg_stop_enough(const struct lg_timing *t, int n, double width, double elapsed_s)
+bool lg_stop_interval(const double *stu, const double *ref, const char *order, int n, double *lo,
+                      double *hi)
 {
-    int floor_n = t->min_pairs < BUDGET_FLOOR ? t->min_pairs : BUDGET_FLOOR;
-    if (n >= t->max_pairs)
-        return true;
-    if (n >= t->min_pairs && width <= t->target_ci)
-        return true;
-    return (elapsed_s > t->budget_s && n >= floor_n) || elapsed_s > BUDGET_HARD_STOP * t->budget_s;
+    bool usable = order && (int)strnlen(order, (size_t)n + 1) == n;
+    int k0 = usable ? count_order(order, n, '0') : 0, k1 = usable ? count_order(order, n, '1') : 0;
+    if (!usable || k0 + k1 != n || k0 < MIN_PER_ORDER || k1 < MIN_PER_ORDER)
+        return ratio_interval(stu, ref, order, n, 0, lo, hi);
+    double l0, h0, l1, h1;
+    if (!ratio_interval(stu, ref, order, n, '0', &l0, &h0) ||
+        !ratio_interval(stu, ref, order, n, '1', &l1, &h1))
+        return false;
+    *lo = sqrt(l0 * l1);
+    *hi = sqrt(h0 * h1);
+    return true;
+}
+
+bool lg_stop_same_band(const double *bands, int n_bands, double lo, double hi)
+{
+    for (int k = 0; k < n_bands; k++)
+        if ((lo <= bands[k]) != (hi <= bands[k]))
+            return false;
+    return true;
+}
+
+/* Whether the series may stop on its precision: enough pairs, the width asked for, and where
+ * the case has speed points, the band they come from decided. */
+static bool precise(const struct lg_stop_rule *r, const double *stu, const double *ref,
+                    const char *order, int n, bool paired)
+{
+    int need = r->min_pairs > LG_STOP_ORDERED_FROM || !paired ? r->min_pairs : LG_STOP_ORDERED_FROM;
+    if (n < need || lg_stop_precision(stu, ref, order, n, paired) > r->target_ci)
+        return false;
+    double lo, hi;
+    return !paired || r->n_bands == 0 ||
+           (lg_stop_interval(stu, ref, order, n, &lo, &hi) &&
+            lg_stop_same_band(r->bands, r->n_bands, lo, hi));
+}
+
+enum lg_stop_why lg_stop_next(const struct lg_stop_rule *r, const double *stu, const double *ref,
+                              const char *order, int n, bool paired, double elapsed_s)
+{
+    if (n >= r->max_pairs)
+        return LG_STOP_MAX;
+    if (n > 0 && precise(r, stu, ref, order, n, paired))
+        return LG_STOP_PRECISION;
+    /* The floor: one pair of each order, or the one pair a budget smaller than a pair allows;
+     * where speed points are at stake, three, whose range the points are then read from (the
+     * chance that all of them fall on the favourable side of the true ratio is an eighth).
+     * Then no pair is begun that would end past the budget (at the pairs' mean cost so far). */
+    double per_pair = n > 0 ? elapsed_s / n : 0;
+    int floor_n = r->n_bands > 0 ? POINTS_FLOOR : n > 0 && per_pair > r->budget_s ? 1 : 2;
+    if (n >= floor_n && elapsed_s + per_pair > r->budget_s)
+        return LG_STOP_BUDGET;
+    return LG_STOP_NOT_YET;
+}
+
+const char *lg_stop_name(enum lg_stop_why why)
+{
+    switch (why) {
+    case LG_STOP_PRECISION:
+        return "precision";
+    case LG_STOP_MAX:
+        return "pairs";
+    case LG_STOP_BUDGET:
+        return "budget";
+    default:
+        return "-";
+    }
 }
 
 double lg_stop_median(const double *x, int n)

@@ -40,6 +40,8 @@ struct series {
     double checks_ms; /* spent checking the pairs (outputs, guards, inputs), for `make bench` */
     double draws_ms;  /* spent drawing each pair's fresh inputs, likewise */
     double fence_ms;  /* spent fencing each call's other side (fence.h), in checks_ms too */
+    struct lg_stop_rule rule;
+    enum lg_stop_why stopped;
 };
 
 struct side {
@@ -183,6 +185,11 @@ static bool blocking_usable(struct lg_case_state *s, bool paired)
 static void warm_up(struct lg_case_state *s, struct series *ser)
 {
     double ev[2], host[2] = {0, 0}, tail[2];
+    /* The checked calls just ran this code on buffers of this size: a call that long is warm
+     * (its caches, pages and clocks settle within milliseconds of work), and a warm-up pair
+     * would cost the machine's turn what two of its timed calls do. */
+    if (s->checked_ms > LONG_CALL_MS)
+        return;
     for (int w = 0; w < s->job->timing.warmup; w++) {
         pair_calls(s, ser, false, ev, host, tail);
         /* A long call is warm after one run (caches, pages and clocks settle within
@@ -257,12 +264,30 @@ static bool inputs_kept(const struct lg_case_state *s, const struct series *ser,
     return true;
 }
 
-static void series_init(struct series *ser, const char *name, bool transfer, int max_pairs,
-                        int max_clock)
+/* What the series is held to (stop.h): the lab's rule for the call alone, where its speed
+ * points are decided; the grader's own for the transfer path, which decides none. */
+static struct lg_stop_rule series_rule(const struct lg_job *job, bool transfer)
 {
+    const struct lg_timing *t = &job->timing;
+    struct lg_stop_rule r = {t->min_pairs, t->max_pairs, t->target_ci,
+                             t->budget_s,  job->bands,   job->n_bands};
+    if (transfer) {
+        r.min_pairs = t->transfer_min_pairs < r.max_pairs ? t->transfer_min_pairs : r.max_pairs;
+        r.target_ci = t->transfer_target_ci;
+        r.budget_s = t->transfer_budget_s;
+        r.n_bands = 0;
+    }
+    return r;
+}
+
+static void series_init(struct series *ser, const struct lg_job *job, const char *name,
+                        bool transfer, int max_clock)
+{
+    int max_pairs = job->timing.max_pairs;
     memset(ser, 0, sizeof(*ser));
     ser->name = name;
     ser->transfer = transfer;
+    ser->rule = series_rule(job, transfer);
     ser->stu_ev = calloc((size_t)max_pairs, sizeof(double));
     ser->stu_host = calloc((size_t)max_pairs, sizeof(double));
     ser->ref_ev = calloc((size_t)max_pairs, sizeof(double));
@@ -423,6 +448,7 @@ static void emit_series(const struct lg_case_state *s, const struct series *ser)
         lg_result("order %s %s", ser->name, ser->n ? ser->order : "-");
     }
     lg_result("checks %s %.3f %.3f %.3f", ser->name, ser->checks_ms, ser->draws_ms, ser->fence_ms);
+    lg_result("stop %s %s", ser->name, lg_stop_name(ser->stopped));
     if (gpu && ser->n && ser->stu_ev[0] >= 0)
         lg_result("tail %s %.4f %.4f %.4f", ser->name, lg_stop_median(ser->stu_tail, ser->n),
                   paired ? lg_stop_median(ser->ref_tail, ser->n) : 0, ser->idle_tail);
@@ -434,13 +460,14 @@ static void emit_series(const struct lg_case_state *s, const struct series *ser)
                   ser->throttle.gave_up ? 1 : 0, ser->throttle.max_mhz);
 }
 
-/* Stop once the interval is tight enough, or the budget is spent (stop.h). */
-static bool enough(const struct lg_case_state *s, const struct series *ser, double elapsed_s)
+/* Whether the series has what its case decides, or has spent what it may (stop.h). */
+static bool enough(const struct lg_case_state *s, struct series *ser, double elapsed_s)
 {
-    bool gpu = s->job->gpu && ser->stu_ev[0] >= 0;
+    bool gpu = s->job->gpu && ser->n > 0 && ser->stu_ev[0] >= 0;
     const double *stu = gpu ? ser->stu_ev : ser->stu_host, *ref = gpu ? ser->ref_ev : ser->ref_host;
-    double width = lg_stop_width(stu, ref, ser->order, ser->n, s->ref != NULL);
-    return lg_stop_enough(&s->job->timing, ser->n, width, elapsed_s);
+    ser->stopped =
+        lg_stop_next(&ser->rule, stu, ref, ser->order, ser->n, s->ref != NULL, elapsed_s);
+    return ser->stopped != LG_STOP_NOT_YET;
 }
 
 /* The samples emit_series writes, sealed in the same order (base/seal.h). */
@@ -470,7 +497,7 @@ static void measure_series(struct lg_case_state *s, struct series *ser, uint64_t
         uint64_t pair_seed = lg_draw_mix(seed + (attempt + 1) * 0x9e3779b97f4a7c15ull);
         if (!take_pair(s, ser, pair_seed))
             break;
-        if (ser->n > 0 && enough(s, ser, (lg_now_ms() - start) / 1e3))
+        if (enough(s, ser, (lg_now_ms() - start) / 1e3))
             break;
     }
     double span = lg_now_ms() - start;
@@ -485,6 +512,7 @@ static void series_restart(struct series *ser)
 {
     memset(ser->order, 0, (size_t)ser->n);
     ser->n = 0;
+    ser->stopped = LG_STOP_NOT_YET;
     ser->clk_min = ser->clk_max = 0;
     lg_throttle_init(&ser->throttle, ser->throttle.max_mhz);
 }
@@ -521,13 +549,13 @@ void lg_case_time(struct lg_case_state *s, uint64_t seed)
     const struct lg_timing *t = &s->job->timing;
     int max_clock = s->job->gpu ? lg_gpu_sm_clock_max_mhz() : 0;
     struct series ser;
-    series_init(&ser, "call", false, t->max_pairs, max_clock);
+    series_init(&ser, s->job, "call", false, max_clock);
     run_series(s, &ser, lg_draw_mix(seed ^ 1));
     bool failed = ser.failed;
     series_release(&ser);
     if (failed || !t->transfer || !s->has_device)
         return;
-    series_init(&ser, "transfer", true, t->max_pairs, max_clock);
+    series_init(&ser, s->job, "transfer", true, max_clock);
     run_series(s, &ser, lg_draw_mix(seed ^ 2));
     series_release(&ser);
 }

@@ -161,6 +161,11 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
                sscanf(line, "tail %*s %lf %lf %lf", &s->tail_stu_ms, &s->tail_ref_ms,
                       &s->tail_idle_ms) == 3) {
         s->has_tail = true;
+    } else if (!strcmp(key, "stop") && sscanf(line, "stop %*s %15s", name) == 1 &&
+               (!strcmp(name, "precision") || !strcmp(name, "pairs") || !strcmp(name, "budget") ||
+                !strcmp(name, "-"))) {
+        /* "-": the series ended on a pair whose check failed. */
+        snprintf(s->stopped, sizeof(s->stopped), "%s", strcmp(name, "-") ? name : "");
     } else if (!strcmp(key, "throttle") && sscanf(line, "throttle %*s %d %d %d", &a, &b, &c) == 3) {
         s->throttle_dropped = a;
         s->throttle_gave_up = b != 0;
@@ -329,7 +334,7 @@ static void read_line(struct reader *r, const char *line, bool first)
     else if (!strcmp(key, "samples"))
         read_samples(r, line);
     else if (!strcmp(key, "order") || !strcmp(key, "clock") || !strcmp(key, "throttle") ||
-             !strcmp(key, "checks") || !strcmp(key, "tail"))
+             !strcmp(key, "checks") || !strcmp(key, "tail") || !strcmp(key, "stop"))
         read_series_extra(r, key, line);
     else if (!strcmp(key, "guard") || !strncmp(key, "timed_", 6) ||
              !strcmp(key, "precision_mismatch"))

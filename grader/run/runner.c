@@ -15,6 +15,13 @@
 
 /* A 95% interval's half-width, in standard errors. */
 #define Z95 1.96
+/* The series with transfers (device-pointer variants) decides no points and times mostly the
+ * grader's own copies, whose speed is the machine's: a looser precision, a quarter of the
+ * budget, and the pairs that the orders' medians need (docs/timing.md, "When a series
+ * stops"). */
+#define TRANSFER_MIN_PAIRS 6
+#define TRANSFER_RSE_FACTOR 2.5
+#define TRANSFER_BUDGET_SHARE 0.25
 
 static const char *const series_names[RUN_SERIES_COUNT] = {"call", "transfer"};
 
@@ -148,6 +155,22 @@ static void job_case(const struct run_spec *s, const struct case_spec *c, struct
     strbuf_addstr(out, "end\n");
 }
 
+/* Where the variant's speed points change (spec.h's perf_band_edges), for the series to stop
+ * only once its interval has chosen one band: the student's variant that carries them, never a
+ * reference's own timing. */
+static void job_bands(const struct run_spec *s, struct strbuf *out)
+{
+    const struct exercise_spec *ex = s->ex;
+    if (s->reference || !ex->has_perf || (ex->perf.variant && strcmp(ex->perf.variant, s->v->id)))
+        return;
+    double edges[PERF_BANDS];
+    perf_band_edges(&ex->perf, edges);
+    strbuf_addf(out, "bands %d", PERF_BANDS);
+    for (int j = 0; j < PERF_BANDS; j++)
+        strbuf_addf(out, " %.9g", edges[j]);
+    strbuf_addch(out, '\n');
+}
+
 void runner_job_text(const struct run_spec *s, struct strbuf *out)
 {
     const struct variant_spec *v = s->v;
@@ -169,6 +192,9 @@ void runner_job_text(const struct run_spec *s, struct strbuf *out)
                 "flush_l2 %d\nblocking %d\ntransfer 1\ntransfer_from %s\n",
                 t->warmup, t->min_samples, t->max_samples, Z95 * t->target_rse, t->budget_s,
                 t->flush_l2 ? 1 : 0, blocking_applies(s) ? 1 : 0, mem_space_name(v->transfer_from));
+    strbuf_addf(out, "transfer_rule %d %.6g %.6g\n", TRANSFER_MIN_PAIRS,
+                Z95 * TRANSFER_RSE_FACTOR * t->target_rse, TRANSFER_BUDGET_SHARE * t->budget_s);
+    job_bands(s, out);
     for (size_t i = 0; i < s->n_cases; i++)
         job_case(s, s->cases[i], out);
 }

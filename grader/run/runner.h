@@ -43,6 +43,9 @@ struct run_series {
     bool throttle_gave_up;
     double checks_ms; /* the harness's time checking the pairs, outside the timed calls */
     double draws_ms;  /* and drawing each pair's fresh inputs */
+    /* Why the series stopped (grader/harness/stop.h's words: "precision", "pairs", "budget");
+     * empty when the harness did not say. */
+    char stopped[16];
     /* GPU: the medians of how long the device stayed busy after the stop events of the
      * function's and the reference's calls, and on an idle device (harness.h's
      * lg_gpu_event_stop); the harness already added what is beyond idle to the event times. */

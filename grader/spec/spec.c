@@ -2,6 +2,7 @@
 
 #include "base/alloc.h"
 
+#include <math.h>
 #include <string.h>
 
 const char *const spec_kind_names[] = {"in", "out", "inout", "scalar", NULL};
@@ -232,4 +233,24 @@ double exercise_case_points(const struct exercise_spec *ex, size_t case_index)
     if (ex->cases[case_index].points >= 0)
         return ex->cases[case_index].points;
     return ex->points / (double)ex->n_cases;
+}
+
+void perf_band_edges(const struct perf_spec *p, double edges[PERF_BANDS])
+{
+    for (int j = 0; j < PERF_BANDS; j++)
+        edges[j] = j == 0 ? p->full_at : p->full_at * pow(p->zero_at / p->full_at, j / 10.0);
+}
+
+/* The share is 1 less a tenth for each edge the ratio is past. An edge computed a rounding away
+ * from the exact one must not drop a ratio that lies on it: the comparison allows for that. */
+double perf_share(const struct perf_spec *p, double ratio)
+{
+    double edges[PERF_BANDS];
+    if (!(ratio > 0))
+        return -1;
+    perf_band_edges(p, edges);
+    int past = 0;
+    for (int j = 0; j < PERF_BANDS; j++)
+        past += ratio > edges[j] * (1 + 1e-12);
+    return (10 - past) / 10.0;
 }

@@ -171,6 +171,16 @@ struct perf_spec {
     char *variant;  /* which variant's time counts; NULL: each variant evenly */
 };
 
+/* Speed points come in bands of tenths: full at or under full_at times the reference's time,
+ * falling log-linearly to none at zero_at, rounded down. The time ratios where the share
+ * changes, ascending (full_at first; the last is where a tenth is left): PERF_BANDS of them. The
+ * grader reads the share from them (perf_share) and a timed series stops only once its interval
+ * lies between two of them (grader/harness/stop.h), so both read one definition. */
+#define PERF_BANDS 10
+void perf_band_edges(const struct perf_spec *p, double edges[PERF_BANDS]);
+/* The share of the speed points a time ratio earns, in tenths; -1 for no ratio (<= 0). */
+double perf_share(const struct perf_spec *p, double ratio);
+
 /* The compute-sanitizer pass over an exercise's GPU variants (labs/README.md,
  * "compute-sanitizer"): findings beside the grade, never points. */
 /* The tools a lab may ask for, NULL-terminated, in compute-sanitizer's own spelling. */
