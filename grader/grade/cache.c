@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -324,6 +325,33 @@ enum cache_check cache_check_dir(const char *dir, char *why, size_t why_size)
     }
     strbuf_release(&m);
     return res;
+}
+
+int cache_lock(const char *path, void (*waiting)(void *arg), void *arg)
+{
+    char *lock_path = xstrfmt("%s.lock", path);
+    char *dir = xstrdup(lock_path);
+    *strrchr(dir, '/') = '\0';
+    mkdir_p(dir, NULL);
+    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    free(dir);
+    free(lock_path);
+    if (fd < 0)
+        return -1;
+    int rc;
+    while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0 && waiting)
+        waiting(arg);
+    while (rc != 0 && (rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    return fd;
+}
+
+void cache_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd);
 }
 
 void cache_discard(const char *path, const char *why)

@@ -49,6 +49,19 @@ enum cache_check cache_check_dir(const char *dir, char *why, size_t why_size);
  */
 void cache_discard(const char *path, const char *why);
 
+/*
+ * What one grader computes for the whole machine (its calibration, a reference's build and times,
+ * a case's expected outputs), the others wait for rather than compute beside it: on a machine
+ * just started, a rush's graders all need the same entries at once, and each computing its own
+ * costs the machine's turn many times over and times them beside each other. cache_lock holds
+ * path + ".lock" (created) exclusively, waiting for whoever holds it; the caller then looks for
+ * the entry again before computing it. `waiting` (may be NULL) is called once, before the wait,
+ * when another process holds it. Returns the descriptor for cache_unlock; -1 when the lock file
+ * cannot be opened (the caller computes anyway, as before).
+ */
+int cache_lock(const char *path, void (*waiting)(void *arg), void *arg);
+void cache_unlock(int fd);
+
 /* Forget what this process has verified (tests). */
 void cache_forget(void);
 

@@ -50,13 +50,45 @@ void grade_opts_init(struct grade_opts *o)
     o->gpu_policy = GPU_POLICY_DEFAULT;
 }
 
-/* Run build/harness/calibrate (args: NULL or "--core") in the sandbox; its output, or NULL. */
-static char *run_calibrate(struct grade_env *env, const char *arg, double limit_s)
+struct say {
+    FILE *log;
+    const struct messages *msgs;
+};
+
+static void say_waiting(void *arg)
+{
+    const struct say *s = arg;
+    if (s->log)
+        fprintf(s->log, "%s",
+                messages_get(s->msgs, "waiting for another grader of this machine measuring its "
+                                      "limits ...\n"));
+}
+
+/* While the measurement waits for the machine's turn: the console says so, and who holds it. */
+static void say_queued(void *arg, double waited_s, const char *holders)
+{
+    const struct say *s = arg;
+    if (!s->log)
+        return;
+    fprintf(s->log,
+            messages_get(s->msgs, "  queued: waiting %.0f s for this machine's turn to measure "
+                                  "its limits (held by %s)\n"),
+            waited_s, holders ? holders : "?");
+    fflush(s->log);
+}
+
+/* Run build/harness/calibrate (args: NULL or "--core") in the sandbox; its output, or NULL.
+ * The measurement of the machine's limits has its lane's cores and GPU to itself through the
+ * timing coordinator, as a timed series has: limits measured beside other graders' work would
+ * be too low, and honest code judged against them impossibly fast. Not measured alone (the
+ * machine held past the wait): nothing, so that nothing is kept. */
+static char *run_calibrate(struct grade_env *env, const char *arg, double limit_s, struct say *say)
 {
     char *prog = path_join(env->tc.harness_dir, "calibrate"), *out = NULL;
     const char *argv[] = {prog, arg, NULL};
     struct sandbox_opts o;
     struct sandbox_result r;
+    struct turns_locks locks;
     struct error err;
     sandbox_opts_init(&o);
     sandbox_result_init(&r);
@@ -67,10 +99,17 @@ static char *run_calibrate(struct grade_env *env, const char *arg, double limit_
     o.isolation = ISOLATION_SUPERVISOR;
     o.env = (const char *const *)env->tc.env;
     o.gpu = env->gpu.available && !arg;
+    memset(&locks, 0, sizeof(locks));
+    if (!arg && !env->turns.problem) {
+        turns_join(&env->turns, TURNS_EXCLUSIVE, o.gpu, &o, &locks);
+        o.on_wait = say ? say_queued : NULL;
+        o.on_wait_arg = say;
+    }
     if (file_exists(prog) && sandbox_run(&o, &r, &err) == 0 && r.status == SB_EXITED &&
-        r.exit_code == 0 && r.output)
+        r.exit_code == 0 && r.output && !r.uncoordinated)
         out = xstrdup(r.output);
     sandbox_result_release(&r);
+    turns_locks_release(&locks);
     free(prog);
     return out;
 }
@@ -90,7 +129,7 @@ static void choose_blas_core(struct grade_env *env)
     char *out = memo ? bootmemo_read(memo) : NULL, core[32] = "";
     bool remembered = out != NULL;
     if (!out)
-        out = run_calibrate(env, "--core", 30);
+        out = run_calibrate(env, "--core", 30, NULL);
     if (out && sscanf(out, "openblas_core %31s", core) == 1) {
         char *flags = calibration_cpu_flags();
         const char *best = calibration_blas_core(core, flags);
@@ -215,6 +254,18 @@ static char *calibration_path(const struct grade_env *env)
     return xstrfmt("%s/calibration/%s.txt", env->cache_dir, hex);
 }
 
+/* The machine's calibration as cached, into text; false when there is none to trust: the limits
+ * decide "impossible time" verdicts, so an edited or damaged file is measured again (cache.h). */
+static bool calibration_cached(const char *path, struct strbuf *text)
+{
+    char why[512];
+    enum cache_check cc = cache_check_file(path, why, sizeof(why));
+    if (cc == CACHE_BAD)
+        cache_discard(path, why);
+    strbuf_reset(text);
+    return cc == CACHE_OK && read_file(path, text, NULL) == 0;
+}
+
 void grade_calibrate(struct grade_env *env, FILE *log)
 {
     grade_calibrate_say(env, log, NULL);
@@ -227,19 +278,17 @@ void grade_calibrate_say(struct grade_env *env, FILE *log, const struct messages
         return;
     char *path = calibration_path(env);
     struct strbuf text = STRBUF_INIT;
-    /* The limits decide "impossible time" verdicts: an edited or damaged file is measured
-     * again, never trusted (cache.h). */
-    char why[512];
-    enum cache_check cc = cache_check_file(path, why, sizeof(why));
-    if (cc == CACHE_BAD)
-        cache_discard(path, why);
-    if (cc != CACHE_OK || read_file(path, &text, NULL) != 0) {
+    /* One grader of the machine measures it; the others wait, then read what it measured. */
+    struct say say = {log, msgs};
+    bool cached = calibration_cached(path, &text);
+    int fd = cached ? -1 : cache_lock(path, say_waiting, &say);
+    if (!cached && !calibration_cached(path, &text)) {
         strbuf_reset(&text);
         if (log)
             fprintf(log, "%s",
                     messages_get(msgs, "measuring this machine's limits once (memory bandwidth, "
                                        "BLAS, GPU copies) ...\n"));
-        char *out = run_calibrate(env, NULL, 180);
+        char *out = run_calibrate(env, NULL, 180, &say);
         if (out) {
             strbuf_addstr(&text, out);
             char *dir = xstrdup(path);
@@ -251,6 +300,7 @@ void grade_calibrate_say(struct grade_env *env, FILE *log, const struct messages
         }
         free(out);
     }
+    cache_unlock(fd);
     calibration_parse(strbuf_str(&text), &env->cal);
     trace_point("calibration loaded");
     strbuf_release(&text);

@@ -12,6 +12,7 @@
 #include "base/messages.h"
 #include "grade/bootmemo.h"
 #include "grade/compare.h"
+#include "run/work.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -249,6 +250,7 @@ static int compare_outputs(struct grading *g, const struct exercise_spec *ex,
             char *af = xstrfmt("%s/c%d_%s_%d.bin", rundir, idx, ex->args[i].name, k);
             char *ef = xstrfmt("%s/out_%s_%d.bin", expected, ex->args[i].name, k);
             int rc = compare_one(g, ex, i, c, af, ef, k, cr, ok, err);
+            work_checkpoint();
             free(af);
             free(ef);
             if (rc != 0)
@@ -433,13 +435,13 @@ int judge_case(struct grading *g, const struct exercise_spec *ex, const struct v
         bool ok;
         memset(&tmp, 0, sizeof(tmp));
         /* Comparing megabytes takes a core for milliseconds: not while a series is timed on the
-         * lane's cores, where it would be another process's load (run/turns.h). */
-        size_t n_held = 0;
-        int *held = c->array_bytes >= COMPARE_COORDINATED_BYTES
-                        ? turns_hold_cores(&g->env->turns, &n_held)
-                        : NULL;
+         * lane's cores, where it would be another process's load (run/work.h). */
+        bool section = c->array_bytes >= COMPARE_COORDINATED_BYTES;
+        if (section)
+            work_begin();
         int crc = compare_outputs(g, ex, c, idx, expected, rundir, co->checks_done, &tmp, &ok, err);
-        turns_let_go(held, n_held);
+        if (section)
+            work_end();
         if (crc)
             return -1;
         if (!ok) {

@@ -34,19 +34,6 @@ static bool artifact_cached(const char *path, bool locked)
     return c == CACHE_OK;
 }
 
-/* Shards of a class (Slurm tasks, GPU workers) share the cache: one builds, the others wait
- * for the lock and then find the artifact. */
-static int lock_builds(const struct grading *g)
-{
-    char *lock_path = xstrfmt("%s.lock", g->ref_dir);
-    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    free(lock_path);
-    if (fd >= 0)
-        while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
-            ;
-    return fd;
-}
-
 typedef int (*build_fn)(struct build_ctx *b, const struct exercise_spec *ex,
                         const struct variant_spec *v, struct build_result *r, struct error *err);
 
@@ -57,7 +44,9 @@ static char *reference_artifact(struct grading *g, const struct exercise_spec *e
     char *path = xstrfmt("%s/%s-%s/%s", g->ref_dir, ex->id, v->id, file);
     if (artifact_cached(path, false))
         return path;
-    int fd = lock_builds(g);
+    /* Shards of a class (Slurm tasks, GPU workers) and a rush's autogrades share the cache: one
+     * builds, the others wait for the lock and then find the artifact. */
+    int fd = cache_lock(g->ref_dir, NULL, NULL);
     bool ok = artifact_cached(path, true);
     if (!ok) {
         struct build_result br;
@@ -74,8 +63,7 @@ static char *reference_artifact(struct grading *g, const struct exercise_spec *e
         }
         build_result_release(&br);
     }
-    if (fd >= 0)
-        close(fd);
+    cache_unlock(fd);
     if (!ok) {
         free(path);
         return NULL;
@@ -260,6 +248,34 @@ static int compute_expected(struct grading *g, const struct exercise_spec *ex,
     return rc;
 }
 
+/* Told while another grader of the machine computes what this one needs (cache_lock). */
+static void say_waiting(void *arg)
+{
+    const struct grading *g = arg;
+    if (!g->o->progress)
+        return;
+    fprintf(g->o->progress, "%s",
+            messages_get(g->o->messages, "waiting for another grader of this machine computing the "
+                                         "same references ...\n"));
+    fflush(g->o->progress);
+}
+
+/* Case c's expected outputs, computed by one grader of the machine while the others wait for
+ * them (cache.h's cache_lock): an exercise's missing outputs come from one oracle run. */
+static bool compute_expected_once(struct grading *g, const struct exercise_spec *ex,
+                                  const struct variant_spec *oracle, const struct case_spec *c,
+                                  const char *dir, char **why, struct error *err)
+{
+    char *key = xstrfmt("%s/expected/%s-%.16s", g->env->cache_dir, ex->id, g->ref_digest);
+    int fd = cache_lock(key, say_waiting, g);
+    bool ready =
+        expected_ready(g->env, dir) ||
+        (compute_expected(g, ex, oracle, c, why, err) == 0 && !*why && expected_ready(g->env, dir));
+    cache_unlock(fd);
+    free(key);
+    return ready;
+}
+
 char *expected_outputs(struct grading *g, const struct exercise_spec *ex, const struct case_spec *c,
                        char **why, struct error *err)
 {
@@ -275,8 +291,7 @@ char *expected_outputs(struct grading *g, const struct exercise_spec *ex, const 
         *why =
             xstrfmt(messages_get(g->o->messages, "expected values come from a GPU reference: %s"),
                     g->env->gpu.reason ? g->env->gpu.reason : "no GPU");
-    } else if (compute_expected(g, ex, oracle, c, why, err) == 0 && !*why &&
-               expected_ready(g->env, dir)) {
+    } else if (compute_expected_once(g, ex, oracle, c, dir, why, err)) {
         return dir;
     } else if (!*why && err->msg[0] == '\0') {
         *why = xstrfmt("the expected outputs of case %s could not be stored", c->id);
@@ -446,9 +461,13 @@ const struct ref_timing *reference_time(struct grading *g, const struct exercise
     if (rt->ok || rt->message)
         return rt;
     char *path = reftime_path(g, ex, v, c);
-    if (!reftime_load(path, rt) && !g->beside_others &&
-        measure_reference(g, ex, v, c, rt, err) == 0 && rt->ok)
-        reftime_store(path, rt);
+    if (!reftime_load(path, rt) && !g->beside_others) {
+        /* One grader of the machine times it; the others wait, then read its time. */
+        int fd = cache_lock(path, say_waiting, g);
+        if (!reftime_load(path, rt) && measure_reference(g, ex, v, c, rt, err) == 0 && rt->ok)
+            reftime_store(path, rt);
+        cache_unlock(fd);
+    }
     free(path);
     return rt->ok || rt->message ? rt : NULL;
 }

@@ -298,6 +298,13 @@ struct grants {
     bool watching;
     int series_case, attempts;
     char series[16];
+    /* A series that shared the machine waits, before it is measured again, for the machine to
+     * be quiet: a look at the lane over a short window (quiet), again until one is quiet or
+     * the series has waited its bound since its first attempt began (series_since). */
+    bool settling;
+    struct loadwatch quiet;
+    double settle_since, series_since;
+    struct sb_series_load last_load; /* what the last measurement shared the machine with */
     struct sb_series_load *loads;
     size_t n_loads, alloc_loads;
     struct sb_busy *busy;

@@ -3,7 +3,9 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
+#include "base/util.h"
 #include "run/phaselock.h"
+#include "run/work.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +33,13 @@ double turns_wait_bound(const struct turns *t)
 {
     if (!t)
         return 0;
-    return busy_seen && t->wait_s > TURNS_BUSY_WAIT_S ? TURNS_BUSY_WAIT_S : t->wait_s;
+    double bound = busy_seen && t->wait_s > TURNS_BUSY_WAIT_S ? TURNS_BUSY_WAIT_S : t->wait_s;
+    if (t->deadline > 0) {
+        double left = t->deadline - now_seconds();
+        left = left > TURNS_BUSY_WAIT_S ? left : TURNS_BUSY_WAIT_S;
+        bound = bound > 0 && bound < left ? bound : left;
+    }
+    return bound;
 }
 
 void turns_init(struct turns *t)
@@ -45,6 +53,7 @@ void turns_init(struct turns *t)
 
 void turns_release(struct turns *t)
 {
+    work_teardown(t);
     free(t->dir);
     free(t->problem);
     free(t->gpu);
@@ -145,6 +154,7 @@ void turns_place(struct turns *t, int lane, const char *gpu_key)
     split_lane(t);
     free(t->gpu);
     t->gpu = gpu_key && *gpu_key ? xstrdup(gpu_key) : NULL;
+    work_setup(t);
 }
 
 void turns_place_all(struct turns *t)
@@ -153,6 +163,7 @@ void turns_place_all(struct turns *t)
     t->n_cpus = CPU_COUNT(&t->allowed);
     free(t->gpu);
     t->gpu = NULL;
+    work_setup(t);
 }
 
 int turns_lane_of(const char *gpu_key, char *const *keys, size_t n_keys)
@@ -198,14 +209,18 @@ void turns_locks_make(const struct turns *t, enum turns_use use, bool gpu, struc
         return;
     if (gpu && t->gpu) {
         char *key = file_key(t->gpu);
-        add_lock(out, xstrfmt("%s/gpu-%s.lock", t->dir, key), SB_LOCK_SHARED,
-                 use == TURNS_GPU_SERIES ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED, false);
+        enum sb_lock_mode timed =
+            use == TURNS_GPU_SERIES || use == TURNS_EXCLUSIVE ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED;
+        add_lock(out, xstrfmt("%s/gpu-%s.lock", t->dir, key),
+                 use == TURNS_EXCLUSIVE ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED, timed, false);
         free(key);
     }
-    enum sb_lock_mode cores = use == TURNS_CPU_SERIES ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED;
+    bool whole = use == TURNS_EXCLUSIVE;
+    enum sb_lock_mode cores = use == TURNS_CPU_SERIES || whole ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED;
     for (int c = 0; c < CPU_SETSIZE; c++)
         if (CPU_ISSET(c, &t->cpus))
-            add_lock(out, xstrfmt("%s/cpu%d.lock", t->dir, c), SB_LOCK_SHARED, cores, true);
+            add_lock(out, xstrfmt("%s/cpu%d.lock", t->dir, c),
+                     whole ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED, cores, !whole);
 }
 
 void turns_join(const struct turns *t, enum turns_use use, bool gpu, struct sandbox_opts *o,
@@ -265,6 +280,8 @@ int *turns_hold_cores(const struct turns *t, size_t *n)
 {
     struct turns_locks l;
     *n = 0;
+    /* Held here, not by a section of the grader's own work the caller may be in (work.h). */
+    work_pause();
     turns_locks_make(t, TURNS_UNTIMED, false, &l);
     int *fds = l.n ? xcalloc(l.n, sizeof(int)) : NULL;
     double bound = turns_wait_bound(t);
@@ -290,6 +307,7 @@ void turns_let_go(int *fds, size_t n)
     for (size_t i = 0; i < n; i++)
         close(fds[i]);
     free(fds);
+    work_resume();
 }
 
 /* ---- who holds a lock: /proc/locks ---- */

@@ -45,6 +45,9 @@ struct turns {
     int n_cpus;
     char *gpu;     /* the lane's GPU's key (its PCI bus id, lower case), NULL: none */
     double wait_s; /* a timed turn waited for at most this long */
+    /* A moment (now_seconds) no wait may pass: an autograde's answer is due before its runner's
+     * limit, so every wait for a turn ends by then. 0: none. */
+    double deadline;
     /* Told while any sandboxed command of this process waits for its turn (a compile, a run):
      * how long it has waited and who holds the turn (sandbox.h's on_wait); NULL: nobody. */
     void (*on_wait)(void *arg, double waited_s, const char *holders);
@@ -73,6 +76,8 @@ enum turns_use {
     TURNS_UNTIMED,    /* a build, an untimed run: its cores shared, its GPU shared */
     TURNS_CPU_SERIES, /* a timed CPU run: cores shared, exclusive while its series run */
     TURNS_GPU_SERIES, /* a timed GPU run: GPU shared, exclusive while its series run */
+    TURNS_EXCLUSIVE,  /* a measurement of the machine itself (its calibration): the lane's cores
+                       * and GPU exclusive from start to end */
 };
 
 struct turns_locks {

@@ -266,26 +266,22 @@ START_TEST(test_busy_after_the_wait)
 }
 END_TEST
 
-/* Another process computes on the cores of a CPU series: the series is measured again ('a'),
- * twice, and then kept ('k') and recorded as shared, with the other processes' load. The
- * series here is a harness that sleeps (its own CPU time is nil), pinned to one core, beside a
- * loop pinned to the same core. */
+/* Another process computes on the cores of a CPU series. The series here is a harness that
+ * sleeps (its own CPU time is nil), pinned to one core, beside a loop pinned to the same core,
+ * which ends by itself after burn_s (its alarm). */
 static cpu_set_t one_core;
+static double series_bound_s;
 static void watched_series(struct sandbox_opts *o)
 {
     CPU_ZERO(&one_core);
     CPU_SET(0, &one_core);
     o->cpus = &one_core;
     o->cpu_series = true;
+    o->timing_wait_s = series_bound_s;
 }
 
-START_TEST(test_shared_series_measured_again)
+static pid_t burn(unsigned burn_s)
 {
-    static const char script[] =
-        SAY("B 0") SAY("W 0") WAIT_GRANT "while :; do " SAY("S 0 call") "sleep 0.3; " SAY(
-            "E 0 call 300 1 0 0") "b=$(dd bs=1 count=1 <&\"$LG_GRANT_FD\" 2>/dev/null); "
-                                  "echo \"verdict $b\"; [ \"$b\" = a ] || break; done; " SAY(
-                                      "R 0") "exit 0";
     pid_t burner = fork();
     ck_assert_int_ge(burner, 0);
     if (burner == 0) {
@@ -293,23 +289,68 @@ START_TEST(test_shared_series_measured_again)
         CPU_ZERO(&c0);
         CPU_SET(0, &c0);
         sched_setaffinity(0, sizeof(c0), &c0);
-        alarm(60);
+        /* The test's own alarm handler (Check's watchdog) would end the whole test. */
+        signal(SIGALRM, SIG_DFL);
+        alarm(burn_s);
         for (volatile unsigned long x = 0;; x++)
             ;
     }
+    return burner;
+}
+
+/* Each attempt of the series says when it began (seconds since the epoch). */
+static const char measured_again[] = SAY("B 0") SAY("W 0") WAIT_GRANT
+    "while :; do date +'begin %s.%N'; " SAY("S 0 call") "sleep 0.3; " SAY(
+        "E 0 call 300 1 0 0") "b=$(dd bs=1 count=1 <&\"$LG_GRANT_FD\" 2>/dev/null); "
+                              "echo \"verdict $b\"; [ \"$b\" = a ] || break; done; " SAY(
+                                  "R 0") "exit 0";
+
+/* The series shared the machine ('a'): it is measured again only once the machine is quiet,
+ * that is after the loop ended, and then kept ('k'). */
+START_TEST(test_shared_series_measured_again_once_quiet)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    double burn_end = (double)t.tv_sec + t.tv_nsec / 1e9 + 2;
+    pid_t burner = burn(2);
     tweak = watched_series;
+    series_bound_s = 120;
     struct sandbox_result r;
-    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, script, 20, &r), 0);
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, measured_again, 200, &r), 0);
     kill(burner, SIGKILL);
     waitpid(burner, NULL, 0);
     ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
-    ck_assert_msg(strstr(r.output, "verdict a\nverdict a\nverdict k") != NULL, "verdicts: %s",
+    ck_assert_msg(strncmp(r.output, "begin ", 6) == 0, "%s", r.output);
+    const char *again = strstr(r.output, "verdict a\nbegin ");
+    ck_assert_msg(again != NULL, "verdicts: %s", r.output);
+    double second = strtod(again + strlen("verdict a\nbegin "), NULL);
+    ck_assert_msg(second >= burn_end - 0.05, "measured again at %.2f, the loop ended at %.2f",
+                  second, burn_end);
+    ck_assert_uint_eq(r.n_loads, 1);
+    ck_assert_int_ge(r.loads[0].attempts, 2);
+    ck_assert_str_eq(r.loads[0].series, "call");
+    sandbox_result_release(&r);
+}
+END_TEST
+
+/* The machine never quiet within the series' bound: kept as it was, recorded as shared with
+ * the other processes' load. */
+START_TEST(test_shared_series_kept_past_its_bound)
+{
+    pid_t burner = burn(60);
+    tweak = watched_series;
+    series_bound_s = 1.5;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, measured_again, 20, &r), 0);
+    kill(burner, SIGKILL);
+    waitpid(burner, NULL, 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
+    ck_assert_msg(strstr(r.output, "verdict k") && !strstr(r.output, "verdict a"), "verdicts: %s",
                   r.output);
     ck_assert_uint_eq(r.n_loads, 1);
-    ck_assert_int_eq(r.loads[0].attempts, 3);
+    ck_assert_int_eq(r.loads[0].attempts, 1);
     ck_assert(r.loads[0].shared);
     ck_assert_msg(r.loads[0].foreign_cpus > 0.25, "%.2f cores", r.loads[0].foreign_cpus);
-    ck_assert_str_eq(r.loads[0].series, "call");
     sandbox_result_release(&r);
 }
 END_TEST
@@ -409,13 +450,14 @@ int main(void)
     Suite *s = suite_create("grants");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_grant_at_once, 0, 2);
     tcase_add_loop_test(tc, test_wait_not_counted, 0, 2);
     tcase_add_test(tc, test_series_outside_the_lock);
     tcase_add_test(tc, test_lock_free_after_the_run);
     tcase_add_test(tc, test_busy_after_the_wait);
-    tcase_add_test(tc, test_shared_series_measured_again);
+    tcase_add_test(tc, test_shared_series_measured_again_once_quiet);
+    tcase_add_test(tc, test_shared_series_kept_past_its_bound);
     tcase_add_test(tc, test_untimed_run_frozen_for_a_series);
     tcase_add_test(tc, test_run_killed_while_frozen);
     suite_add_tcase(s, tc);

@@ -1,0 +1,133 @@
+/* work: the grading process's own work in the timing coordinator (work.h). */
+#include "run/work.h"
+
+#include "run/phaselock.h"
+
+#include "base/util.h"
+
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often a section waiting for its cores looks again. */
+#define WORK_POLL_MS 5
+
+static struct {
+    bool open;
+    pid_t pid; /* the process that opened the locks: a forked child opens its own */
+    struct turns_locks locks;
+    struct phaselock pl;
+    const struct turns *t; /* its wait bound, read when a section waits */
+    int depth, paused;
+    bool held;
+} w;
+
+/* The locks a forked child inherited are its parent's open files: letting go of them would let
+ * go of the parent's hold, so the child only closes them, and works without a hold of its own
+ * unless it sets one up. */
+static bool mine(void)
+{
+    if (!w.open || w.pid == getpid())
+        return w.open;
+    for (size_t i = 0; i < w.pl.n; i++) {
+        close(w.pl.fd[i]);
+        close(w.pl.turn[i]);
+        w.pl.fd[i] = w.pl.turn[i] = -1;
+    }
+    memset(&w, 0, sizeof(w));
+    return false;
+}
+
+/* A section left open (an error path) lets go now. */
+static void close_all(void)
+{
+    if (!mine())
+        return;
+    phaselock_release(&w.pl);
+    turns_locks_release(&w.locks);
+    memset(&w, 0, sizeof(w));
+}
+
+void work_teardown(const struct turns *t)
+{
+    if (w.t == t)
+        close_all();
+}
+
+void work_setup(const struct turns *t)
+{
+    close_all();
+    if (!t || !t->dir)
+        return;
+    turns_locks_make(t, TURNS_UNTIMED, false, &w.locks);
+    if (w.locks.n == 0 || phaselock_open(&w.pl, w.locks.locks, w.locks.n, NULL) != 0) {
+        turns_locks_release(&w.locks);
+        return;
+    }
+    w.open = true;
+    w.pid = getpid();
+    w.t = t;
+}
+
+/* The cores shared, through their turnstiles: after every series that waits for them or runs
+ * on them, or past the wait bound without them. */
+static void hold(void)
+{
+    struct timespec pause = {0, WORK_POLL_MS * 1000 * 1000};
+    double since = now_seconds(), bound = turns_wait_bound(w.t);
+    while (!(w.held = phaselock_try_idle(&w.pl))) {
+        if (bound > 0 && now_seconds() - since > bound) {
+            phaselock_drop(&w.pl);
+            return;
+        }
+        nanosleep(&pause, NULL);
+    }
+}
+
+static void let_go(void)
+{
+    if (w.held)
+        phaselock_drop(&w.pl);
+    w.held = false;
+}
+
+void work_begin(void)
+{
+    if (!mine())
+        return;
+    if (w.depth++ == 0 && w.paused == 0)
+        hold();
+}
+
+void work_end(void)
+{
+    if (!mine() || w.depth == 0)
+        return;
+    if (--w.depth == 0)
+        let_go();
+}
+
+void work_checkpoint(void)
+{
+    if (!mine() || !w.held || !phaselock_contested(&w.pl))
+        return;
+    let_go();
+    hold();
+}
+
+void work_pause(void)
+{
+    if (!mine() || w.depth == 0)
+        return;
+    if (w.paused++ == 0)
+        let_go();
+}
+
+void work_resume(void)
+{
+    if (!mine() || w.depth == 0 || w.paused == 0)
+        return;
+    if (--w.paused == 0)
+        hold();
+}
