@@ -8,8 +8,9 @@
 # (killed, and counted as failed, past it).
 #
 # LG_SUITE_JOBS suites run at once (default 2 for the unit and end-to-end suites, which spend
-# much of their time waiting on compilers, sandboxed runs and their limits; 1 for the GPU
-# suites, which share one GPU); each suite's output is kept and printed in the order given.
+# much of their time waiting on compilers, sandboxed runs and their limits; 2 for the GPU suites
+# on a machine of 8 CPUs or more, which take turns on the GPU through the timing coordinator,
+# else 1); each suite's output is kept and printed in the order given.
 set -u
 export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-300}
 suite_timeout=${LG_SUITE_TIMEOUT:-1800}
@@ -34,7 +35,12 @@ if [ -z "${LABGRADER_COORDINATOR:-}" ]; then
     chmod 1777 "$own_coord"
     export LABGRADER_COORDINATOR=$own_coord
 fi
-jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo 1 || echo 2)}
+# The GPU suites share the GPU through the machine's timing coordinator as a course's graders do
+# (docs/coordinator.md): two at once where the machine has the cores for their untimed work (a
+# GPU host's 16 and more), so that one's compiles and checked calls overlap the other's series.
+gpu_jobs=1
+[ "$label" = gpu ] && [ "$(nproc 2>/dev/null || echo 1)" -ge 8 ] && gpu_jobs=2
+jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo "$gpu_jobs" || echo 2)}
 
 # GPU suites several at once (LG_SUITE_JOBS) on a machine of several GPUs: each suite on a GPU of
 # its own, in turn, unless CUDA_VISIBLE_DEVICES says otherwise (a suite that grades with

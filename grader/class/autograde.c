@@ -30,7 +30,14 @@
 #include <unistd.h>
 
 enum { AG_OK = 0, AG_NO_GPU = 1, AG_USAGE = 2, AG_GRADER = 3 };
-#define AUTOGRADE_TIMING_WAIT_S 300.0
+/* Gradescope stops an autograder after its assignment's timeout, 10 minutes by default. */
+#define AUTOGRADE_DEFAULT_LIMIT_S 600.0
+/* The answer is due this long before the limit, a fifth of it within these bounds: what is left
+ * to run untimed once the waiting stops (the remaining cases' checked calls), the results, and
+ * the remote policy's copy back. */
+#define AUTOGRADE_RESERVE_SHARE 0.2
+#define AUTOGRADE_RESERVE_MIN_S 30.0
+#define AUTOGRADE_RESERVE_MAX_S 120.0
 
 enum ag_policy { AG_INFORMATIONAL, AG_REMOTE, AG_FAIL };
 
@@ -51,6 +58,9 @@ struct ag_run {
     char *priv;
     int slot_fd; /* the grading slot held (take_slot), -1: none */
     FILE *log;   /* the console: stdout, or stderr when stdout carries results.json */
+    /* When this run began, and the moment no wait may pass: its runner's limit less the reserve
+     * (now_seconds). */
+    double start, wait_until;
 };
 
 static int parse_policy(const char *s, enum ag_policy *p)
@@ -272,6 +282,36 @@ static void uncount_not_run(struct results *r, const struct lab *lab)
     results_tally(r);
 }
 
+/* Cases the machine could not time before the answer was due keep their correctness verdicts and
+ * points; the speed points of an exercise any of whose speed cases went untimed are left to the
+ * instructor's grading, counted neither for nor against this answer (an average of the cases that
+ * were timed would stand for the others). Returns those points (0 when the untimed cases carried
+ * none); the answer says so (report/gradescope.h's speed_pending). */
+static double defer_untimed_speed(struct results *r, const struct lab *lab)
+{
+    double pending = 0;
+    for (size_t e = 0; e < r->n_exercises; e++) {
+        struct exercise_result *ex = &r->exercises[e];
+        const struct exercise_spec *spec =
+            lab_exercise(lab, ex->exercise_id ? ex->exercise_id : "");
+        bool untimed = false;
+        for (size_t v = 0; v < ex->n_variants; v++) {
+            const struct variant_result *vr = &ex->variants[v];
+            bool counts = spec && spec->has_perf &&
+                          (!spec->perf.variant ||
+                           (vr->variant_id && !strcmp(vr->variant_id, spec->perf.variant)));
+            for (size_t c = 0; counts && c < vr->n_cases; c++)
+                untimed = untimed || case_not_timed(&vr->cases[c]);
+        }
+        if (untimed && ex->perf_max_points > 0) {
+            pending += ex->perf_max_points;
+            ex->perf_points = ex->perf_max_points = 0;
+        }
+    }
+    results_tally(r);
+    return pending;
+}
+
 /* The lab's late policy, with Gradescope's due date when the metadata has one. */
 static void apply_late(struct ag_run *run, struct results *r)
 {
@@ -333,10 +373,18 @@ static int grade_it(struct ag_run *run, struct error *err)
     return 0;
 }
 
-/* results.json where Gradescope reads it (or stdout, for the remote policy's caller). */
-static int write_results(struct ag_run *run, struct error *err)
+/* results.json where Gradescope reads it (or stdout, for the remote policy's caller). pending:
+ * the speed points left to the instructor's grading, where cases were not timed (-1: none). */
+static int write_results(struct ag_run *run, double pending, struct error *err)
 {
-    struct gradescope_opts go = {true, &run->msgs, &run->lab, lab_points(&run->lab)};
+    /* Pending speed points count in no maximum: the score is of what was graded, scaled to the
+     * lab's points less them, never above it. */
+    struct gradescope_opts go = {.student_view = true,
+                                 .messages = &run->msgs,
+                                 .lab = &run->lab,
+                                 .scale_to = lab_points(&run->lab) - (pending > 0 ? pending : 0),
+                                 .speed_pending = pending >= 0,
+                                 .pending_points = pending >= 0 ? pending : 0};
     struct strbuf sb = STRBUF_INIT;
     int rc = 0;
     export_gradescope_text(&run->r, &go, &sb);
@@ -387,7 +435,7 @@ static void take_slot(struct ag_run *run)
     if (!t->dir)
         return;
     double t0 = now_seconds(), next = t0;
-    for (;;) {
+    while (now_seconds() < run->wait_until) {
         for (long k = 0; k < slots; k++) {
             char *path = xstrfmt("%s/autograde-slot-%ld.lock", t->dir, k);
             int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -411,6 +459,11 @@ static void take_slot(struct ag_run *run)
         struct timespec pause = {0, 200 * 1000 * 1000};
         nanosleep(&pause, NULL);
     }
+    /* No slot before the answer is due: graded now, beside the others, its cases checked but
+     * not timed (their waits are over too), rather than not answered. */
+    fprintf(run->log, "%s",
+            messages_get(&run->msgs, "no grading slot came before the answer is due: graded now, "
+                                     "without timing\n"));
 }
 
 static int setup_env(struct ag_run *run, const struct grader_paths *p, struct error *err)
@@ -422,12 +475,11 @@ static int setup_env(struct ag_run *run, const struct grader_paths *p, struct er
     free(cache);
     if (rc != 0)
         return -1;
-    /* A deadline's submissions wait for their timed turns at most 5 minutes, well inside
-     * Gradescope's default limit of 10 (docs/coordinator.md), unless the machine says otherwise. */
+    /* A deadline's submissions wait for their timed turns, and for their series to be measured
+     * alone, until the answer is due (docs/coordinator.md, "The deadline rush"). */
     if (run->cli.timing_wait_s > 0)
         run->env.turns.wait_s = run->cli.timing_wait_s;
-    else if (!getenv("LABGRADER_TIMING_WAIT"))
-        run->env.turns.wait_s = AUTOGRADE_TIMING_WAIT_S;
+    run->env.turns.deadline = run->wait_until;
     /* Measured once at setup and cached: later runs read it. */
     grade_calibrate(&run->env, stderr);
     if (messages_load_lang(&run->msgs, p->templates_dir,
@@ -492,18 +544,22 @@ static int grade_submission_run(struct ag_run *run, struct error *err)
     if (read_metadata(run, err) != 0 || collect_one(run, err) != 0 || run->set.n != 1 ||
         grade_it(run, err) != 0)
         return AG_GRADER;
-    /* A grade the grader's side could not complete (a grader error; a case this machine could
-     * not time, busy past the wait) is no grade: an autograder failure, which the instructor
-     * re-runs, never a partial score (grade/score.h). */
+    /* A grade the grader's side could not complete (a grader error) is no grade: an autograder
+     * failure, which the instructor re-runs, never a partial score (grade/score.h). Cases the
+     * machine could not time before the answer was due are answered, their speed points left
+     * to the instructor's grading (defer_untimed_speed). */
     struct grade_gap_info gap;
-    if (grade_gap_of(&run->r, &gap) != GAP_NONE) {
+    double pending = -1;
+    if (grade_gap_of(&run->r, &gap) == GAP_NOT_TIMED)
+        pending = defer_untimed_speed(&run->r, &run->lab);
+    if (grade_gap_of(&run->r, &gap) != GAP_NONE && gap.gap != GAP_NOT_TIMED) {
         error_set(err,
                   "the grader's side failed on %zu case%s (%s: %s): no results; re-run this "
                   "submission",
                   gap.cases, gap.cases == 1 ? "" : "s", grade_gap_status(gap.gap), gap.reason);
         return AG_GRADER;
     }
-    if (write_results(run, err) != 0)
+    if (write_results(run, pending, err) != 0)
         return AG_GRADER;
     struct table_opts to;
     table_opts_init(&to);
@@ -511,6 +567,17 @@ static int grade_submission_run(struct ag_run *run, struct error *err)
     table_print(run->log, &run->r, &to);
     table_print_summary(run->log, &run->r, &to);
     return AG_OK;
+}
+
+/* Seconds from the start within which every wait ends: the runner's limit less the reserve. */
+static double answer_due(double limit_s)
+{
+    double limit = limit_s > 0 ? limit_s : AUTOGRADE_DEFAULT_LIMIT_S;
+    double reserve = limit * AUTOGRADE_RESERVE_SHARE;
+    reserve = reserve < AUTOGRADE_RESERVE_MIN_S   ? AUTOGRADE_RESERVE_MIN_S
+              : reserve > AUTOGRADE_RESERVE_MAX_S ? AUTOGRADE_RESERVE_MAX_S
+                                                  : reserve;
+    return reserve < limit / 2 ? limit - reserve : limit / 2;
 }
 
 int autograde_run(const struct autograde_args *a, const struct grader_paths *p)
@@ -527,6 +594,8 @@ int autograde_run(const struct autograde_args *a, const struct grader_paths *p)
     results_init(&run.r);
     error_init(&err);
     run.cli = *a;
+    run.start = now_seconds();
+    run.wait_until = run.start + answer_due(a->time_limit_s);
     /* The option parser checked the value (cli/optable.c). */
     if (a->policy)
         parse_policy(a->policy, &run.policy);

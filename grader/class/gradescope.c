@@ -160,6 +160,8 @@ static void autograde_args(const struct gradescope_args *c, const char *policy, 
         strbuf_addstr(out, " --no-timing");
     if (c->lang)
         strbuf_addf(out, " --lang %s", c->lang);
+    if (c->time_limit_s > 0)
+        strbuf_addf(out, " --time-limit %g", c->time_limit_s);
 }
 
 static void setup_sh(const struct lab *lab, const struct gradescope_args *c, struct strbuf *out)

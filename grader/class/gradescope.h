@@ -49,6 +49,7 @@ struct gradescope_args {
     const char *lang;
     const char *remote_host, *remote_dir, *remote_key, *known_hosts;
     bool no_slow, no_timing;
+    double time_limit_s; /* the assignment's autograder timeout; 0: Gradescope's default */
 };
 
 /* grader autograde's options, filled the same way. */
@@ -56,7 +57,8 @@ struct autograde_args {
     const char *lab_arg, *root, *lang;
     const char *policy; /* informational, remote or fail; NULL: informational */
     bool setup, stdin_tar, no_slow, no_timing;
-    double timing_wait_s; /* 0: AUTOGRADE's default (autograde.c) */
+    double timing_wait_s; /* 0: the default, bound by the time limit (autograde.c) */
+    double time_limit_s;  /* Gradescope's autograder timeout; 0: its default, 600 s */
 };
 
 /* grader gradescope LAB --out FILE [--gpu-policy ...] [--no-slow] [--no-timing] ...:

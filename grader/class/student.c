@@ -138,8 +138,9 @@ static int write_student(struct batch_run *b, struct results *r, const struct to
         goto out;
     /* What students get is the student view (hidden cases as counts unless the lab
      * sets show_hidden); the instructor's full view has its own names. */
-    struct gradescope_opts gso = {true, o->grade.messages, b->lab, 0};
-    struct gradescope_opts gso_all = {false, o->grade.messages, b->lab, 0};
+    struct gradescope_opts gso = {
+        .student_view = true, .messages = o->grade.messages, .lab = b->lab};
+    struct gradescope_opts gso_all = {.messages = o->grade.messages, .lab = b->lab};
     struct junit_opts jo = {true, o->grade.messages}, jo_all = {false, o->grade.messages};
     if (export_gradescope(r, &gso, gs, err) != 0 ||
         export_gradescope(r, &gso_all, gs_all, err) != 0 || export_junit(r, &jo, junit, err) != 0 ||

@@ -65,6 +65,7 @@ struct cli_args {
     double timeout_s;         /* 0: the lab's */
     double compile_timeout_s; /* 0: the toolchain's (run/build.h) */
     double timing_wait_s;     /* 0: the default (run/turns.h; LABGRADER_TIMING_WAIT) */
+    double time_limit_s;      /* gradescope, autograde: Gradescope's limit; 0: its default */
     bool keep, no_timing;
     bool profile; /* --profile: Nsight Compute on every GPU variant (grade/profile.h) */
     int pdf_mode; /* -1 --no-pdf, 0 try, 1 --pdf */

@@ -66,7 +66,7 @@ static int status_of(const struct results *r)
 static int write_check_exports(struct cli *c, const struct lab *lab, const struct results *r,
                                const char *dir, struct error *err)
 {
-    struct gradescope_opts go = {true, &c->msgs, lab, 0};
+    struct gradescope_opts go = {.student_view = true, .messages = &c->msgs, .lab = lab};
     char *path = path_join(dir, "gradescope.json");
     int rc = export_gradescope(r, &go, path, err);
     free(path);

@@ -31,6 +31,7 @@ int cmd_gradescope(struct cli *c)
         .known_hosts = a->known_hosts,
         .no_slow = a->no_slow,
         .no_timing = a->no_timing,
+        .time_limit_s = a->time_limit_s,
     };
     struct grader_paths p;
     char *root = NULL;
@@ -54,6 +55,7 @@ int cmd_autograde(struct cli *c)
         .no_slow = a->no_slow,
         .no_timing = a->no_timing,
         .timing_wait_s = a->timing_wait_s,
+        .time_limit_s = a->time_limit_s,
     };
     struct grader_paths p;
     char *root = NULL;

@@ -146,7 +146,15 @@ const struct cli_option cli_option_table[] = {
      .slurm = SLURM_PASS,
      .offset = AT(timing_wait_s),
      .help = "wait at most this long for the machine's turn to time a case, then report it not "
-             "timed (default 600; autograde 300)"},
+             "timed (default 600; autograde: until its --time-limit nears)"},
+    {.name = "--time-limit",
+     .kind = OPT_SECONDS,
+     .metavar = "SECONDS",
+     .commands = GRADESCOPE | AUTOGRADE,
+     .offset = AT(time_limit_s),
+     .help = "the autograder timeout set in Gradescope (default 600): every answer comes before "
+             "it, cases not timed by then with their speed points left to the instructor's "
+             "grading (docs/exports.md)"},
     {.name = "--compile-timeout",
      .kind = OPT_SECONDS,
      .metavar = "SECONDS",

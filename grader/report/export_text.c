@@ -229,15 +229,20 @@ void compiler_excerpt(const char *log, size_t max_lines, struct strbuf *out)
         strbuf_addstr(out, "...\n");
 }
 
+double export_score(const struct results *r, double to)
+{
+    double s = results_final_score(r);
+    if (to > 0 && r->max_score > 0 && isfinite(s))
+        s = s * to / r->max_score;
+    return s;
+}
+
 bool export_points(const struct results *r, double to, double *points)
 {
     *points = 0;
     if (grade_gap_of(r, NULL) != GAP_NONE)
         return false;
-    double s = results_final_score(r);
-    if (to > 0 && r->max_score > 0 && isfinite(s))
-        s = s * to / r->max_score;
-    *points = s;
+    *points = export_score(r, to);
     return true;
 }
 

@@ -58,6 +58,8 @@ void compiler_excerpt(const char *log, size_t max_lines, struct strbuf *out);
  * to > 0 and the maximum is known. false, and *points 0, when the grade is incomplete
  * (grade/score.h's grade_gap_of): every export then leaves its points empty. */
 bool export_points(const struct results *r, double to, double *points);
+/* The final score scaled as export_points scales it, whatever the grade's gaps. */
+double export_score(const struct results *r, double to);
 /* The status every export carries for the student (gradebook.csv's status column): "ok",
  * "not-graded", "grader-error", "not-timed" or "incomplete". exercise_ids: the exercises
  * some student of the class has (a missing one makes the row "incomplete"); may be NULL. */

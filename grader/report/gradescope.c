@@ -430,6 +430,31 @@ static void summary_score(const struct gs *g, struct strbuf *text)
     }
 }
 
+/* Cases the machine could not time before the answer was due: whether speed points wait for
+ * them, and who completes them. */
+static void speed_pending_summary(const struct gs *g, struct strbuf *text)
+{
+    char pts[64];
+    int n = results_count_not_timed(g->r);
+    format_number(pts, sizeof(pts), g->o->pending_points, 2);
+    strbuf_addstr(text, "\n\n");
+    if (g->o->pending_points > 0)
+        strbuf_addf(text,
+                    messages_get(g->m, "Speed points still to come (%s points): %d of your cases "
+                                       "could not be timed before Gradescope's time limit (the "
+                                       "course's machine was busy). Their correctness verdicts "
+                                       "above are final; your instructor's grading times them "
+                                       "and adds their speed points."),
+                    pts, n);
+    else
+        strbuf_addf(text,
+                    messages_get(g->m, "%d of your cases could not be timed before Gradescope's "
+                                       "time limit (the course's machine was busy): no points "
+                                       "depend on their times, and their correctness verdicts "
+                                       "above are final."),
+                    n);
+}
+
 static void summary(const struct gs *g, struct strbuf *text)
 {
     const struct results *r = g->r;
@@ -451,6 +476,8 @@ static void summary(const struct gs *g, struct strbuf *text)
                                                "instructor must grade them again before this "
                                                "score is final."));
     }
+    if (g->o && g->o->speed_pending)
+        speed_pending_summary(g, text);
     late_summary(g, text);
 }
 
@@ -523,6 +550,12 @@ void export_gradescope_text(const struct results *r, const struct gradescope_opt
     struct strbuf text = STRBUF_INIT;
     double points;
     bool scored = export_points(r, o ? o->scale_to : 0, &points);
+    /* An autograde's answer due before its limit: what was graded, the speed points of the
+     * cases not timed by then left to the instructor's grading (gradescope.h). */
+    if (!scored && o && o->speed_pending && grade_gap_of(r, NULL) == GAP_NOT_TIMED) {
+        points = export_score(r, o->scale_to);
+        scored = true;
+    }
     struct gs g = {
         out,  r,      o,     o ? o->messages : NULL, veils_hidden(r, o && o->student_view),
         true, scored, points};

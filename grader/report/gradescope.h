@@ -41,6 +41,11 @@ struct gradescope_opts {
     const struct lab *lab;           /* hidden visibility, leaderboard, performance variants;
                                         NULL: the defaults */
     double scale_to; /* > 0: the score scaled to these points (cases not counted here) */
+    /* An autograde's answer due before its runner's limit: cases the machine could not time by
+     * then are scored for their correctness, and the answer says that pending_points of speed
+     * points come with the instructor's grading (class/autograde.c). */
+    bool speed_pending;
+    double pending_points;
 };
 
 void export_gradescope_text(const struct results *r, const struct gradescope_opts *o,

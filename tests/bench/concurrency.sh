@@ -11,8 +11,10 @@
 #             submissions a minute, the ratio to the first, CH on honest code
 #             (BENCH_PARALLEL N: each worker grades N variants of a student side by side,
 #             grade --parallel N, in the copies and scale rows and their labels)
-#   rush      BENCH_RUSH ("1 8 20") autogrades at once (--stdin-tar, as Gradescope's runners
-#             call the course's machine over ssh): the median and worst seconds to an answer
+#   rush      BENCH_RUSH ("1 8 20 50") autogrades at once (--stdin-tar, as Gradescope's runners
+#             call the course's machine over ssh), warm, and BENCH_RUSH_COLD (20; 0: none) on
+#             empty caches first: how many answered with a grade, the slowest and median
+#             seconds to an answer, any not the lone run's grade or with speed points pending
 # BENCH_CONCURRENCY picks the groups (default "checks copies scale rush"); BENCH_CONCURRENCY_LAB
 # another lab (tests/fixtures/labcpu tries the script on a machine without a GPU).
 set -u
@@ -142,7 +144,7 @@ scale_rows() {
         [ -z "$base" ] && base=$rate
         local ch=$(facts "$d"/out$g/*/s*/results.json | grep -c '^ch ')
         row "class of $n, --gpus $g$SAYPAR: submissions/min (CH: $ch)" "$rate" \
-            "$([ "$g" = 1 ] && echo "-" || echo "1.8x of --gpus 1")" \
+            "$([ "$g" = 1 ] && echo "target 15" || echo "1.8x of --gpus 1")" \
             "$(awk -v a="$rate" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b }')"
     done
 }
@@ -155,6 +157,37 @@ rush_one() {
     echo "$? $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" > "$out.t"
 }
 
+# The answers of one wave (d/<tag>-*): answered with a grade, slowest, the lone run's score.
+rush_row() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import glob, json, statistics, sys
+d, tag, label = sys.argv[1], sys.argv[2], sys.argv[3]
+def doc(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+alone = (doc(d + "/alone.json") or {}).get("score")
+secs, failed, other, pending = [], 0, 0, 0
+for t in glob.glob("%s/%s-*.t" % (d, tag)):
+    rc, s = open(t).read().split()
+    secs.append(float(s))
+    answer = doc(t[:-2] + ".json")
+    failed += rc != "0" or answer is None or "score" not in answer
+    other += answer is not None and answer.get("score") != alone
+    pending += answer is not None and "could not be timed" in answer.get("output", "")
+secs.sort()
+print("%s: answered with a grade %d of %d; slowest / median answer s (%d not the lone grade, %d with speed points pending)|%.1f / %.1f|limit 600|%.2f"
+      % (label, len(secs) - failed, len(secs), other, pending, secs[-1], statistics.median(secs), secs[-1] / 600))
+PY
+}
+
+rush_wave() { # tag n: n autogrades at once
+    local d=$WORK/rush
+    for k in $(seq 1 "$2"); do rush_one "$d/sub.tgz" "$d/$1-$k" & done
+    wait
+}
+
 rush_rows() {
     local d=$WORK/rush
     rm -rf "$d"
@@ -162,31 +195,25 @@ rush_rows() {
     cp "$LAB"/solution/*.c* "$d/root/submission/"
     echo '{"users": [{"email": "s@uni.example", "name": "S"}]}' > "$d/root/submission_metadata.json"
     tar -C "$d/root" -czf "$d/sub.tgz" submission submission_metadata.json
-    note "autograde: a first one (the machine's references)"
-    rush_one "$d/sub.tgz" "$d/warm"
-    for n in ${BENCH_RUSH:-1 8 20}; do
+    if [ -n "${BENCH_RUSH_COLD:-20}" ] && [ "${BENCH_RUSH_COLD:-20}" != 0 ]; then
+        # A machine just started: nothing measured, nothing built, in a cache of its own.
+        note "autograde: ${BENCH_RUSH_COLD:-20} at once on empty caches"
+        local warm_cache=$LABGRADER_CACHE
+        export LABGRADER_CACHE=$WORK/rush-cold-cache
+        rm -rf "$LABGRADER_CACHE"
+        rush_wave cold "${BENCH_RUSH_COLD:-20}"
+        export LABGRADER_CACHE=$warm_cache
+    fi
+    note "autograde: one alone (warms the cache: the machine's references)"
+    rush_one "$d/sub.tgz" "$d/warmup"
+    rush_one "$d/sub.tgz" "$d/alone"
+    row "autograde alone: seconds to an answer" "$(cut -d' ' -f2 "$d/alone.t")" "-" ""
+    [ -n "${BENCH_RUSH_COLD:-20}" ] && [ "${BENCH_RUSH_COLD:-20}" != 0 ] &&
+        rush_row "$d" cold "autograde ${BENCH_RUSH_COLD:-20} at once, empty caches"
+    for n in ${BENCH_RUSH:-1 8 20 50}; do
         note "autograde: $n at once"
-        for k in $(seq 1 "$n"); do rush_one "$d/sub.tgz" "$d/n$n-$k" & done
-        wait
-        python3 - "$d" "$n" <<'PY'
-import glob, json, statistics, sys
-d, n = sys.argv[1], sys.argv[2]
-def score(path):
-    try:
-        return json.load(open(path)).get("score")
-    except (OSError, ValueError):
-        return None
-alone = score(d + "/warm.json")
-secs, bad, other = [], 0, 0
-for t in glob.glob("%s/n%s-*.t" % (d, n)):
-    rc, s = open(t).read().split()
-    secs.append(float(s))
-    bad += rc != "0"
-    other += score(t[:-2] + ".json") != alone
-secs.sort()
-print("autograde %s at once: seconds to an answer, median / worst (%d failed, %d not the lone grade)|%.1f / %.1f|Gradescope limit 600|%.2f"
-      % (n, bad, other, statistics.median(secs), secs[-1], secs[-1] / 600))
-PY
+        rush_wave "n$n" "$n"
+        rush_row "$d" "n$n" "autograde $n at once"
     done
 }
 

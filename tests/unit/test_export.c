@@ -569,7 +569,7 @@ START_TEST(test_gradescope_keys_and_display)
 {
     struct results *r = make_student();
     struct strbuf sb = STRBUF_INIT;
-    struct gradescope_opts o = {false, NULL, NULL, 0};
+    struct gradescope_opts o = {.student_view = false};
     struct json_value *doc = gradescope_doc(r, &o, &sb);
     /* A grader error leaves the grade incomplete: no score anywhere, and the status. */
     ck_assert_ptr_null(json_get(doc, "score"));
@@ -638,7 +638,7 @@ START_TEST(test_gradescope_hidden_escaping_and_language)
     r->lab_title = xstrdup("<script>alert(1)</script> *lab*");
     r->exercises[0].variants[0].cases[0].speedup_ref = 2.0;
     r->exercises[0].variants[0].cases[1].speedup_ref = 8.0; /* failed: not on the board */
-    struct gradescope_opts o = {true, NULL, &lab, 0};
+    struct gradescope_opts o = {.student_view = true, .lab = &lab};
     struct json_value *doc = gradescope_doc(r, &o, &sb);
     const struct json_value *h = test_named(doc, "matmul / hidden cases");
     ck_assert_str_eq(json_get_string(h, "visibility"), "after_published");
@@ -696,7 +696,7 @@ START_TEST(test_gradescope_compile_error_late_and_scale)
     r->lms.late.days = 1;
     r->lms.late.penalty_pct = 10;
     struct strbuf sb = STRBUF_INIT;
-    struct gradescope_opts o = {true, NULL, NULL, 12};
+    struct gradescope_opts o = {.student_view = true, .scale_to = 12};
     struct json_value *doc = gradescope_doc(r, &o, &sb);
     const char *out = json_get_string(test_named(doc, "matmul / cpu / n"), "output");
     ck_assert(strstr(out, "matmul_cpu.c:3:5: error: expected ';' before '}' token"));
@@ -872,7 +872,7 @@ START_TEST(test_grader_error_exports_nothing_numeric)
     /* Gradescope: no score at all, the status in extra_data; the same for the autograder's
      * scaled results. */
     for (int scaled = 0; scaled < 2; scaled++) {
-        struct gradescope_opts go = {true, NULL, NULL, scaled ? 12 : 0};
+        struct gradescope_opts go = {.student_view = true, .scale_to = scaled ? 12 : 0};
         struct json_value *doc = gradescope_doc(r, &go, &sb);
         ck_assert_ptr_null(json_get(doc, "score"));
         ck_assert_ptr_null(strstr(sb.buf, "\"score\""));
@@ -907,6 +907,46 @@ START_TEST(test_grader_error_exports_nothing_numeric)
     ck_assert_ptr_null(strstr(sb.buf, "labgrader.status.reason"));
     strbuf_release(&sb);
     results_free(r);
+}
+END_TEST
+
+/* An autograde's answer due before its limit, with a case the machine could not time: scored
+ * for what was graded (the speed points it waits for out of the score and its maximum, as the
+ * autograder leaves them), and saying what is still to come; without that option, no score. */
+START_TEST(test_gradescope_speed_pending)
+{
+    struct results r;
+    struct error err;
+    struct strbuf sb = STRBUF_INIT;
+    results_init(&r);
+    ck_assert(results_read(&r, "tests/fixtures/results/lab6-h200.json", &err) == 0);
+    struct exercise_result *mm = &r.exercises[0];
+    struct case_result *c = &mm->variants[2].cases[1];
+    ck_assert_str_eq(mm->variants[2].variant_id, "gpu_dev");
+    c->not_timed = NOT_TIMED_BUSY;
+    c->speedup_ref = c->speedup_lo = c->speedup_hi = 0;
+    c->pairs = 0;
+    results_tally(&r);
+    ck_assert_int_eq(grade_gap_of(&r, NULL), GAP_NOT_TIMED);
+    struct gradescope_opts go = {.student_view = true, .scale_to = 12};
+    struct json_value *doc = gradescope_doc(&r, &go, &sb);
+    ck_assert_ptr_null(json_get(doc, "score"));
+    json_value_free(doc);
+    double earned = r.score - mm->perf_points, max = r.max_score - mm->perf_max_points;
+    mm->perf_points = mm->perf_max_points = 0;
+    results_tally(&r);
+    go = (struct gradescope_opts){
+        .student_view = true, .scale_to = 12 - 2, .speed_pending = true, .pending_points = 2};
+    doc = gradescope_doc(&r, &go, &sb);
+    ck_assert_ptr_nonnull(json_get(doc, "score"));
+    ck_assert_double_eq_tol(json_get(doc, "score")->number, earned * 10 / max, 1e-6);
+    const char *out = json_get_string(doc, "output");
+    ck_assert_msg(strstr(out, "Speed points still to come (2 points): 1 of your cases could not be "
+                              "timed before Gradescope's time limit"),
+                  "%s", out);
+    json_value_free(doc);
+    strbuf_release(&sb);
+    results_release(&r);
 }
 END_TEST
 
@@ -953,7 +993,7 @@ START_TEST(test_one_maximum_everywhere)
         export_moodle_worksheet_text(one, 1, &o, &sb);
         ASSERT_CELL(sb.buf, 0, "Maximum Grade", "12");
         /* Gradescope: the check's view states the lab's 12; the autograder's scales to it. */
-        struct gradescope_opts go = {true, NULL, NULL, 0};
+        struct gradescope_opts go = {.student_view = true};
         struct json_value *doc = gradescope_doc(&r, &go, &sb);
         ck_assert_msg(strstr(json_get_string(doc, "output"), " / 12 points."), "%s",
                       json_get_string(doc, "output"));
@@ -994,6 +1034,7 @@ int main(void)
     tcase_add_test(tc, test_junit_schema_and_bodies);
     tcase_add_test(tc, test_grader_error_exports_nothing_numeric);
     tcase_add_test(tc, test_one_maximum_everywhere);
+    tcase_add_test(tc, test_gradescope_speed_pending);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

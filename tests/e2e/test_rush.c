@@ -1,0 +1,183 @@
+/*
+ * The deadline rush on a machine without a GPU (docs/coordinator.md, "The deadline rush"):
+ * twenty `grader autograde --stdin-tar` at once on the CPU test lab (tests/fixtures/labcpu), as
+ * Gradescope's runners call the course's machine, on a machine of two cores. The first wave
+ * starts on empty caches (the machine's calibration and the references measured once, by one of
+ * them, while the others wait), the second on warm ones. Every runner gets its grade, the one a
+ * lone run gets, with every case timed: none is an autograder failure, none has a case not
+ * timed (nor speed points left pending) because the others ran.
+ *
+ * No assertion bounds how long anything took; the suite's watchdog bounds a hang.
+ */
+#include "e2e.h"
+
+#include "base/json.h"
+
+#include <sys/stat.h>
+
+enum { N_RUSH = 20 };
+
+static char *tmp_dir, *tarball;
+
+static void sh(const char *cmd)
+{
+    ck_assert_msg(system(cmd) == 0, "%s", cmd);
+}
+
+/* The submission as Gradescope's runner sends it: submission/ and its metadata, a tar.gz. */
+static void setup(void)
+{
+    tmp_dir = e2e_tmpdir("rush");
+    ck_assert_ptr_nonnull(tmp_dir);
+    char *cmd = xstrfmt(
+        "mkdir -p '%s/root/submission' && cp tests/fixtures/labcpu/solution/* "
+        "'%s/root/submission/' "
+        "&& printf '{\"users\": [{\"email\": \"s@uni.example\", \"name\": \"S\"}]}' "
+        "> '%s/root/submission_metadata.json' && tar -C '%s/root' -czf '%s/sub.tgz' submission "
+        "submission_metadata.json",
+        tmp_dir, tmp_dir, tmp_dir, tmp_dir, tmp_dir);
+    sh(cmd);
+    free(cmd);
+    tarball = xstrfmt("%s/sub.tgz", tmp_dir);
+}
+
+static void teardown(void)
+{
+    char *cmd = xstrfmt("rm -rf '%s'", tmp_dir);
+    sh(cmd);
+    free(cmd);
+    free(tmp_dir);
+    free(tarball);
+}
+
+struct answer {
+    pid_t pid;
+    char *out, *log;
+    int status;
+    struct json_value *doc;
+    char *text;
+};
+
+static void answer_start(struct answer *a, const char *tag, int k)
+{
+    a->out = xstrfmt("%s/%s-%d.json", tmp_dir, tag, k);
+    a->log = xstrfmt("%s/%s-%d.log", tmp_dir, tag, k);
+    a->pid = fork();
+    ck_assert_int_ge(a->pid, 0);
+    if (a->pid == 0) {
+        int in = open(tarball, O_RDONLY), out = open(a->out, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            log = open(a->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || log < 0)
+            _exit(127);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(log, 2);
+        execl(e2e_bin(), e2e_bin(), "autograde", "tests/fixtures/labcpu", "--stdin-tar",
+              "--gpu-policy", "fail", (char *)NULL);
+        _exit(127);
+    }
+}
+
+static void answer_wait(struct answer *a)
+{
+    int st;
+    ck_assert_int_eq(waitpid(a->pid, &st, 0), a->pid);
+    a->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    char *tail = e2e_log_tail(a->log);
+    ck_assert_msg(a->status == 0, "autograde exited %d: %s", a->status, tail);
+    ck_assert_msg(read_file(a->out, &sb, &err) == 0, "%s", err.msg);
+    ck_assert_msg(json_parse(sb.buf, sb.len, &a->doc, &err) == 0, "%s: %s", err.msg, tail);
+    a->text = strbuf_detach(&sb);
+    free(tail);
+}
+
+static void answer_release(struct answer *a)
+{
+    json_value_free(a->doc);
+    free(a->text);
+    free(a->out);
+    free(a->log);
+}
+
+/* The lone run's grade, every case of it timed: the same score, every test the same status and
+ * points, and nothing said of a case not timed. */
+static void same_as_alone(const struct answer *a, const struct answer *alone, const char *wave,
+                          int k)
+{
+    double score = json_get_number(a->doc, "score", -1);
+    ck_assert_msg(score == json_get_number(alone->doc, "score", -2), "%s %d: score %g, alone %g",
+                  wave, k, score, json_get_number(alone->doc, "score", -2));
+    const struct json_value *t = json_get(a->doc, "tests"), *ta = json_get(alone->doc, "tests");
+    ck_assert(t && ta && t->n == ta->n);
+    for (size_t i = 0; i < t->n; i++) {
+        const char *st = json_get_string(json_at(t, i), "status");
+        const char *sa = json_get_string(json_at(ta, i), "status");
+        ck_assert_msg(st && sa && !strcmp(st, sa), "%s %d test %zu: %s, alone %s", wave, k, i, st,
+                      sa);
+        ck_assert(json_get_number(json_at(t, i), "score", -1) ==
+                  json_get_number(json_at(ta, i), "score", -2));
+    }
+    ck_assert_msg(!strstr(a->text, "not timed") && !strstr(a->text, "could not be timed"),
+                  "%s %d: a case not timed: %s", wave, k, a->text);
+}
+
+static void wave(const char *tag, const struct answer *alone)
+{
+    struct answer runs[N_RUSH];
+    memset(runs, 0, sizeof(runs));
+    for (int k = 0; k < N_RUSH; k++)
+        answer_start(&runs[k], tag, k);
+    for (int k = 0; k < N_RUSH; k++)
+        answer_wait(&runs[k]);
+    for (int k = 0; alone && k < N_RUSH; k++)
+        same_as_alone(&runs[k], alone, tag, k);
+    for (int k = 0; k < N_RUSH; k++)
+        answer_release(&runs[k]);
+}
+
+START_TEST(test_rush_of_twenty_cold_then_warm)
+{
+    /* Empty caches, and a coordinator of its own: the first wave finds nothing measured. */
+    char *cache = xstrfmt("%s/cache", tmp_dir), *coord = xstrfmt("%s/coord", tmp_dir);
+    ck_assert_int_eq(mkdir(coord, 01777), 0);
+    chmod(coord, 01777);
+    setenv("LABGRADER_CACHE", cache, 1);
+    setenv("LABGRADER_COORDINATOR", coord, 1);
+    struct answer cold[N_RUSH], alone;
+    memset(cold, 0, sizeof(cold));
+    memset(&alone, 0, sizeof(alone));
+    for (int k = 0; k < N_RUSH; k++)
+        answer_start(&cold[k], "cold", k);
+    for (int k = 0; k < N_RUSH; k++)
+        answer_wait(&cold[k]);
+    answer_start(&alone, "alone", 0);
+    answer_wait(&alone);
+    ck_assert_msg(json_get_number(alone.doc, "score", -1) > 0, "%s", alone.text);
+    for (int k = 0; k < N_RUSH; k++) {
+        same_as_alone(&cold[k], &alone, "cold", k);
+        answer_release(&cold[k]);
+    }
+    wave("warm", &alone);
+    answer_release(&alone);
+    free(cache);
+    free(coord);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("rush");
+    TCase *tc = tcase_create("autograde");
+    /* A generous bound on a hang, never on speed. */
+    tcase_set_timeout(tc, 1500);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_rush_of_twenty_cold_then_warm);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
