@@ -140,7 +140,9 @@ struct case_result {
     int pairs;
     /* Why its series stopped where it did (run/runner.h's run_series.stopped): "precision" (the
      * lab's relative standard error reached, and its band of speed points decided), "pairs"
-     * (max_samples), "budget" (its time budget); empty when unknown. */
+     * (max_samples), "budget" (its time budget), "alone" (one call of the function against the
+     * reference's time on this machine, a pair costing more than the budget); empty when
+     * unknown. */
     char stopped[16];
     /* Seconds the harness spent checking the timed pairs (outputs, guards, inputs): what the
      * integrity of the timing costs (`make bench`). */

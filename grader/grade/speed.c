@@ -306,6 +306,40 @@ static bool not_timed_here(struct grading *g, const struct run_case_outcome *co,
     return false;
 }
 
+/* A series that timed the function alone: one call, against the reference's time measured once
+ * on this machine (a pair would have cost more than the series' budget: harness/timing.h). The
+ * speed-up is of the two medians, its interval the reference's own spread there (its
+ * quartiles); the case says so. */
+static void alone_speed(struct grading *g, const struct exercise_spec *ex,
+                        const struct variant_spec *v, const struct case_spec *c,
+                        const struct run_case_outcome *co, struct case_result *cr)
+{
+    const struct run_series *call = &co->series[RUN_SERIES_CALL];
+    const struct run_series *xfer = &co->series[RUN_SERIES_TRANSFER];
+    struct error ignored;
+    error_init(&ignored);
+    const struct ref_timing *rt = reference_time(g, ex, v, c, &ignored);
+    if (!rt || !rt->ok)
+        return;
+    if (xfer->present && !strcmp(xfer->stopped, "alone"))
+        cr->ref_time_transfer = rt->transfer;
+    if (!call->present || strcmp(call->stopped, "alone") || !(cr->time.median_ms > 0))
+        return;
+    cr->ref_time = rt->call;
+    cr->speedup_ref = rt->call.median_ms / cr->time.median_ms;
+    cr->speedup_lo = rt->call.q1_ms / cr->time.median_ms;
+    cr->speedup_hi = rt->call.q3_ms / cr->time.median_ms;
+    cr->pairs = (int)call->n;
+    snprintf(cr->stopped, sizeof(cr->stopped), "alone");
+    judge_add_finding(
+        cr, xstrfmt(messages_get(g->o->messages, "timed once, against the reference's own time "
+                                                 "on this machine (the median of %d calls, "
+                                                 "measured once for every grader): a pair would "
+                                                 "take longer than the lab's time budget for the "
+                                                 "case (%.2f s)"),
+                    rt->call.samples, grading_timing(g, ex).budget_s));
+}
+
 void speed_case(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                 const struct case_spec *c, const struct run_case_outcome *co,
                 struct case_result *cr)
@@ -340,6 +374,7 @@ void speed_case(struct grading *g, const struct exercise_spec *ex, const struct 
             !orders_agree(msgs, &co->series[RUN_SERIES_TRANSFER], false, cr))
             return;
     }
+    alone_speed(g, ex, v, c, co, cr);
     const struct variant_spec *bv = ex->baseline ? exercise_variant(ex, ex->baseline) : NULL;
     struct error ignored;
     error_init(&ignored);

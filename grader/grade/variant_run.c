@@ -30,6 +30,18 @@ void variant_runs_release(struct variant_runs *vr)
     memset(vr, 0, sizeof(*vr));
 }
 
+/* The reference's own times on this machine for case c (the call alone, with transfers), where
+ * one grader measured them once (references.c); 0 where not known. */
+static void reference_ms(struct grading *g, const struct exercise_spec *ex,
+                         const struct variant_spec *v, const struct case_spec *c, double ms[2])
+{
+    struct error ignored;
+    error_init(&ignored);
+    const struct ref_timing *rt = v->has_reference ? reference_time(g, ex, v, c, &ignored) : NULL;
+    ms[0] = rt && rt->ok && rt->call.valid ? rt->call.median_ms : 0;
+    ms[1] = rt && rt->ok && rt->transfer.valid ? rt->transfer.median_ms : 0;
+}
+
 /* One process over the pending cases (indices into ex->cases). -1: the grader failed. */
 static int run_once(struct grading *g, const struct exercise_spec *ex, const struct variant_spec *v,
                     const char *runner, const char *reference_lib, const size_t *pending, size_t n,
@@ -37,9 +49,11 @@ static int run_once(struct grading *g, const struct exercise_spec *ex, const str
 {
     const struct case_spec **cases = xcalloc(n, sizeof(*cases));
     double *limits = xcalloc(n, sizeof(double));
+    double(*ref_ms)[2] = xcalloc(n, sizeof(*ref_ms));
     for (size_t i = 0; i < n; i++) {
         cases[i] = &ex->cases[pending[i]];
         limits[i] = grading_case_timeout(g, ex, v, cases[i]);
+        reference_ms(g, ex, v, cases[i], ref_ms[i]);
     }
     char *name = xstrfmt("%s-%s-run%zu", ex->id, v->id, out->n_outcomes + 1);
     char *dir = grading_fresh_dir(g, name, err);
@@ -64,11 +78,13 @@ static int run_once(struct grading *g, const struct exercise_spec *ex, const str
                              .checks = ex->timing.checks,
                              .time = !g->o->no_timing && !g->env->turns.problem,
                              .timing = grading_timing(g, ex),
+                             .ref_ms = (const double(*)[2])ref_ms,
                              .memory_limit_bytes = g->env->memory_limit_bytes};
         rc = runner_run(&s, o, err);
     }
     free(cases);
     free(limits);
+    free(ref_ms);
     return rc;
 }
 

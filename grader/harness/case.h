@@ -49,6 +49,11 @@ struct lg_case_state {
     /* The longest checked call, by the host clock around it and its synchronize (ms): a call
      * this long is warm once checked, and its series needs no warm-up (timing.c). */
     double checked_ms;
+    /* The series timed the function alone (timing.c), to be checked after the turn: which one
+     * (NULL: none), and its inputs' digests as drawn. */
+    const char *alone;
+    bool alone_transfer;
+    uint64_t alone_drawn[LG_MAX_ARGS];
 };
 
 /* Allocate and wire up everything (a failure exits through lg_fail: a setup error). */

@@ -76,6 +76,7 @@ static void run_case(const struct lg_job *job, int i, lg_invoke_fn ref, uint64_t
     if (job->time && lg_case_precision(&s, case_seed) && timing_turn(&s)) {
         lg_case_time(&s, case_seed);
         lg_control("R %d", i);
+        lg_case_verify_alone(&s);
     }
     lg_case_release(&s);
     lg_result("case %d end", i);

@@ -148,6 +148,11 @@ static int case_line(struct parser *p, const char *key, const char *line)
                        p->c->checks <= LG_MAX_CHECKS
                    ? 0
                    : bad(p, "bad checks line");
+    if (!strcmp(key, "reftime"))
+        return sscanf(line, "reftime %lf %lf", &p->c->ref_ms[0], &p->c->ref_ms[1]) == 2 &&
+                       p->c->ref_ms[0] >= 0 && p->c->ref_ms[1] >= 0
+                   ? 0
+                   : bad(p, "bad reftime line");
     if (!strcmp(key, "seed"))
         return sscanf(line, "seed %d %llu", &n, &u) == 2 && n >= 0 && n < LG_MAX_CHECKS
                    ? (p->c->seeds[n] = u, 0)

@@ -53,6 +53,10 @@ struct lg_job_arg {
 struct lg_job_case {
     char id[64];
     int checks;
+    /* The reference's own time on this machine for the call alone and with transfers (ms; 0:
+     * not known), measured once by the grader (key "reftime"): a series whose pair would cost
+     * more than its budget times the function alone against it (timing.h). */
+    double ref_ms[2];
     uint64_t seeds[LG_MAX_CHECKS];
     struct lg_job_arg args[LG_MAX_ARGS];
     int n_args;

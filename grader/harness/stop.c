@@ -179,6 +179,8 @@ const char *lg_stop_name(enum lg_stop_why why)
         return "pairs";
     case LG_STOP_BUDGET:
         return "budget";
+    case LG_STOP_ALONE:
+        return "alone";
     default:
         return "-";
     }

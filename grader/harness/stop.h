@@ -34,6 +34,8 @@ enum lg_stop_why {
     LG_STOP_PRECISION, /* its precision reached (and its band decided, where it has points) */
     LG_STOP_MAX,       /* max_pairs */
     LG_STOP_BUDGET,    /* its budget spent */
+    LG_STOP_ALONE,     /* a pair would cost more than the budget: the function timed alone,
+                        * against the reference's time on this machine (timing.h) */
 };
 
 /* What one series is held to. */

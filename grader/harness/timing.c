@@ -42,6 +42,8 @@ struct series {
     double fence_ms;  /* spent fencing each call's other side (fence.h), in checks_ms too */
     struct lg_stop_rule rule;
     enum lg_stop_why stopped;
+    /* The function alone, against the reference's time measured once (series_alone). */
+    bool alone;
 };
 
 struct side {
@@ -253,12 +255,12 @@ static bool pair_agrees(struct lg_case_state *s, bool transfer, const char *head
 
 /* Whether the function left its inputs as drawn (when it ran first, the reference computed
  * on what it left). */
-static bool inputs_kept(const struct lg_case_state *s, const struct series *ser, int pair,
+static bool inputs_kept(const struct lg_case_state *s, const char *series, int pair,
                         const uint64_t *drawn)
 {
     for (int i = 0; i < s->c->n_args; i++)
         if (s->args[i].spec->kind == LG_ARG_IN && lg_buf_digest(&s->args[i].data) != drawn[i]) {
-            lg_result("timed_modified %s %d %s", ser->name, pair + 1, s->args[i].spec->name);
+            lg_result("timed_modified %s %d %s", series, pair + 1, s->args[i].spec->name);
             return false;
         }
     return true;
@@ -364,8 +366,8 @@ static bool take_ordered_pair(struct lg_case_state *s, struct series *ser, uint6
     pair_calls(s, ser, ref_first, ev, host, tail);
     double t0 = lg_now_ms();
     snprintf(label, sizeof(label), "timed_guard %s %d", ser->name, ser->n + 1);
-    bool agrees =
-        lg_case_guards(s, label) == 0 && (!watch_inputs || inputs_kept(s, ser, ser->n, drawn));
+    bool agrees = lg_case_guards(s, label) == 0 &&
+                  (!watch_inputs || inputs_kept(s, ser->name, ser->n, drawn));
     snprintf(label, sizeof(label), "timed_mismatch %s %d", ser->name, ser->n + 1);
     agrees = agrees && (!paired || pair_agrees(s, ser->transfer, label));
     ser->checks_ms += lg_now_ms() - t0;
@@ -434,9 +436,16 @@ static void charge_tails(struct series *ser)
     }
 }
 
+/* Whether the series times pairs: the function and its reference, unless it times the function
+ * alone. */
+static bool series_paired(const struct lg_case_state *s, const struct series *ser)
+{
+    return s->ref != NULL && !ser->alone;
+}
+
 static void emit_series(const struct lg_case_state *s, const struct series *ser)
 {
-    bool paired = s->ref != NULL, gpu = s->job->gpu;
+    bool paired = series_paired(s, ser), gpu = s->job->gpu;
     lg_result("series %s %d %d %d", ser->name, ser->n, paired ? 1 : 0, ser->block ? 1 : 0);
     if (gpu)
         emit_samples(ser, "stu_event", ser->stu_ev);
@@ -466,14 +475,14 @@ static bool enough(const struct lg_case_state *s, struct series *ser, double ela
     bool gpu = s->job->gpu && ser->n > 0 && ser->stu_ev[0] >= 0;
     const double *stu = gpu ? ser->stu_ev : ser->stu_host, *ref = gpu ? ser->ref_ev : ser->ref_host;
     ser->stopped =
-        lg_stop_next(&ser->rule, stu, ref, ser->order, ser->n, s->ref != NULL, elapsed_s);
+        lg_stop_next(&ser->rule, stu, ref, ser->order, ser->n, series_paired(s, ser), elapsed_s);
     return ser->stopped != LG_STOP_NOT_YET;
 }
 
 /* The samples emit_series writes, sealed in the same order (base/seal.h). */
 static uint64_t series_seal(const struct lg_case_state *s, const struct series *ser)
 {
-    bool paired = s->ref != NULL, gpu = s->job->gpu;
+    bool paired = series_paired(s, ser), gpu = s->job->gpu;
     size_t n = (size_t)ser->n;
     uint64_t h = LG_SEAL_START;
     if (gpu)
@@ -506,6 +515,46 @@ static void measure_series(struct lg_case_state *s, struct series *ser, uint64_t
                (unsigned long long)series_seal(s, ser), (unsigned long long)lg_seal_vdso());
 }
 
+/* Whether the series times the function alone: a pair would cost more than its budget by the
+ * reference's own time on this machine (measured once by the grader: job.h's ref_ms), no speed
+ * points hang on it (they are read from pairs), and it is the case's last series, so that what
+ * the call wrote stays in the buffers until it is checked, after the turn. */
+static bool series_alone(const struct lg_case_state *s, const struct series *ser)
+{
+    double ref_ms = s->c->ref_ms[ser->transfer ? 1 : 0];
+    bool last = ser->transfer || !s->job->timing.transfer || !s->has_device;
+    return s->ref && ref_ms > 0 && 2 * ref_ms > 1e3 * ser->rule.budget_s &&
+           ser->rule.n_bands == 0 && last;
+}
+
+/* One timed call of the function on fresh inputs, announced as a series; its outputs fenced
+ * until they are checked after the turn, so that work it left running cannot finish them
+ * meanwhile (a write there faults: timed_fault ... function write). */
+static void measure_alone(struct lg_case_state *s, struct series *ser, uint64_t seed)
+{
+    double ev = -1, host = 0, tail = 0;
+    struct side d = side_of(s, true);
+    ser->idle_tail = s->job->gpu ? lg_gpu_idle_tail_ms() : 0;
+    lg_control("S %d %s", s->index, ser->name);
+    double start = lg_now_ms(), t_draw = start;
+    memset(s->alone_drawn, 0, sizeof(s->alone_drawn));
+    draw_inputs(s, ser->transfer, false, lg_draw_mix(seed + 0x9e3779b97f4a7c15ull),
+                ser->transfer ? NULL : s->alone_drawn);
+    ser->draws_ms += lg_now_ms() - t_draw;
+    time_call(s, ser, &d, &ev, &host, &tail, false);
+    if (!ser->transfer)
+        fence_first(s, ser, true, true);
+    ser->stu_ev[0] = ev;
+    ser->stu_host[0] = host;
+    ser->stu_tail[0] = tail;
+    ser->n = 1;
+    ser->stopped = LG_STOP_ALONE;
+    double span = lg_now_ms() - start;
+    charge_tails(ser);
+    lg_control("E %d %s %.3f %d %016llx %016llx", s->index, ser->name, span, ser->n,
+               (unsigned long long)series_seal(s, ser), (unsigned long long)lg_seal_vdso());
+}
+
 /* The samples dropped, for a measurement from nothing (what the checks and draws cost stays
  * counted). */
 static void series_restart(struct series *ser)
@@ -520,10 +569,13 @@ static void series_restart(struct series *ser)
 static void run_series(struct lg_case_state *s, struct series *ser, uint64_t seed)
 {
     const struct lg_timing *t = &s->job->timing;
-    bool paired = s->ref != NULL;
+    ser->alone = series_alone(s, ser);
+    bool paired = series_paired(s, ser);
     lg_control("P %d warmup", s->index);
     lg_result("phase warmup %s", ser->name);
-    warm_up(s, ser);
+    /* A call that long is warm from its checked calls, as warm_up says. */
+    if (!ser->alone)
+        warm_up(s, ser);
     ser->block = !ser->transfer && s->job->gpu && t->blocking && blocking_usable(s, paired);
     lg_result("phase time %s", ser->name);
     /* What the warm-up's fences cost is not the timed pairs' checking. */
@@ -531,7 +583,14 @@ static void run_series(struct lg_case_state *s, struct series *ser, uint64_t see
     /* Measured again, from nothing, when the supervisor saw another process share the series'
      * cores or GPU (result.h's lg_series_verdict); a series whose check failed is over. */
     for (int again = 0;; again++) {
-        measure_series(s, ser, lg_draw_mix(seed + (uint64_t)again * 0x632be59bd9b4e019ull));
+        uint64_t attempt_seed = lg_draw_mix(seed + (uint64_t)again * 0x632be59bd9b4e019ull);
+        if (ser->alone) {
+            if (again > 0 && !ser->transfer)
+                fence_first(s, ser, true, false);
+            measure_alone(s, ser, attempt_seed);
+        } else {
+            measure_series(s, ser, attempt_seed);
+        }
         int v = lg_series_verdict();
         if (v < 0)
             lg_fail(LG_EXIT_SETUP, "setup", "the grader stopped answering after a timed series");
@@ -540,6 +599,10 @@ static void run_series(struct lg_case_state *s, struct series *ser, uint64_t see
         series_restart(ser);
     }
     emit_series(s, ser);
+    if (ser->alone) {
+        s->alone = ser->name;
+        s->alone_transfer = ser->transfer;
+    }
 }
 
 void lg_case_time(struct lg_case_state *s, uint64_t seed)
@@ -577,4 +640,29 @@ bool lg_case_precision(struct lg_case_state *s, uint64_t seed)
     }
     return lg_case_guards(s, "timed_guard call 0") == 0 &&
            pair_agrees(s, false, "precision_mismatch");
+}
+
+void lg_case_verify_alone(struct lg_case_state *s)
+{
+    if (!s->alone)
+        return;
+    bool xfer = s->alone_transfer;
+    char label[64];
+    if (!xfer)
+        lg_fence_side(s, true, false, s->alone, 1);
+    /* The reference on the same inputs, as the second call of a pair, untimed. */
+    struct side d = side_of(s, false);
+    if (xfer)
+        transfer(s, &d, true);
+    d.fn(d.argv);
+    if (xfer)
+        transfer(s, &d, false);
+    lg_after_call(s, "checking the timed call of");
+    snprintf(label, sizeof(label), "timed_guard %s 1", s->alone);
+    bool agrees =
+        lg_case_guards(s, label) == 0 && (xfer || inputs_kept(s, s->alone, 0, s->alone_drawn));
+    snprintf(label, sizeof(label), "timed_mismatch %s 1", s->alone);
+    if (agrees)
+        pair_agrees(s, xfer, label);
+    s->alone = NULL;
 }

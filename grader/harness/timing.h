@@ -35,6 +35,11 @@
 /* Time the case's call, and with transfers where the job asks and device arrays exist.
  * seed: unpredictable by the student (getrandom), mixed into every timed input set. */
 void lg_case_time(struct lg_case_state *s, uint64_t seed);
+/* After the case's turn (its "R"): where its last series timed the function alone (one call
+ * against the reference's time measured once on this machine, as a pair would have cost more
+ * than the series' budget), the reference now runs on the same inputs, untimed, and the call is
+ * checked as a pair's would be ("timed_mismatch", "timed_guard", "timed_modified" lines). */
+void lg_case_verify_alone(struct lg_case_state *s);
 /* The precision check, where the job gives one (job key "probe": spec.h's precision_check):
  * one pair, untimed, on inputs from the check's distributions, the function's outputs against
  * the reference's with the case's tolerance. false (and "precision_mismatch <arg> <count>

@@ -163,7 +163,7 @@ static void read_series_extra(struct reader *r, const char *key, const char *lin
         s->has_tail = true;
     } else if (!strcmp(key, "stop") && sscanf(line, "stop %*s %15s", name) == 1 &&
                (!strcmp(name, "precision") || !strcmp(name, "pairs") || !strcmp(name, "budget") ||
-                !strcmp(name, "-"))) {
+                !strcmp(name, "alone") || !strcmp(name, "-"))) {
         /* "-": the series ended on a pair whose check failed. */
         snprintf(s->stopped, sizeof(s->stopped), "%s", strcmp(name, "-") ? name : "");
     } else if (!strcmp(key, "throttle") && sscanf(line, "throttle %*s %d %d %d", &a, &b, &c) == 3) {

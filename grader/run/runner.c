@@ -116,10 +116,13 @@ static bool blocking_applies(const struct run_spec *s)
     return any_array;
 }
 
-static void job_case(const struct run_spec *s, const struct case_spec *c, struct strbuf *out)
+static void job_case(const struct run_spec *s, size_t index, struct strbuf *out)
 {
     const struct exercise_spec *ex = s->ex;
+    const struct case_spec *c = s->cases[index];
     strbuf_addf(out, "case %s\nchecks %d\n", c->id, s->checks);
+    if (s->ref_ms && s->time && s->reference_lib)
+        strbuf_addf(out, "reftime %.6g %.6g\n", s->ref_ms[index][0], s->ref_ms[index][1]);
     for (int k = 0; k < s->checks; k++)
         strbuf_addf(out, "seed %d %llu\n", k, (unsigned long long)c->seeds[k]);
     for (size_t i = 0; i < ex->n_args; i++) {
@@ -196,7 +199,7 @@ void runner_job_text(const struct run_spec *s, struct strbuf *out)
                 Z95 * TRANSFER_RSE_FACTOR * t->target_rse, TRANSFER_BUDGET_SHARE * t->budget_s);
     job_bands(s, out);
     for (size_t i = 0; i < s->n_cases; i++)
-        job_case(s, s->cases[i], out);
+        job_case(s, i, out);
 }
 
 double runner_cpu_limit(double timeout_s, long online_cpus)
@@ -278,7 +281,10 @@ static void take_turns(const struct run_spec *s, struct sandbox_opts *opts, stru
 {
     const struct turns *t = s->tc->turns;
     bool gpu = s->v->target == TARGET_GPU;
-    enum turns_use use = !s->time ? TURNS_UNTIMED : gpu ? TURNS_GPU_SERIES : TURNS_CPU_SERIES;
+    enum turns_use use = s->exclusive ? TURNS_EXCLUSIVE
+                         : !s->time   ? TURNS_UNTIMED
+                         : gpu        ? TURNS_GPU_SERIES
+                                      : TURNS_CPU_SERIES;
     turns_join(t, use, gpu, opts, l);
 }
 

@@ -43,8 +43,9 @@ struct run_series {
     bool throttle_gave_up;
     double checks_ms; /* the harness's time checking the pairs, outside the timed calls */
     double draws_ms;  /* and drawing each pair's fresh inputs */
-    /* Why the series stopped (grader/harness/stop.h's words: "precision", "pairs", "budget");
-     * empty when the harness did not say. */
+    /* Why the series stopped (grader/harness/stop.h's words: "precision", "pairs", "budget",
+     * "alone": the function timed alone against the reference's time on this machine); empty
+     * when the harness did not say. */
     char stopped[16];
     /* GPU: the medians of how long the device stayed busy after the stop events of the
      * function's and the reference's calls, and on an idle device (harness.h's
@@ -165,6 +166,13 @@ struct run_spec {
     const char *workdir;          /* scratch folder, created and emptied by the caller */
     int checks;
     bool time;
+    /* The whole run has its lane's cores and GPU to itself (run/turns.h's TURNS_EXCLUSIVE): a
+     * measurement that is not a series of pairs, such as Nsight Compute's counters. */
+    bool exclusive;
+    /* Each case's reference's own time on this machine, the call alone and with transfers (ms;
+     * 0: not known), or NULL: a series whose pair would cost more than its budget times the
+     * function alone against it (grader/harness/timing.h). */
+    const double (*ref_ms)[2];
     struct timing_spec timing;
     long long memory_limit_bytes; /* 0: none */
     /* Run the runner under this command (compute-sanitizer and its options; NULL-terminated),
