@@ -1,6 +1,7 @@
 /*
  * The deadline rush on a machine without a GPU (docs/coordinator.md, "The deadline rush"):
- * twenty `grader autograde --stdin-tar` at once on the CPU test lab (tests/fixtures/labcpu), as
+ * twenty `grader autograde --stdin-tar` at once on the rush test lab (tests/fixtures/labrush: a
+ * CPU case whose series, about 0.3 s, are long enough for the load watch to judge), as
  * Gradescope's runners call the course's machine, on a machine of two cores. The first wave
  * starts on empty caches (the machine's calibration and the references measured once, by one of
  * them, while the others wait), the second on warm ones. Every runner gets its grade, the one a
@@ -28,7 +29,7 @@ static void setup(void)
     tmp_dir = e2e_tmpdir("rush");
     ck_assert_ptr_nonnull(tmp_dir);
     char *cmd = xstrfmt(
-        "mkdir -p '%s/root/submission' && cp tests/fixtures/labcpu/solution/* "
+        "mkdir -p '%s/root/submission' && cp tests/fixtures/labrush/solution/* "
         "'%s/root/submission/' "
         "&& printf '{\"users\": [{\"email\": \"s@uni.example\", \"name\": \"S\"}]}' "
         "> '%s/root/submission_metadata.json' && tar -C '%s/root' -czf '%s/sub.tgz' submission "
@@ -70,7 +71,7 @@ static void answer_start(struct answer *a, const char *tag, int k)
         dup2(in, 0);
         dup2(out, 1);
         dup2(log, 2);
-        execl(e2e_bin(), e2e_bin(), "autograde", "tests/fixtures/labcpu", "--stdin-tar",
+        execl(e2e_bin(), e2e_bin(), "autograde", "tests/fixtures/labrush", "--stdin-tar",
               "--gpu-policy", "fail", (char *)NULL);
         _exit(127);
     }
