@@ -245,7 +245,7 @@ START_TEST(test_lab6_loads)
     ck_assert(g2->cases[4].hidden && g2->cases[4].slow);
     ck_assert_int_eq(g2->cases[4].sizes[0].value, 20000001);
     ck_assert_int_eq(g2->timing.max_samples, 100);
-    ck_assert(g2->timing.min_samples == 20 && g2->timing.budget_s == 1);
+    ck_assert(g2->timing.min_samples == 12 && g2->timing.budget_s == 0.5);
     ck_assert_uint_eq(g2->variants[0].student.n_libs, 0);
     char *grade2 = xstrfmt("%s/kernels/grade2.cu", real_root);
     ck_assert_str_eq(g2->variants[2].reference.sources[0], grade2);
