@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Host buffers of at least a huge page start on one, with the same advice: whether the kernel
  * backs a buffer with 2 MiB pages otherwise depends on where malloc's mapping happened to start,
@@ -49,6 +52,16 @@ static int host_alloc(struct lg_buf *b, size_t total, bool fenceable)
     return 0;
 }
 
+/* The guards' canaries (fill.h): a key drawn from getrandom the first time a guard is made
+ * (so, per process: per run), and a serial number per guarded buffer. File-local, never a
+ * symbol a submission could link against; what code that searches the process's memory for
+ * it gains is in docs/threat-model.md (nothing a read of the guard itself does not give). */
+static struct {
+    uint64_t key;
+    bool keyed;
+    uint64_t made;
+} canary;
+
 static int buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, bool fenceable,
                      char *err, size_t errsize)
 {
@@ -73,6 +86,7 @@ static int buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, bo
     b->bytes = bytes;
     b->guard = guard;
     b->space = space;
+    b->serial = guard ? canary.made++ : 0;
     return lg_buf_guard_reset(b) == 0 ? 0 : (snprintf(err, errsize, "cannot set guards"), -1);
 }
 
@@ -116,17 +130,43 @@ void lg_buf_free(struct lg_buf *b)
     memset(b, 0, sizeof(*b));
 }
 
+/* The canary of one guard: the key, the buffer's serial number and its side, mixed. */
+static uint64_t guard_key(const struct lg_buf *b, int side)
+{
+    if (!canary.keyed) {
+        /* Drawn here, after the submission's constructors ran, and never written anywhere. */
+        if (getrandom(&canary.key, sizeof(canary.key), 0) != (ssize_t)sizeof(canary.key)) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            canary.key = lg_draw_mix((uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
+                                     (uint64_t)getpid() << 48 ^ (uintptr_t)&ts);
+        }
+        canary.keyed = true;
+    }
+    return lg_draw_mix(canary.key ^ lg_draw_mix(2 * b->serial + (uint64_t)side + 1));
+}
+
+/* Where each guard starts. */
+static unsigned char *guard_at(const struct lg_buf *b, int side)
+{
+    return side == 0 ? b->base : b->base + b->guard + b->bytes;
+}
+
 int lg_buf_guard_reset(struct lg_buf *b)
 {
+    static unsigned char scratch[LG_GUARD_BYTES];
+    char err[256];
     if (!b->guard)
         return 0;
-    if (b->space == LG_SPACE_DEVICE)
-        return lg_gpu_memset(b->base, LG_GUARD_BYTE, b->guard) ||
-                       lg_gpu_memset(b->base + b->guard + b->bytes, LG_GUARD_BYTE, b->guard)
-                   ? -1
-                   : 0;
-    memset(b->base, LG_GUARD_BYTE, b->guard);
-    memset(b->base + b->guard + b->bytes, LG_GUARD_BYTE, b->guard);
+    for (int side = 0; side < 2; side++) {
+        if (b->space != LG_SPACE_DEVICE) {
+            lg_canary_fill(guard_at(b, side), b->guard, guard_key(b, side));
+            continue;
+        }
+        lg_canary_fill(scratch, b->guard, guard_key(b, side));
+        if (lg_gpu_copy(guard_at(b, side), scratch, b->guard, 1, err, sizeof(err)) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -148,26 +188,18 @@ int lg_buf_guard_check(const struct lg_buf *b, struct lg_guard_damage *d)
     memset(d, 0, sizeof(*d));
     if (!b->guard)
         return 0;
-    const unsigned char *pre = guard_bytes(b, b->base, scratch[0]);
-    const unsigned char *post = guard_bytes(b, b->base + b->guard + b->bytes, scratch[1]);
+    const unsigned char *pre = guard_bytes(b, guard_at(b, 0), scratch[0]);
+    const unsigned char *post = guard_bytes(b, guard_at(b, 1), scratch[1]);
     if (!pre || !post)
         return -1;
-    bool first_set = false;
+    long long first_before, first_after;
     /* Before the data the byte nearest to it is the likeliest hit: report from there. */
-    for (size_t i = b->guard; i-- > 0;)
-        if (pre[i] != LG_GUARD_BYTE) {
-            d->before++;
-            if (!first_set) {
-                d->first = -(long long)(b->guard - i);
-                first_set = true;
-            }
-        }
-    for (size_t i = 0; i < b->guard; i++)
-        if (post[i] != LG_GUARD_BYTE) {
-            if (!d->after && !d->before)
-                d->first = (long long)(b->bytes + i);
-            d->after++;
-        }
+    d->before = lg_canary_diff(pre, b->guard, guard_key(b, 0), true, &first_before);
+    d->after = lg_canary_diff(post, b->guard, guard_key(b, 1), false, &first_after);
+    if (d->before)
+        d->first = first_before - (long long)b->guard;
+    else if (d->after)
+        d->first = (long long)b->bytes + first_after;
     return d->before || d->after ? 1 : 0;
 }
 

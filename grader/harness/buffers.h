@@ -2,10 +2,16 @@
  * buffers: the memory a function under test is given, with guard zones.
  *
  * Every buffer the student's function receives has LG_GUARD_BYTES before and after it,
- * filled with LG_GUARD_BYTE; after each call the guards are checked, so a kernel without a
- * bounds check that writes past the end of an output is caught on its first call (RE, with
- * how far and where), without compute-sanitizer. The data pointer keeps the allocation's
- * alignment (the guard is a multiple of 256 bytes). struct lg_buf owns its allocation.
+ * filled with a canary; after each call the guards are checked, so a kernel without a bounds
+ * check that writes past the end of an output is caught on its first call (RE, with how far
+ * and where), without compute-sanitizer. Each guard's canary is its own: drawn from a key
+ * this process takes from getrandom when it makes its first guard, its buffer's serial
+ * number and its side (fill.h), so that bytes copied from past the end of an input (a
+ * memcpy of n + 1 elements) into past the end of an output change the output's guard. The
+ * key is file-local here, never a symbol; the check recomputes the canary rather than keep a
+ * copy of it (docs/threat-model.md says what this does not stop). The data pointer keeps
+ * the allocation's alignment (the guard is a multiple of 256 bytes). struct lg_buf owns its
+ * allocation.
  */
 #ifndef LG_HARNESS_BUFFERS_H
 #define LG_HARNESS_BUFFERS_H
@@ -17,7 +23,6 @@
 #include <stdint.h>
 
 #define LG_GUARD_BYTES 4096
-#define LG_GUARD_BYTE 0xc3
 
 struct lg_buf {
     unsigned char *base; /* the allocation */
@@ -26,6 +31,7 @@ struct lg_buf {
     size_t bytes;        /* of data, without the guards */
     size_t guard;        /* 0 or LG_GUARD_BYTES on each side */
     int space;           /* enum lg_space */
+    uint64_t serial;     /* which canary its guards hold: the process's guarded buffers' count */
 };
 
 /* What a guard check found: bytes changed on each side, and the first changed byte's offset
@@ -35,7 +41,8 @@ struct lg_guard_damage {
     long long first;
 };
 
-/* 0, or -1 with the reason in err. A zero-byte buffer still gets a valid pointer. */
+/* 0, or -1 with the reason in err. A zero-byte buffer still gets a valid pointer; a guarded
+ * one, guards holding its canary. */
 int lg_buf_alloc(struct lg_buf *b, size_t bytes, int space, bool guarded, char *err,
                  size_t errsize);
 /* The same, where lg_buf_fence can take device memory out of reach (harness.h's
@@ -50,9 +57,10 @@ void lg_buf_free(struct lg_buf *b);
 int lg_buf_fence(struct lg_buf *b, bool on);
 /* Whether addr lies in the buffer's allocation (guards included). */
 bool lg_buf_holds(const struct lg_buf *b, const void *addr);
-/* Refill the guards with the pattern (0, or -1 on a CUDA error). */
+/* Write the buffer's canary into its guards again (0, or -1 on a CUDA error). */
 int lg_buf_guard_reset(struct lg_buf *b);
-/* 1 when a guard was touched (d says how), 0 when intact, -1 on a CUDA error. */
+/* 1 when a guard no longer holds its canary (d says how), 0 when intact, -1 on a CUDA
+ * error. A byte written with the value the canary has there is not seen. */
 int lg_buf_guard_check(const struct lg_buf *b, struct lg_guard_damage *d);
 
 /* Fill count elements of t with timed-call inputs (draw.h), on the host or the device (0, or

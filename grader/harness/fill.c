@@ -6,6 +6,7 @@
 #include "par.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 /* Below this many elements per part, starting threads costs more than it saves. */
 #define MIN_PER_PART (1u << 18)
@@ -121,4 +122,60 @@ void lg_host_fill(enum lg_dtype t, void *p, size_t count, int dist, double p1, d
                   uint64_t seed)
 {
     lg_host_fill_digest(t, p, count, dist, p1, p2, seed, false);
+}
+
+/* Word i of a canary: the draw's mix, with every zero byte made 0x01 (the usual test for a
+ * zero byte, exact here: the low seven bits added to 0x7f carry into the eighth unless they
+ * are all zero). */
+static uint64_t canary_word(uint64_t key, size_t i)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+    uint64_t v = lg_draw_mix(key + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+    uint64_t zero = ~(((v & low7) + low7) | v | low7);
+    return v | zero >> 7;
+}
+
+void lg_canary_fill(unsigned char *p, size_t bytes, uint64_t key)
+{
+    size_t i = 0;
+    for (; 8 * i + 8 <= bytes; i++) {
+        uint64_t w = canary_word(key, i);
+        memcpy(p + 8 * i, &w, 8);
+    }
+    if (8 * i < bytes) {
+        uint64_t w = canary_word(key, i);
+        memcpy(p + 8 * i, &w, bytes - 8 * i);
+    }
+}
+
+/* Bytes of word w (of which the first len are the canary's) that differ from want. */
+static size_t word_diff(uint64_t w, uint64_t want, size_t len, size_t at, bool from_end,
+                        long long *first)
+{
+    unsigned char a[8], b[8];
+    size_t n = 0;
+    memcpy(a, &w, 8);
+    memcpy(b, &want, 8);
+    for (size_t k = 0; k < len; k++)
+        if (a[k] != b[k]) {
+            n++;
+            if (*first < 0 || from_end)
+                *first = (long long)(at + k);
+        }
+    return n;
+}
+
+size_t lg_canary_diff(const unsigned char *p, size_t bytes, uint64_t key, bool from_end,
+                      long long *first)
+{
+    size_t n = 0;
+    *first = -1;
+    for (size_t i = 0; 8 * i < bytes; i++) {
+        size_t len = bytes - 8 * i < 8 ? bytes - 8 * i : 8;
+        uint64_t w = 0, want = canary_word(key, i);
+        memcpy(&w, p + 8 * i, len);
+        if (len < 8 || w != want)
+            n += word_diff(w, want, len, 8 * i, from_end, first);
+    }
+    return n;
 }

@@ -22,4 +22,13 @@ void lg_host_fill(enum lg_dtype t, void *p, size_t count, int dist, double p1, d
 uint64_t lg_host_fill_digest(enum lg_dtype t, void *p, size_t count, int dist, double p1, double p2,
                              uint64_t seed, bool digest);
 
+/* A guard zone's canary (buffers.h): bytes of the draw's mix of (key, index), none of them
+ * zero, so that a zero written over one is always seen. Another key gives other bytes, so a
+ * canary copied from another buffer's guard (or from elsewhere in this one) does not match. */
+void lg_canary_fill(unsigned char *p, size_t bytes, uint64_t key);
+/* How many of the bytes at p differ from lg_canary_fill(key)'s; the first that does (the
+ * lowest offset, or with from_end the highest) in *first, -1 when none. */
+size_t lg_canary_diff(const unsigned char *p, size_t bytes, uint64_t key, bool from_end,
+                      long long *first);
+
 #endif

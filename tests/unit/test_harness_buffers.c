@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 void *lg_gpu_alloc(size_t bytes, int space, char *err, size_t errsize)
 {
@@ -312,6 +313,117 @@ START_TEST(test_large_host_buffers_huge_page_aligned)
 }
 END_TEST
 
+/* Issue 47: a function that copies past the end of its input into past the end of its output
+ * (memcpy of n + 1 elements, z[n + k] = x[n + k]) left every guard as it was, each holding the
+ * same fill. Each guard's canary is its own: what lies past one buffer does not match what
+ * lies past another. */
+START_TEST(test_guard_copied_from_another_buffer)
+{
+    size_t n = 1000;
+    struct lg_buf x, z;
+    struct lg_guard_damage d;
+    host_buf(&x, n * sizeof(float));
+    host_buf(&z, n * sizeof(float));
+    ck_assert_int_eq(lg_buf_guard_check(&x, &d), 0);
+    ck_assert_int_eq(lg_buf_guard_check(&z, &d), 0);
+    memcpy(z.p, x.p, (n + 1) * sizeof(float));
+    ck_assert_int_eq(lg_buf_guard_check(&z, &d), 1);
+    ck_assert_uint_eq(d.before, 0);
+    ck_assert_uint_ge(d.after, 1);
+    ck_assert_int_eq(d.first, (long long)(n * sizeof(float)));
+    ck_assert_int_eq(lg_buf_guard_reset(&z), 0);
+    ck_assert_int_eq(lg_buf_guard_check(&z, &d), 0);
+    /* Eight doubles past the end, and the guard before the start from the input's. */
+    float *zf = z.p;
+    const float *xf = x.p;
+    for (int k = 0; k < 16; k++)
+        zf[n + (size_t)k] = xf[n + (size_t)k];
+    memcpy(z.base, x.base, LG_GUARD_BYTES);
+    ck_assert_int_eq(lg_buf_guard_check(&z, &d), 1);
+    ck_assert_uint_ge(d.after, 57);
+    ck_assert_uint_ge(d.before, LG_GUARD_BYTES - 64);
+    ck_assert_int_ge(d.first, -8);
+    ck_assert_int_lt(d.first, 0);
+    lg_buf_free(&x);
+    lg_buf_free(&z);
+}
+END_TEST
+
+/* The canary is not one pattern: its words differ between buffers, between the two sides of
+ * one buffer, and along a guard; none of its bytes is zero, so a zero written past the end is
+ * always seen (it was with the old fill); a byte written with the canary's own value is not. */
+START_TEST(test_guard_canary_is_each_buffers_own)
+{
+    struct lg_buf a, b;
+    struct lg_guard_damage d;
+    host_buf(&a, 24);
+    host_buf(&b, 24);
+    const unsigned char *after_a = a.base + a.guard + a.bytes, *after_b = b.base + b.guard + 24;
+    size_t same_word = 0, same_side = 0;
+    for (size_t w = 0; w < LG_GUARD_BYTES / 8; w++) {
+        same_word += !memcmp(after_a + 8 * w, after_b + 8 * w, 8);
+        same_side += !memcmp(after_a + 8 * w, a.base + 8 * w, 8);
+        if (w)
+            ck_assert(memcmp(after_a + 8 * w, after_a + 8 * w - 8, 8) != 0);
+    }
+    ck_assert_uint_eq(same_word, 0);
+    ck_assert_uint_eq(same_side, 0);
+    for (size_t i = 0; i < LG_GUARD_BYTES; i++)
+        ck_assert(after_a[i] != 0 && a.base[i] != 0);
+    unsigned char *za = a.p;
+    za[24] = 0;
+    ck_assert_int_eq(lg_buf_guard_check(&a, &d), 1);
+    ck_assert_int_eq(d.first, 24);
+    ck_assert_uint_eq(d.after, 1);
+    lg_buf_guard_reset(&a);
+    volatile unsigned char *before_z = za - 1;
+    *before_z = *before_z; /* the value it holds: no change to see */
+    za[24 + 100] ^= 0x40;
+    ck_assert_int_eq(lg_buf_guard_check(&a, &d), 1);
+    ck_assert_int_eq(d.first, 124);
+    lg_buf_free(&a);
+    lg_buf_free(&b);
+}
+END_TEST
+
+/* One guard's bytes in a fresh process, for test_guard_canary_per_run. */
+static void first_guard_bytes(int fd)
+{
+    struct lg_buf b;
+    char err[128];
+    canary.keyed = false; /* as in a new runner process */
+    canary.made = 0;
+    if (lg_buf_alloc(&b, 16, LG_SPACE_HOST, true, err, sizeof(err)) != 0 ||
+        write(fd, b.base, 64) != 64)
+        _exit(1);
+    _exit(0);
+}
+
+/* Two runs draw two keys: the first buffer of one run has another canary than the first
+ * buffer of the next, so no run can learn a later run's canary. */
+START_TEST(test_guard_canary_per_run)
+{
+    unsigned char got[2][64];
+    for (int r = 0; r < 2; r++) {
+        int fds[2];
+        ck_assert_int_eq(pipe(fds), 0);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            close(fds[0]);
+            first_guard_bytes(fds[1]);
+        }
+        close(fds[1]);
+        ck_assert_int_eq(read(fds[0], got[r], 64), 64);
+        close(fds[0]);
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    ck_assert(memcmp(got[0], got[1], 64) != 0);
+}
+END_TEST
+
 /* How a child that runs fn ends: its signal, 0 when it returned, -1 when it exited with a
  * failure (under AddressSanitizer, whose handler reports a fault and exits). */
 static int child_signal(void (*fn)(void *), void *arg)
@@ -480,6 +592,9 @@ static Suite *suite(void)
     tcase_add_test(tc, test_compare_counts_across_parts);
     tcase_add_test(tc, test_compare_other_types);
     tcase_add_test(tc, test_large_host_buffers_huge_page_aligned);
+    tcase_add_test(tc, test_guard_copied_from_another_buffer);
+    tcase_add_test(tc, test_guard_canary_is_each_buffers_own);
+    tcase_add_test(tc, test_guard_canary_per_run);
     tcase_add_test(tc, test_fence_host);
     tcase_add_test(tc, test_fence_fault_line);
     suite_add_tcase(s, tc);
