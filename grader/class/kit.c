@@ -487,9 +487,11 @@ static int write_text(struct stager *s, const char *rel, const struct strbuf *sb
     return rc;
 }
 
-/* Load the staged spec from inside the kit: it must resolve with nothing outside. */
-static int check_staged(const char *stage, const char *yaml_rel, struct lab *kit_lab,
-                        struct error *err)
+/* Load the staged spec from inside the kit: it must resolve with nothing outside. The staged
+ * copy is gone when this returns, so a failure names the instructor's lab.yaml, and the line
+ * of the copy (comments out, hidden cases withheld: its lines are not the original's). */
+static int check_staged(const char *stage, const char *yaml_rel, const struct lab *lab,
+                        struct lab *kit_lab, struct error *err)
 {
     char *path = path_join(stage, yaml_rel);
     struct error e;
@@ -497,14 +499,16 @@ static int check_staged(const char *stage, const char *yaml_rel, struct lab *kit
     error_init(&e);
     lab_init(kit_lab);
     rc = spec_load(kit_lab, path, stage, &e);
-    if (rc) {
-        char msg[3200];
-        error_format(&e, msg, sizeof(msg));
-        error_set(err, "the kit's lab.yaml does not load inside the kit: %s", msg);
-    }
+    if (rc)
+        error_set_at(err, lab->path, 0, 0,
+                     "the kit's copy of this file (comments out, hidden cases withheld) does "
+                     "not load inside the kit, at its line %d, column %d: %s; no kit was "
+                     "written. grader validate accepts the lab, so this is the grader's to fix: "
+                     "please report it with the lab",
+                     e.line, e.col, e.msg);
     for (size_t x = 0; !rc && x < kit_lab->n_exercises; x++)
         for (size_t c = 0; c < kit_lab->exercises[x].n_cases; c++)
-            if (kit_lab->exercises[x].cases[c].hidden) {
+            if (kit_lab->exercises[x].cases[c].hidden && !kit_lab->exercises[x].cases[c].withheld) {
                 rc = error_set(err, "the kit's lab.yaml still has hidden case %s/%s",
                                kit_lab->exercises[x].id, kit_lab->exercises[x].cases[c].id);
                 break;
@@ -565,7 +569,7 @@ static int stage_readme(struct stager *s, const struct lab *lab, const struct ki
     struct strbuf readme = STRBUF_INIT;
     char *templates =
         o->templates_dir ? xstrdup(o->templates_dir) : path_join(s->root, "templates");
-    int rc = check_staged(s->stage, yaml_rel, &kit_lab, s->err);
+    int rc = check_staged(s->stage, yaml_rel, lab, &kit_lab, s->err);
     if (!rc)
         rc = kit_readme(&kit_lab, lab, templates, &readme, s->err);
     if (!rc)

@@ -37,6 +37,8 @@ static void add_examples(const struct lab *lab, struct tpl_value *ctx)
     for (size_t e = 0; e < lab->n_exercises; e++) {
         const struct exercise_spec *ex = &lab->exercises[e];
         for (size_t c = 0; c < ex->n_cases; c++) {
+            if (ex->cases[c].withheld)
+                continue;
             if (ex->cases[c].slow && !slow)
                 slow = ex->cases[c].id;
             if (!ex->cases[c].slow && !example) {
@@ -52,8 +54,9 @@ static void add_examples(const struct lab *lab, struct tpl_value *ctx)
         tpl_set_bool(ctx, "example", false);
 }
 
-/* How many hidden cases the instructor's exercise of this id has (the kit's has none): the
- * count the students are told, the true one. */
+/* How many hidden cases the instructor's exercise of this id has (the kit's are withheld, and
+ * an exercise of hidden cases alone is not in it): the count the students are told, the true
+ * one. */
 static size_t hidden_of(const struct lab *full, const char *id)
 {
     const struct exercise_spec *ex = lab_exercise(full, id);
@@ -87,6 +90,8 @@ static void add_exercises(const struct lab *lab, const struct lab *full, struct 
             tpl_set_str(tpl_push_map(vars), "id", ex->variants[v].id);
         struct tpl_value *cases = tpl_set_list(m, "cases");
         for (size_t c = 0; c < ex->n_cases; c++) {
+            if (ex->cases[c].withheld)
+                continue;
             struct tpl_value *k = tpl_push_map(cases);
             tpl_set_str(k, "id", ex->cases[c].id);
             tpl_set_bool(k, "slow", ex->cases[c].slow);

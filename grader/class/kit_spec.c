@@ -1,8 +1,11 @@
 /*
  * kit_spec: the kit's lab.yaml, edited as text so that the layout survives (see kitpack.h):
- * hidden cases cut out, reference sources pointed at their objects, and every comment taken
- * out, since an instructor's comments talk about the hidden cases ("15 to 25 pairs at n=1500",
- * "n = 1 ... past 65535 blocks"): nothing but the data goes to students.
+ * each hidden case replaced by a withheld one (spec.h: an id of the kit's, its points, no
+ * sizes), reference sources pointed at their objects, and every comment taken out, since an
+ * instructor's comments talk about the hidden cases ("15 to 25 pairs at n=1500", "n = 1 ...
+ * past 65535 blocks"): nothing but the data goes to students. The withheld cases keep what a
+ * student's check must know to share the points as the instructor's grading does: that they
+ * exist, where, and what they are worth.
  */
 #include "class/kit.h"
 #include "class/kitpack.h"
@@ -30,6 +33,8 @@ struct cutter {
     size_t n_chars;
     struct span *cuts;
     size_t n_cuts, alloc_cuts;
+    char **texts; /* the inserts made here (withheld cases), owned */
+    size_t n_texts, alloc_texts;
     struct strbuf *warnings;
     char **dropped; /* ids of the exercises cut whole */
     size_t n_dropped, alloc_dropped;
@@ -149,11 +154,21 @@ static void add_cut(struct cutter *c, size_t start, size_t end)
     add_span(c, start, end, NULL);
 }
 
+/* Text put in at start, owned by the cutter. */
+static void add_text(struct cutter *c, size_t start, char *text)
+{
+    ALLOC_GROW(c->texts, c->n_texts + 1, c->alloc_texts);
+    c->texts[c->n_texts++] = text;
+    add_span(c, start, start, text);
+}
+
 /*
- * Cut a block sequence's item i: whole lines, from the line of its "- " to the end of
- * the line its content ends on (a trailing comment there goes with it).
+ * A block sequence's item i as whole lines, [*start, *end): from the line of its "- " to the
+ * end of the line its content ends on (a trailing comment there goes with it); *dash is where
+ * its "-" is.
  */
-static int cut_block_item(struct cutter *c, const yaml_node_t *seq, size_t i)
+static int block_item_lines(struct cutter *c, const yaml_node_t *seq, size_t i, size_t *start,
+                            size_t *end, size_t *dash)
 {
     const char *t = c->text;
     yaml_node_t *item = seq_item(c->doc, seq, i);
@@ -164,7 +179,7 @@ static int cut_block_item(struct cutter *c, const yaml_node_t *seq, size_t i)
         return error_set_at(c->err, c->path, (int)item->start_mark.line + 1,
                             (int)item->start_mark.column + 1,
                             "cannot find the '-' of this sequence item to cut it out");
-    s--;
+    *dash = --s;
     while (s > 0 && is_blank(t[s - 1]))
         s--;
     if (s > 0 && t[s - 1] != '\n')
@@ -179,6 +194,17 @@ static int cut_block_item(struct cutter *c, const yaml_node_t *seq, size_t i)
         e++;
     if (e < c->len)
         e++;
+    *start = s;
+    *end = e;
+    return 0;
+}
+
+/* Cut a block sequence's item i, its whole lines. */
+static int cut_block_item(struct cutter *c, const yaml_node_t *seq, size_t i)
+{
+    size_t s, e, dash;
+    if (block_item_lines(c, seq, i, &s, &e, &dash) != 0)
+        return -1;
     add_cut(c, s, e);
     return 0;
 }
@@ -218,9 +244,75 @@ static const char *node_id(yaml_document_t *doc, const yaml_node_t *m)
     return id && id->type == YAML_SCALAR_NODE ? scalar_text(id) : "?";
 }
 
+/* A hidden case of the instructor's (a withheld one is the kit's already). */
+static bool is_hidden(yaml_document_t *doc, const yaml_node_t *kase)
+{
+    return is_true(map_get(doc, kase, "hidden")) && !is_true(map_get(doc, kase, "withheld"));
+}
+
+static bool id_taken(yaml_document_t *doc, const yaml_node_t *cases, const bool *drop,
+                     const char *id, char **given, size_t n_given)
+{
+    for (size_t i = 0; i < seq_len(cases); i++)
+        if (!drop[i] && !strcmp(node_id(doc, seq_item(doc, cases, i)), id))
+            return true;
+    for (size_t i = 0; i < n_given; i++)
+        if (!strcmp(given[i], id))
+            return true;
+    return false;
+}
+
+/* "{id: hidden1, hidden: true, withheld: true, points: 2}": the k-th hidden case of the
+ * exercise, under an id no visible case has; its points when it has its own. */
+static char *withheld_text(struct cutter *c, const yaml_node_t *cases, const bool *drop, size_t i,
+                           char **given, size_t n_given)
+{
+    char *id = NULL;
+    for (size_t k = n_given + 1; !id || id_taken(c->doc, cases, drop, id, given, n_given); k++) {
+        free(id);
+        id = xstrfmt("hidden%zu", k);
+    }
+    given[n_given] = id;
+    yaml_node_t *points = map_get(c->doc, seq_item(c->doc, cases, i), "points");
+    if (points && points->type == YAML_SCALAR_NODE)
+        return xstrfmt("{id: %s, hidden: true, withheld: true, points: %s}", id,
+                       scalar_text(points));
+    return xstrfmt("{id: %s, hidden: true, withheld: true}", id);
+}
+
+/* Each case marked in drop replaced by a withheld one, where it stood. */
+static int withhold_items(struct cutter *c, const yaml_node_t *cases, const bool *drop)
+{
+    size_t n = seq_len(cases), n_given = 0;
+    char **given = xcalloc(n + 1, sizeof(*given));
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!drop[i])
+            continue;
+        char *text = withheld_text(c, cases, drop, i, given, n_given++);
+        yaml_node_t *item = seq_item(c->doc, cases, i);
+        size_t s, e, dash;
+        if (cases->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE) {
+            s = byte_at(c, item->start_mark.index);
+            add_text(c, s, text);
+            add_cut(c, s, byte_at(c, item->end_mark.index));
+        } else if ((rc = block_item_lines(c, cases, i, &s, &e, &dash)) == 0) {
+            add_text(c, s, xstrfmt("%.*s- %s\n", (int)(dash - s), c->text + s, text));
+            add_cut(c, s, e);
+            free(text);
+        } else {
+            free(text);
+        }
+    }
+    for (size_t i = 0; i < n_given; i++)
+        free(given[i]);
+    free(given);
+    return rc;
+}
+
 /*
- * Count the hidden cases of the document; with cut set, also record the spans to
- * remove (hidden cases, and whole exercises that have nothing else).
+ * Count the hidden cases of the document; with cut set, also record the spans that replace
+ * them by withheld ones, and cut the exercises that have nothing else.
  */
 static int scan_hidden(struct cutter *c, bool cut, size_t *n_hidden)
 {
@@ -245,7 +337,7 @@ static int scan_hidden(struct cutter *c, bool cut, size_t *n_hidden)
         n_cases = seq_len(cases);
         bool *drop = xcalloc(n_cases + 1, sizeof(*drop));
         for (size_t i = 0; i < n_cases; i++)
-            if ((drop[i] = is_true(map_get(c->doc, seq_item(c->doc, cases, i), "hidden"))))
+            if ((drop[i] = is_hidden(c->doc, seq_item(c->doc, cases, i))))
                 hidden++;
         *n_hidden += hidden;
         if (cut && hidden > 0 && hidden == n_cases) {
@@ -259,7 +351,7 @@ static int scan_hidden(struct cutter *c, bool cut, size_t *n_hidden)
         } else {
             kept++;
             if (cut && hidden > 0)
-                rc = cut_items(c, cases, drop);
+                rc = withhold_items(c, cases, drop);
         }
         free(drop);
     }
@@ -563,7 +655,7 @@ int kit_spec_text(const char *yaml_path, bool objects, struct strbuf *out, struc
         rc = 0;
         /* The cut text must parse and have nothing hidden left; otherwise the cut is wrong. */
         yaml_document_t check;
-        char *what = xstrfmt("%s (without hidden cases)", yaml_path);
+        char *what = xstrfmt("%s (its hidden cases withheld)", yaml_path);
         if (load_doc(what, out->buf + start, out->len - start, &check, err) != 0) {
             rc = -1;
         } else {
@@ -573,7 +665,7 @@ int kit_spec_text(const char *yaml_path, bool objects, struct strbuf *out, struc
                 rc = -1;
             else if (n_hidden)
                 rc = error_set_at(err, yaml_path, 0, 0,
-                                  "%zu hidden cases are still there after cutting them out",
+                                  "%zu hidden cases are still there after withholding them",
                                   n_hidden);
             yaml_document_delete(&check);
         }
@@ -590,6 +682,9 @@ int kit_spec_text(const char *yaml_path, bool objects, struct strbuf *out, struc
         kit_free_ids(c.dropped, c.n_dropped);
     }
     free(c.cuts);
+    for (size_t i = 0; i < c.n_texts; i++)
+        free(c.texts[i]);
+    free(c.texts);
     free(c.byte_of);
     yaml_document_delete(&doc);
     strbuf_release(&text);

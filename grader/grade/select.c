@@ -26,6 +26,10 @@ const char *grading_case_skipped(const struct grading *g, const struct case_spec
         return messages_get(g->o->messages, "not selected (--case)");
     if (c->hidden && !g->o->hidden)
         return messages_get(g->o->messages, "hidden case: run only when the instructor grades");
+    /* A kit's hidden case is withheld (spec.h): there is nothing to run. */
+    if (c->withheld)
+        return messages_get(g->o->messages, "hidden case, not in this kit: it runs only when the "
+                                            "instructor grades");
     if (c->slow && !g->o->full)
         return messages_get(g->o->messages, "slow case: run with --full (make check ARGS=--full)");
     return NULL;

@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const case_keys[] = {"id",      "sizes",     "hidden", "slow", "points",
-                                        "timeout", "tolerance", "init",   NULL};
+static const char *const case_keys[] = {"id",     "sizes",   "hidden",    "withheld", "slow",
+                                        "points", "timeout", "tolerance", "init",     NULL};
+/* What a withheld case may say: what it is worth, never what it is. */
+static const char *const withheld_keys[] = {"id", "hidden", "withheld", "points", NULL};
 
 static int fail_unbound(struct loader *ld, const struct exercise_spec *ex,
                         const struct case_spec *c, const yaml_node_t *m)
@@ -81,6 +83,24 @@ static int parse_case_inits(struct loader *ld, const struct exercise_spec *ex, s
     return rc;
 }
 
+/* A withheld case (spec.h): hidden, and nothing but its id and points. */
+static int load_withheld(struct loader *ld, struct case_spec *c, const yaml_node_t *m,
+                         const yaml_node_t *key)
+{
+    yaml_node_t *n;
+    if (!c->hidden)
+        return ld_fail(ld, key,
+                       "case '%s' is withheld but not hidden: grader kit writes 'withheld: true' "
+                       "in place of a hidden case; in your own lab.yaml leave 'withheld' out",
+                       c->id);
+    if (ld_check_keys(ld, m, "in a withheld case", withheld_keys))
+        return -1;
+    if ((n = ld_map_get(ld, m, "points")) &&
+        ld_get_number_min(ld, n, "'points'", 0, false, &c->points))
+        return -1;
+    return 0;
+}
+
 int load_case(struct loader *ld, struct exercise_spec *ex, size_t index, const yaml_node_t *m)
 {
     struct case_spec *c = &ex->cases[index];
@@ -100,15 +120,19 @@ int load_case(struct loader *ld, struct exercise_spec *ex, size_t index, const y
             return ld_fail(ld, n, "duplicate case id '%s' in exercise '%s' (first at line %d)",
                            c->id, ex->id, ex->cases[j].loc.line);
 
+    if ((n = ld_map_get(ld, m, "hidden")) && ld_get_bool(ld, n, "'hidden'", &c->hidden))
+        return -1;
+    if ((n = ld_map_get(ld, m, "withheld")) && ld_get_bool(ld, n, "'withheld'", &c->withheld))
+        return -1;
+    if (c->withheld)
+        return load_withheld(ld, c, m, n);
+
     if ((n = ld_map_get(ld, m, "sizes"))) {
         if (parse_sizes(ld, ex, c, n))
             return -1;
     } else if (ex->n_params > 0) {
         return fail_unbound(ld, ex, c, m);
     }
-
-    if ((n = ld_map_get(ld, m, "hidden")) && ld_get_bool(ld, n, "'hidden'", &c->hidden))
-        return -1;
     if ((n = ld_map_get(ld, m, "slow")) && ld_get_bool(ld, n, "'slow'", &c->slow))
         return -1;
     if ((n = ld_map_get(ld, m, "points")) &&

@@ -133,6 +133,10 @@ struct case_spec {
     struct size_binding *sizes;
     size_t n_sizes;
     bool hidden;
+    /* A hidden case whose sizes this copy of the lab does not carry (the student kit's
+     * lab.yaml, written by grader kit): counted with its points like any hidden case, never
+     * run; its plan is empty (args zeroed, no sizes, seeds 0). */
+    bool withheld;
     bool slow;
     double points; /* < 0: share the exercise's points evenly */
     double timeout_s;

@@ -47,8 +47,15 @@ START_TEST(test_strip_lab6)
     error_init(&err);
     ck_assert_msg(kit_strip_hidden("labs/lab6/lab.yaml", &sb, &err) == 0, "%s", err.msg);
     const char *t = strbuf_str(&sb);
-    ck_assert_msg(!strstr(t, "hidden: true"), "a hidden case is left:\n%s", t);
-    ck_assert_msg(!strstr(t, "n1500") && !strstr(t, "n123457"), "a hidden case id is left");
+    /* Each hidden case is withheld: where it stood, an id of the kit's, nothing of its own. */
+    ck_assert_msg(!strstr(t, "n1500") && !strstr(t, "n123457") && !strstr(t, "20000001") &&
+                      !strstr(t, "{id: n1,"),
+                  "a hidden case's id or size is left:\n%s", t);
+    ck_assert_msg(strstr(t, "      - {id: n7000, sizes: {n: 7000}, slow: true, timeout: 300}\n"
+                            "      - {id: hidden1, hidden: true, withheld: true}\n"),
+                  "matmul's hidden case is not withheld in its place:\n%s", t);
+    ck_assert_msg(strstr(t, "      - {id: hidden3, hidden: true, withheld: true}\n"),
+                  "grade2's third hidden case is not withheld:\n%s", t);
     static const char *const visible[] = {"n256", "n1024", "n7000", "n1000", "n5M"};
     for (size_t i = 0; i < sizeof(visible) / sizeof(visible[0]); i++)
         ck_assert_msg(strstr(t, visible[i]) != NULL, "case %s is gone", visible[i]);
@@ -66,11 +73,11 @@ START_TEST(test_strip_lab6)
     ck_assert_msg(spec_load(&lab, path, root, &err) == 0, "%s:%d:%d: %s", err.file, err.line,
                   err.col, err.msg);
     ck_assert_int_eq(lab.n_exercises, 2);
-    ck_assert_int_eq(lab_exercise(&lab, "matmul")->n_cases, 3);
-    ck_assert_int_eq(lab_exercise(&lab, "grade2")->n_cases, 2);
+    ck_assert_int_eq(lab_exercise(&lab, "matmul")->n_cases, 4);
+    ck_assert_int_eq(lab_exercise(&lab, "grade2")->n_cases, 5);
     for (size_t e = 0; e < lab.n_exercises; e++)
         for (size_t c = 0; c < lab.exercises[e].n_cases; c++)
-            ck_assert(!lab.exercises[e].cases[c].hidden);
+            ck_assert(lab.exercises[e].cases[c].hidden == lab.exercises[e].cases[c].withheld);
     lab_release(&lab);
     remove_tree(dir, &err);
     free(path);
@@ -97,6 +104,7 @@ START_TEST(test_strip_layouts)
         "      # about h1 (año, ±1)\n"
         "      - id: h1\n"
         "        sizes: {n: 2}\n"
+        "        points: 2.5\n"
         "        hidden: true   # trailing\n"
         "\n"
         "      - {id: s2, sizes: {n: 3}}  # keep me\n"
@@ -112,26 +120,34 @@ START_TEST(test_strip_layouts)
         "    cases:\n"
         "    - id: h7\n"
         "      hidden: true\n"
+        "    - id: hidden1\n"
         "    - id: s6";
-    /* Comments go, whole lines and trailing ones; a '#' inside a value stays. */
-    static const char want[] = "lab: 9\n"
-                               "exercises:\n"
-                               "  - id: a\n"
-                               "    title: \"Producto C = A·B # no comment\"\n"
-                               "    note: a#b\n"
-                               "    text: |\n"
-                               "      # a line of a block scalar, not a comment\n"
-                               "    cases:\n"
-                               "      - {id: s1, sizes: {n: 1}}\n"
-                               "\n"
-                               "      - {id: s2, sizes: {n: 3}}\n"
-                               "  - id: b\n"
-                               "    cases: [{id: s3}]\n"
-                               "  - id: d\n"
-                               "    cases: [{id: s4, hidden: false}, {id: s5, hidden: \"true\"}]\n"
-                               "  - id: e\n"
-                               "    cases:\n"
-                               "    - id: s6";
+    /* Comments go, whole lines and trailing ones; a '#' inside a value stays. Each hidden case
+     * is withheld where it stood, with its points, under an id no visible case has. */
+    static const char want[] =
+        "lab: 9\n"
+        "exercises:\n"
+        "  - id: a\n"
+        "    title: \"Producto C = A·B # no comment\"\n"
+        "    note: a#b\n"
+        "    text: |\n"
+        "      # a line of a block scalar, not a comment\n"
+        "    cases:\n"
+        "      - {id: s1, sizes: {n: 1}}\n"
+        "      - {id: hidden1, hidden: true, withheld: true, points: 2.5}\n"
+        "\n"
+        "      - {id: s2, sizes: {n: 3}}\n"
+        "  - id: b\n"
+        "    cases: [{id: s3}, {id: hidden1, hidden: true, withheld: true}, {id: hidden2, "
+        "hidden: true, withheld: true}]\n"
+        "  - id: d\n"
+        "    cases: [{id: hidden1, hidden: true, withheld: true}, {id: hidden2, hidden: true, "
+        "withheld: true}, {id: s4, hidden: false}, {id: s5, hidden: \"true\"}]\n"
+        "  - id: e\n"
+        "    cases:\n"
+        "    - {id: hidden2, hidden: true, withheld: true}\n"
+        "    - id: hidden1\n"
+        "    - id: s6";
     struct strbuf sb = STRBUF_INIT;
     struct error err;
     char *dir = e2e_tmpdir("kitlayout");
@@ -150,6 +166,73 @@ START_TEST(test_strip_layouts)
     free(path);
     free(dir);
     strbuf_release(&sb);
+}
+END_TEST
+
+/* The kit's spec of the fixture lab in fixture (its references copied beside it), loaded. */
+static void load_kit_spec(const char *fixture, const char *dir, struct lab *kit)
+{
+    static const char *const refs[] = {"ref_saxpy.c", "ref_dot.c", "ref_stencil.c",
+                                       "ref_stencil.cu"};
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    char *yaml = path_join(fixture, "lab.yaml");
+    error_init(&err);
+    ck_assert_msg(kit_strip_hidden(yaml, &sb, &err) == 0, "%s", err.msg);
+    char *path = write_tmp_yaml(dir, strbuf_str(&sb));
+    char *labdir = path_join(dir, "labs/lab6");
+    for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+        char *src = path_join(fixture, refs[i]), *dst = path_join(labdir, refs[i]);
+        if (file_exists(src))
+            ck_assert_msg(copy_file(src, dst, &err) == 0, "%s", err.msg);
+        free(src);
+        free(dst);
+    }
+    lab_init(kit);
+    ck_assert_msg(spec_load(kit, path, NULL, &err) == 0, "the kit's lab.yaml of %s: %s:%d:%d: %s",
+                  fixture, err.file, err.line, err.col, err.msg);
+    free(labdir);
+    free(path);
+    free(yaml);
+    strbuf_release(&sb);
+}
+
+/* Issue 47: a student's check in the kit shares each exercise's points among its cases as the
+ * instructor's grading does. The kit's lab.yaml cut its hidden cases out: an exercise's points
+ * went to its visible cases alone (labcpu's saxpy: 3 a case where the grading gives 2), and a
+ * lab with points per case did not load (the stencil lab: "add up to 6, but the exercise has
+ * 8 points"). The hidden cases are withheld instead, with their points. */
+START_TEST(test_kit_shares_points_as_graded)
+{
+    static const char *const fixtures[] = {"tests/fixtures/labcpu", "tests/fixtures/labstencil"};
+    for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+        struct lab full, kit;
+        struct error err;
+        char *dir = e2e_tmpdir("kitshare"), *yaml = path_join(fixtures[f], "lab.yaml");
+        error_init(&err);
+        lab_init(&full);
+        ck_assert_msg(spec_load(&full, yaml, NULL, &err) == 0, "%s", err.msg);
+        load_kit_spec(fixtures[f], dir, &kit);
+        ck_assert_int_eq(kit.n_exercises, full.n_exercises);
+        for (size_t e = 0; e < full.n_exercises; e++) {
+            const struct exercise_spec *fx = &full.exercises[e], *kx = &kit.exercises[e];
+            ck_assert_int_eq(kx->n_cases, fx->n_cases);
+            for (size_t c = 0; c < fx->n_cases; c++) {
+                ck_assert_msg(exercise_case_points(kx, c) == exercise_case_points(fx, c),
+                              "%s %s/%s: %g points in the kit, %g when graded", fixtures[f], fx->id,
+                              fx->cases[c].id, exercise_case_points(kx, c),
+                              exercise_case_points(fx, c));
+                ck_assert(kx->cases[c].withheld == fx->cases[c].hidden);
+                if (!fx->cases[c].hidden)
+                    ck_assert_str_eq(kx->cases[c].id, fx->cases[c].id);
+            }
+        }
+        lab_release(&kit);
+        lab_release(&full);
+        remove_tree(dir, &err);
+        free(yaml);
+        free(dir);
+    }
 }
 END_TEST
 
@@ -341,9 +424,17 @@ START_TEST(test_kit_contents)
 
     const struct kit_entry *yaml = find_entry(v, n, "lab6-kit/labs/lab6/lab.yaml");
     ck_assert_ptr_nonnull(yaml->text);
-    ck_assert_msg(!strstr(yaml->text, "hidden: true") && !strstr(yaml->text, "n1500") &&
-                      !strstr(yaml->text, "n123457"),
-                  "the kit's lab.yaml has hidden cases");
+    ck_assert_msg(!strstr(yaml->text, "n1500") && !strstr(yaml->text, "n123457") &&
+                      !strstr(yaml->text, "sizes: {n: 1}") && !strstr(yaml->text, "20000001"),
+                  "the kit's lab.yaml has a hidden case's id or size");
+    /* Every hidden case withheld (spec.h): 1 and 3, as counted below. */
+    size_t hidden = 0, withheld = 0;
+    for (const char *p = yaml->text; (p = strstr(p, "hidden: true")); p++)
+        hidden++;
+    for (const char *p = yaml->text; (p = strstr(p, "hidden: true, withheld: true}")); p++)
+        withheld++;
+    ck_assert_msg(hidden == 4 && withheld == 4, "%zu hidden, %zu withheld:\n%s", hidden, withheld,
+                  yaml->text);
     ck_assert_msg(strstr(yaml->text, "n7000") && strstr(yaml->text, "n5M"), "visible cases lost");
 
     /* lab 6 is in Spanish: so is the students' README. */
@@ -854,6 +945,7 @@ int main(void)
     TCase *grades = tcase_create("make_check");
     tcase_add_test(strip, test_strip_lab6);
     tcase_add_test(strip, test_strip_layouts);
+    tcase_add_test(strip, test_kit_shares_points_as_graded);
     tcase_add_test(contents, test_kit_contents);
     tcase_add_test(contents, test_kit_drops_all_hidden_exercise);
     tcase_add_test(contents, test_kit_leaks_nothing);

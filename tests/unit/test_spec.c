@@ -485,7 +485,12 @@ static const struct bad_spec bad_specs[] = {
     {"bad_baseline_gpu.yaml",
      ":8:15: baseline 'gpu' must be a variant with target cpu, but it has target gpu"},
     {"bad_case_key.yaml", ":22:19: unknown key 'size' in case (expected one of: id, sizes, hidden, "
-                          "slow, points, timeout, tolerance, init)"},
+                          "withheld, slow, points, timeout, tolerance, init)"},
+    {"bad_withheld_not_hidden.yaml",
+     ":23:35: case 'big.2-x_y' is withheld but not hidden: grader kit writes 'withheld: true' in "
+     "place of a hidden case; in your own lab.yaml leave 'withheld' out"},
+    {"bad_withheld_sizes.yaml", ":23:55: unknown key 'sizes' in a withheld case (expected one of: "
+                                "id, hidden, withheld, points)"},
     {"bad_case_points_mixed.yaml", ":21:9: case 'small' has no points but case 'big' has: give "
                                    "points to every case of exercise 'saxpy' or to none"},
     {"bad_case_points_sum.yaml",
