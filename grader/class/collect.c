@@ -435,21 +435,6 @@ static void fill_identity(const struct collector *c, const struct student *s,
     sub->group = group ? xstrdup(group) : NULL;
 }
 
-/* The roster rows of the student's group: every one of them gets the grade. */
-static void fill_members(const struct roster *ro, struct submission *sub)
-{
-    for (size_t i = 0; sub->group && i < ro->n; i++) {
-        const struct roster_row *r = &ro->rows[i];
-        if (!r->group || strcmp(r->group, sub->group))
-            continue;
-        sub->members = xrealloc(sub->members, (sub->n_members + 1) * sizeof(*sub->members));
-        struct lms_member *m = &sub->members[sub->n_members++];
-        m->id = sanitize_id(r->id, "@");
-        m->name = xstrdup(r->name);
-        lms_ids_copy(&m->ids, &r->ids);
-    }
-}
-
 static void hand_over(struct collector *c, const struct roster *ro, struct submission_set *out)
 {
     for (size_t i = 0; i < c->n_st; i++) {
@@ -462,7 +447,8 @@ static void hand_over(struct collector *c, const struct roster *ro, struct submi
         sub->dir = s->dir;
         s->id = s->name = s->dir = NULL;
         fill_identity(c, s, sub);
-        fill_members(ro, sub);
+        /* The roster rows of the student's group: every one of them gets the grade. */
+        roster_members(ro, sub->group, &sub->members, &sub->n_members);
         sub->problem = s->budget.problem;
         sub->problem_limit = s->budget.limit;
         sub->problem_what = s->problem_what     ? xstrdup(s->problem_what)

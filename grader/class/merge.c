@@ -6,6 +6,7 @@
 #include "base/messages.h"
 #include "base/sha256.h"
 #include "class/lock.h"
+#include "class/roster.h"
 #include "report/export.h"
 #include "report/report.h"
 
@@ -129,6 +130,102 @@ static void list_results(const struct lab *lab, const char *dir, const char *cla
     free(list);
 }
 
+/* The roster's word on one graded student: name, identities (what the roster has replaces
+ * what was recorded, the LMS's own ids stay), group and its members. */
+static void take_row(struct results *r, const struct roster *ro, const struct roster_row *row)
+{
+    if (row->name[0]) {
+        free(r->student_name);
+        r->student_name = xstrdup(row->name);
+    }
+    lms_ids_overlay(&r->lms.ids, &row->ids);
+    if (!row->group)
+        return;
+    free(r->lms.group);
+    r->lms.group = xstrdup(row->group);
+    for (size_t i = 0; i < r->lms.n_members; i++) {
+        free(r->lms.members[i].id);
+        free(r->lms.members[i].name);
+        lms_ids_release(&r->lms.members[i].ids);
+    }
+    r->lms.n_members = 0;
+    roster_members(ro, row->group, &r->lms.members, &r->lms.n_members);
+}
+
+/* The roster to name the students by: the one given now (remember_roster keeps it for later
+ * merges and reports), else the one remembered in out/<lab>/.roster while it is there. NULL:
+ * none. Caller frees. */
+static char *roster_path(const char *out, const struct batch_opts *o, bool *remembered)
+{
+    char *memo = path_join(out, ".roster"), *path = NULL;
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    *remembered = false;
+    if (o->roster) {
+        if (!(path = path_abs(o->roster, &err)))
+            path = xstrdup(o->roster);
+    } else if (read_file(memo, &sb, NULL) == 0 && sb.len) {
+        if (file_exists(sb.buf)) {
+            path = strbuf_detach(&sb);
+            *remembered = true;
+        } else {
+            printf("the roster given before, %s, is gone: students named as graded\n", sb.buf);
+        }
+    }
+    strbuf_release(&sb);
+    free(memo);
+    return path;
+}
+
+/* A roster given now, that loaded: its absolute path in out/<lab>/.roster. */
+static void remember_roster(const char *out, const char *path)
+{
+    char *memo = path_join(out, ".roster");
+    if (!strpbrk(path, "\n\r") && write_file_atomic(memo, path, strlen(path), NULL) != 0)
+        printf("%s: cannot be written: a later merge will not remember the roster\n", memo);
+    free(memo);
+}
+
+/*
+ * Students graded without the roster (or with another) are named from it (roster.h's
+ * roster_find_student), in the gradebooks and the summary; results.json stays as graded.
+ * aka[j] gets the id the roster gives result j (what collecting the submissions with this
+ * roster calls the student), NULL when no row matched. 0, or -1 when the roster cannot be read
+ * (the caller's input to fix).
+ */
+static int apply_roster(const char *path, bool remembered, struct results **all, size_t n,
+                        char **aka, struct error *err)
+{
+    struct roster ro;
+    struct strbuf unmatched = STRBUF_INIT;
+    size_t named = 0;
+    memset(&ro, 0, sizeof(ro));
+    if (roster_load(path, &ro, err) != 0)
+        return -1;
+    for (size_t i = 0; i < ro.warnings.n; i++)
+        printf("%s\n", ro.warnings.v[i]);
+    for (size_t j = 0; j < n; j++) {
+        size_t matches = 0;
+        const struct roster_row *row = roster_find_student(
+            &ro, all[j]->student_id, &all[j]->lms.ids, all[j]->student_name, &matches);
+        if (!row) {
+            strbuf_addf(&unmatched, "%s%s", unmatched.len ? ", " : "", all[j]->student_id);
+            continue;
+        }
+        take_row(all[j], &ro, row);
+        aka[j] = sanitize_id(row->id, "@");
+        named++;
+    }
+    printf("roster:    %s%s: %zu of %zu students named from it", path,
+           remembered ? " (given before; --roster changes it)" : "", named, n);
+    if (unmatched.len)
+        printf("; not in it, named as graded: %s", unmatched.buf);
+    printf("\n");
+    strbuf_release(&unmatched);
+    roster_release(&ro);
+    return 0;
+}
+
 /* Why a result is left out of the gradebook when the submissions are known. */
 enum merge_state { MERGE_OK, MERGE_CHANGED, MERGE_GONE };
 
@@ -157,8 +254,8 @@ static void print_gone(struct results **all, size_t n, const enum merge_state *s
  * students whose results could not be read (their stand-in row stays).
  */
 static int merge_check(const struct lab *lab, const struct batch_opts *o, const char *out,
-                       struct results **all, size_t n, enum merge_state *state, int *missing,
-                       bool *bad_input, struct error *err)
+                       struct results **all, char *const *aka, size_t n, enum merge_state *state,
+                       int *missing, bool *bad_input, struct error *err)
 {
     struct submission_set set;
     struct collect_limits lim;
@@ -176,7 +273,9 @@ static int merge_check(const struct lab *lab, const struct batch_opts *o, const 
     for (size_t i = 0; i < set.n; i++) {
         char digest[65];
         size_t j = 0;
-        while (j < n && strcmp(all[j]->student_id, set.items[i].id))
+        /* Collected with the roster, a student graded without it has the roster's id. */
+        while (j < n && strcmp(all[j]->student_id, set.items[i].id) &&
+               !(aka[j] && !strcmp(aka[j], set.items[i].id)))
             j++;
         if (j == n) {
             print_header(&absent, "not yet graded:");
@@ -316,34 +415,98 @@ static int reapply_late(const struct lab *lab, const struct batch_opts *o, struc
     return 0;
 }
 
-/* The LMS gradebooks (gradebook.h), and a line for each file. */
+/* Canvas's assignment and points possible, as the last grade or merge of this output folder
+ * that gave them gave them (out/<lab>/.canvas, "assignment ID" and "points N" lines): a merge
+ * without --canvas-assignment would otherwise name no assignment, and Canvas would create a
+ * new one. Each one given now replaces its own. */
+struct canvas_target {
+    char *assignment; /* NULL: none */
+    double points;    /* 0: the lab's maximum, unscaled */
+    bool remembered;  /* the assignment was read back, not given now */
+};
+
+static void canvas_remember(const char *path, const struct canvas_target *t)
+{
+    struct strbuf sb = STRBUF_INIT;
+    /* An id with a line break in it is not written down: it would forge another line. */
+    if (t->assignment && !strpbrk(t->assignment, "\n\r"))
+        strbuf_addf(&sb, "assignment %s\n", t->assignment);
+    if (t->points > 0)
+        strbuf_addf(&sb, "points %.17g\n", t->points);
+    if (write_file_atomic(path, sb.buf ? sb.buf : "", sb.len, NULL) != 0)
+        printf("%s: cannot be written: a later merge will not remember the Canvas assignment\n",
+               path);
+    strbuf_release(&sb);
+}
+
+static void canvas_target(const char *out, const struct batch_opts *o, struct canvas_target *t)
+{
+    struct strbuf sb = STRBUF_INIT;
+    char *path = path_join(out, ".canvas");
+    memset(t, 0, sizeof(*t));
+    if (read_file(path, &sb, NULL) == 0) {
+        const char *text = strbuf_str(&sb), *a = strstr(text, "assignment "),
+                   *p = strstr(text, "points ");
+        if (a && strcspn(a + 11, "\n") > 0)
+            t->assignment = xstrndup(a + 11, strcspn(a + 11, "\n"));
+        if (p && !((t->points = strtod(p + 7, NULL)) > 0))
+            t->points = 0;
+        t->remembered = t->assignment != NULL;
+    }
+    if (o->canvas_assignment) {
+        free(t->assignment);
+        t->assignment = xstrdup(o->canvas_assignment);
+        t->remembered = false;
+    }
+    if (o->canvas_points > 0)
+        t->points = o->canvas_points;
+    if (o->canvas_assignment || o->canvas_points > 0)
+        canvas_remember(path, t);
+    free(path);
+    strbuf_release(&sb);
+}
+
+/* The LMS gradebooks (gradebook.h), and a line for each file. Moodle's column is the lab's
+ * title and its scores the lab's points: the Canvas options are Canvas's alone. */
 static int export_lms_gradebooks(const struct lab *lab, const struct batch_opts *o, const char *out,
-                                 const char *col, const struct results *const *all, size_t n,
+                                 bool rostered, const struct results *const *all, size_t n,
                                  struct error *err)
 {
     struct messages msgs;
     struct error merr;
+    struct canvas_target ct;
     size_t left_out = 0;
     int rc = -1;
     messages_init(&msgs);
     error_init(&merr);
     if (o->templates_dir)
         messages_load_lang(&msgs, o->templates_dir, o->lang ? o->lang : lab->lang, &merr);
-    struct gradebook_opts go = {col, o->canvas_points, &msgs, 0};
+    canvas_target(out, o, &ct);
+    /* Canvas matches "Name (assignment id)"; without the id it creates a new assignment. */
+    char *col = ct.assignment ? xstrfmt("%s (%s)", lab->title, ct.assignment) : NULL;
+    struct gradebook_opts go = {col ? col : lab->title, ct.points, &msgs, 0};
+    struct gradebook_opts gm = {lab->title, 0, &msgs, 0};
     char *canvas = path_join(out, "gradebook-canvas.csv");
     char *moodle = path_join(out, "gradebook-moodle.csv");
     char *sheet = path_join(out, "moodle-worksheet.csv");
     if (export_gradebook_canvas_csv(all, n, &go, canvas, err) != 0 ||
-        export_gradebook_moodle_csv(all, n, &go, moodle, &left_out, err) != 0)
+        export_gradebook_moodle_csv(all, n, &gm, moodle, &left_out, err) != 0)
         goto out;
-    printf("canvas:    %s\n", canvas);
+    printf("canvas:    %s", canvas);
+    if (ct.remembered && ct.assignment)
+        printf(" (assignment %s, as given before; --canvas-assignment changes it)", ct.assignment);
+    printf("\n");
     printf("moodle:    %s", moodle);
-    if (left_out)
+    if (left_out && rostered)
+        printf(" (%zu left out: the roster gives them no ID number, email or username to map "
+               "them by)",
+               left_out);
+    else if (left_out)
         printf(" (%zu left out: no ID number, email or username to map them by; give --roster)",
                left_out);
     printf("\n");
     if (gradebook_has_moodle_participants(all, n)) {
-        if (export_moodle_worksheet(all, n, &go, sheet, err) != 0)
+        if (export_moodle_worksheet(all, n, &gm, sheet, err) != 0)
             goto out;
         printf("           %s (Moodle's offline grading worksheet)\n", sheet);
     }
@@ -352,7 +515,43 @@ out:
     free(canvas);
     free(moodle);
     free(sheet);
+    free(col);
+    free(ct.assignment);
     messages_release(&msgs);
+    return rc;
+}
+
+/*
+ * Which results go into the gradebook (state), the students named from the roster first:
+ * against the submissions when given, else against the class graded last. *rostered: a
+ * roster named them. 0, or -1 (*bad_input set when the roster or the submissions are the
+ * caller's to fix).
+ */
+static int merge_select(const struct lab *lab, const struct batch_opts *o, const char *out,
+                        const char *class_list, struct results **all, size_t n,
+                        enum merge_state *state, bool *rostered, int *missing, bool *bad_input,
+                        struct error *err)
+{
+    char **aka = xcalloc(n ? n : 1, sizeof(*aka));
+    bool remembered;
+    char *roster = roster_path(out, o, &remembered);
+    int rc = 0;
+    *rostered = roster != NULL;
+    if (roster && apply_roster(roster, remembered, all, n, aka, err) != 0) {
+        rc = -1;
+        if (bad_input)
+            *bad_input = true;
+    } else if (o->submissions) {
+        rc = merge_check(lab, o, out, all, aka, n, state, missing, bad_input, err);
+    } else {
+        class_check(class_list, all, n, state, missing);
+    }
+    if (rc == 0 && roster && !remembered)
+        remember_roster(out, roster);
+    for (size_t j = 0; j < n; j++)
+        free(aka[j]);
+    free(aka);
+    free(roster);
     return rc;
 }
 
@@ -364,11 +563,9 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
     struct out_lock lock;
     size_t n = 0;
     int rc = -1;
+    bool rostered;
     *missing = 0;
     char *csv = path_join(out, "gradebook.csv");
-    /* Canvas matches "Name (assignment id)"; without the id it creates a new assignment. */
-    char *col = o->canvas_assignment ? xstrfmt("%s (%s)", lab->title, o->canvas_assignment)
-                                     : xstrdup(lab->title);
     struct strbuf class_list = STRBUF_INIT;
     char *class_path = path_join(out, ".class");
     bool known = read_file(class_path, &class_list, NULL) == 0;
@@ -377,12 +574,11 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
         goto out;
     list_results(lab, out, known ? class_list.buf : NULL, &all, &n);
     enum merge_state *state = xcalloc(n ? n : 1, sizeof(*state));
-    if (o->submissions && merge_check(lab, o, out, all, n, state, missing, bad_input, err) != 0) {
+    if (merge_select(lab, o, out, known ? class_list.buf : NULL, all, n, state, &rostered, missing,
+                     bad_input, err) != 0) {
         free(state);
         goto out;
     }
-    if (!o->submissions)
-        class_check(known ? class_list.buf : NULL, all, n, state, missing);
     /* Only current grades go into the gradebook and the summary. */
     n = keep_merged(all, n, state);
     free(state);
@@ -390,9 +586,9 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
         export_gradebook_csv((const struct results *const *)all, n, csv, err) != 0)
         goto out;
     printf("gradebook: %s (%zu students)\n", csv, n);
-    if (export_lms_gradebooks(lab, o, out, col, (const struct results *const *)all, n, err) != 0)
-        goto out;
-    if (o->pdf_mode >= -1 && merge_summary(o, out, all, n, err) != 0)
+    if (export_lms_gradebooks(lab, o, out, rostered, (const struct results *const *)all, n, err) !=
+            0 ||
+        (o->pdf_mode >= -1 && merge_summary(o, out, all, n, err) != 0))
         goto out;
     rc = 0;
 out:
@@ -402,7 +598,6 @@ out:
         results_free(all[i]);
     free(all);
     free(csv);
-    free(col);
     free(out);
     return rc;
 }

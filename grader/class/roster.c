@@ -183,6 +183,10 @@ static void row_ids(struct roster_row *row, const struct name_list *f, struct ro
     ids->sis_login_id = field_dup(f, c->ids[COL_SIS_LOGIN]);
     ids->idnumber =
         field_dup(f, c->ids[COL_ID_NUMBER] >= 0 ? c->ids[COL_ID_NUMBER] : c->ids[COL_IDNUMBER]);
+    /* A student_id is the institution's number: Moodle's ID number, as Canvas's SIS User ID
+     * (docs/exports.md). */
+    if (!ids->idnumber)
+        ids->idnumber = field_dup(f, c->ids[COL_STUDENT_ID]);
     ids->email = field_dup(f, c->ids[COL_EMAIL_ADDRESS] >= 0 ? c->ids[COL_EMAIL_ADDRESS]
                                                              : c->ids[COL_EMAIL]);
     ids->username = field_dup(f, c->ids[COL_USERNAME]);
@@ -316,4 +320,37 @@ const struct roster_row *roster_find_name(const struct roster *ro, const char *n
             }
     free(key);
     return *matches == 1 ? found : NULL;
+}
+
+const struct roster_row *roster_find_student(const struct roster *ro, const char *id,
+                                             const struct lms_ids *ids, const char *name,
+                                             size_t *matches)
+{
+    const char *const known[] = {
+        id,         ids->canvas_id, ids->sis_user_id, ids->sis_login_id, ids->idnumber,
+        ids->email, ids->username,  ids->github};
+    *matches = 0;
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        const struct roster_row *row = roster_find_value(ro, known[i]);
+        if (row) {
+            *matches = 1;
+            return row;
+        }
+    }
+    return name ? roster_find_name(ro, name, matches) : NULL;
+}
+
+void roster_members(const struct roster *ro, const char *group, struct lms_member **members,
+                    size_t *n)
+{
+    for (size_t i = 0; group && i < ro->n; i++) {
+        const struct roster_row *r = &ro->rows[i];
+        if (!r->group || strcmp(r->group, group))
+            continue;
+        *members = xrealloc(*members, (*n + 1) * sizeof(**members));
+        struct lms_member *m = &(*members)[(*n)++];
+        m->id = sanitize_id(r->id, "@");
+        m->name = xstrdup(r->name);
+        lms_ids_copy(&m->ids, &r->ids);
+    }
 }

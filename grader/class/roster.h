@@ -6,7 +6,8 @@
  * student_id, id, ID number, idnumber, SIS User ID, identifier (GitHub
  * Classroom), Email address, email, Username, github_username, SIS Login ID;
  * every one of them (and a group, groups or team column) is kept, for matching
- * submissions and for the exports. "ID" is Canvas's user id when the roster is a
+ * submissions and for the exports (a student_id is also the ID number, when the roster has
+ * no ID number column). "ID" is Canvas's user id when the roster is a
  * Canvas gradebook export (it has SIS User ID or SIS Login ID). Rows without an
  * id (blank lines, Canvas's "Points Possible" row) are skipped; an id given
  * twice is an error naming the line; an id column empty in every row gets a
@@ -47,5 +48,15 @@ const struct roster_row *roster_find_value(const struct roster *ro, const char *
  * when exactly one does; *matches says how many did. */
 const struct roster_row *roster_find_name(const struct roster *ro, const char *name,
                                           size_t *matches);
+/* The row of a student graded before (grader merge --roster): by the id they were graded
+ * under or any of their LMS ids (roster_find_value), else by name (roster_find_name, which
+ * sets *matches); NULL when none, or when several rows have the name. */
+const struct roster_row *roster_find_student(const struct roster *ro, const char *id,
+                                             const struct lms_ids *ids, const char *name,
+                                             size_t *matches);
+/* Every row of group as a member (its id as collection makes ids: names.h's sanitize_id),
+ * appended to *members; nothing for a NULL group. */
+void roster_members(const struct roster *ro, const char *group, struct lms_member **members,
+                    size_t *n);
 
 #endif

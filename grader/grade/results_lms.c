@@ -31,6 +31,17 @@ void lms_ids_copy(struct lms_ids *dst, const struct lms_ids *src)
 #undef COPY_ID
 }
 
+void lms_ids_overlay(struct lms_ids *dst, const struct lms_ids *src)
+{
+#define OVERLAY_ID(f)                                                                              \
+    if (src->f) {                                                                                  \
+        free(dst->f);                                                                              \
+        dst->f = xstrdup(src->f);                                                                  \
+    }
+    LMS_ID_FIELDS(OVERLAY_ID)
+#undef OVERLAY_ID
+}
+
 bool lms_ids_empty(const struct lms_ids *ids)
 {
 #define SET_ID(f) || ids->f

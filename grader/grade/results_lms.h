@@ -65,6 +65,9 @@ struct results_lms {
 
 void lms_ids_release(struct lms_ids *ids);
 void lms_ids_copy(struct lms_ids *dst, const struct lms_ids *src);
+/* Every id src has replaces dst's; dst keeps the ids src lacks (a roster read later does not
+ * erase what the LMS's own download said). */
+void lms_ids_overlay(struct lms_ids *dst, const struct lms_ids *src);
 bool lms_ids_empty(const struct lms_ids *ids);
 void late_record_release(struct late_record *l);
 void results_lms_release(struct results_lms *l);

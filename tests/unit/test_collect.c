@@ -508,6 +508,9 @@ START_TEST(test_roster_mapping)
     ck_assert_uint_eq(t.set.n, 2);
     assert_sub(&t, 0, "s001", "Smith; John");
     assert_sub(&t, 1, "s002", "Jane Doe");
+    /* A student_id is the institution's number: Moodle's ID number too (issue 47). */
+    ck_assert_pstr_eq(t.set.items[0].ids.idnumber, "s001");
+    ck_assert_pstr_eq(t.set.items[1].ids.idnumber, "s002");
 
     /* A roster without an id column says which columns it looked for. */
     put(t.base, "bad.csv", "who,what\nx,y\n");
