@@ -182,8 +182,20 @@ else
 	fi
 endif
 
+# make's own exit status is 0, or 2 whatever the grader's was (GNU make has no other): the
+# grader's status, and what it means, is said on the last line, and make's "Error N" repeats
+# it. Scripts that need it run the build/grader command the first line shows.
+GRADER_STATUS = st=$$?; case $$st in \
+	  0) ;; \
+	  1) echo "make: grader $(1) exited 1: something failed, by the submission's fault (make itself exits 2; build/grader $(1) gives the 1)" >&2;; \
+	  2) echo "make: grader $(1) exited 2: a usage or spec error, said above" >&2;; \
+	  3) echo "make: grader $(1) exited 3: the grader failed, not the submission (make itself exits 2; build/grader $(1) gives the 3)" >&2;; \
+	  *) echo "make: grader $(1) exited $$st" >&2;; \
+	esac; exit $$st
+
 check: build-quiet
-	$(BIN) check $(LABDIR) --submission $(SUBMISSION) $(ARGS)
+	@echo "$(BIN) check $(LABDIR) --submission $(SUBMISSION) $(ARGS)"; \
+	$(BIN) check $(LABDIR) --submission $(SUBMISSION) $(ARGS); $(call GRADER_STATUS,check)
 
 validate: build-quiet
 	@for f in labs/lab*/lab.yaml; do $(BIN) validate $$f || exit 2; done
@@ -192,7 +204,8 @@ report: build-quiet
 	$(BIN) report $(LABDIR) $(ARGS)
 
 grade: build-quiet
-	$(BIN) grade $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)
+	@echo "$(BIN) grade $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)"; \
+	$(BIN) grade $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS); $(call GRADER_STATUS,grade)
 
 slurm-grade: build-quiet
 	$(BIN) slurm $(LABDIR) --submissions $(SUBMISSIONS) $(ARGS)

@@ -252,7 +252,7 @@ static int stage_lab(struct stager *s)
         char *kit_rel = xstrfmt("%s/%s", s->lab_rel, name);
         enum kind k = kind_of(abs);
         if (name[0] == '.' || !strcmp(name, "lab.yaml"))
-            ; /* dot-files are nobody's business; lab.yaml is written without hidden cases */
+            ; /* dot-files are nobody's business; lab.yaml is written with hidden cases withheld */
         else if (!strcmp(name, "README.md") && k == K_FILE)
             rc = stage_file(s, abs, kit_rel, KIT_LAB);
         else if (!strcmp(name, "skeleton") && k == K_DIR)

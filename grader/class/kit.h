@@ -7,7 +7,7 @@
  *   Makefile, VERSION, LICENSE (when there is one), README.md for students (from
  *     templates/<lang>/kit.md, in the lab's language);
  *   grader/ (the sources, deps.sh, the harness), templates/;
- *   labs/labN/lab.yaml without its hidden cases, labs/labN/README.md, labs/labN/skeleton/;
+ *   labs/labN/lab.yaml with its hidden cases withheld, labs/labN/README.md, labs/labN/skeleton/;
  *   the references: compiled objects (x.c.o, x.cu.o, beside where the source was: kernels/
  *     or the lab folder), built with the flags the grader uses, position-independent (they
  *     link into runners and into the references' shared objects) and, for CUDA, as machine
@@ -95,11 +95,12 @@ int kit_build(const struct lab *lab, const struct kit_opts *o, struct kit_manife
               struct strbuf *warnings, struct error *err);
 
 /*
- * The text of yaml_path without its hidden cases and without its comments (exposed for
- * tests). The cut is made on the original text (each hidden case's item, from its "- " to
- * the end of its last line), so the layout survives; comments go because an instructor's
- * talk about the hidden cases. An exercise left with no case is cut whole. The result is
- * checked to parse, to hold no hidden case, and, comments removed, the same data.
+ * The text of yaml_path with its hidden cases withheld and without its comments (exposed for
+ * tests). The edit is made on the original text (each hidden case's item, from its "- " to
+ * the end of its last line, replaced by a withheld case: spec.h), so the layout survives;
+ * comments go because an instructor's talk about the hidden cases. An exercise of hidden
+ * cases alone is cut whole. The result is checked to parse, to hold no hidden case that is
+ * not withheld, and, comments removed, the same data.
  */
 int kit_strip_hidden(const char *yaml_path, struct strbuf *out, struct error *err);
 

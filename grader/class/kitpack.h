@@ -14,8 +14,9 @@
 #include <stddef.h>
 
 /*
- * The kit's lab.yaml, appended to out: yaml_path's text without its hidden cases (an exercise
- * left with none is cut whole, with a line in warnings, which may be NULL) and, with objects,
+ * The kit's lab.yaml, appended to out: yaml_path's text with its hidden cases withheld (an
+ * exercise of hidden cases alone is cut whole, with a line in warnings, which may be NULL) and,
+ * with objects,
  * each reference source followed by ".o" (the kit ships it compiled). dropped (may be NULL)
  * receives the ids of the exercises cut whole: free them with kit_free_ids().
  */

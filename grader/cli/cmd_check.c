@@ -1,6 +1,8 @@
 /* grader check: grade one submission, print its table, write its results and report. */
 #include "cli/cli.h"
 
+#include "class/collect.h"
+#include "class/lmsinfo.h"
 #include "grade/grade.h"
 #include "run/turns.h"
 #include "grade/results.h"
@@ -10,6 +12,7 @@
 #include "base/fs.h"
 #include "base/util.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -114,6 +117,75 @@ static int write_results(struct cli *c, const struct lab *lab, struct results *r
     return status;
 }
 
+/* Whether every source file the lab asks for is where the lab says, in dir. */
+static bool sources_in_place(const struct lab *lab, const char *dir)
+{
+    for (size_t e = 0; e < lab->n_exercises; e++)
+        for (size_t v = 0; v < lab->exercises[e].n_variants; v++) {
+            const struct impl_spec *im = &lab->exercises[e].variants[v].student;
+            for (size_t i = 0; i < im->n_sources; i++) {
+                char *path = path_join(dir, im->sources[i]);
+                bool there = file_exists(path);
+                free(path);
+                if (!there)
+                    return false;
+            }
+        }
+    return true;
+}
+
+/*
+ * A folder without the lab's sources where the lab says (the student's zip, a folder inside
+ * the folder) is collected as grader grade collects a student's (class/collect.h: archives
+ * unpacked, the sources found where they are), into a folder of the work folder; *dir is then
+ * the folder to grade, and sub what collection found. 0, or the exit status of a failure.
+ */
+static int unpack_submission(struct cli *c, const struct lab *lab, const char *submission,
+                             const char *work, struct submission_set *set, char **unpack,
+                             const char **dir)
+{
+    struct error err;
+    *dir = submission;
+    if (sources_in_place(lab, submission))
+        return 0;
+    char **sources = lab_source_names(lab);
+    struct collect_opts co = {NULL, NULL, (const char *const *)sources, true};
+    error_init(&err);
+    *unpack = xstrfmt("%s/check-unpack-XXXXXX", work);
+    int rc = mkdir_p(work, &err) == 0 && mkdtemp(*unpack) ? 0 : -1;
+    if (rc != 0)
+        error_set_at(&err, *unpack, 0, 0, "cannot create a folder to unpack into");
+    else
+        rc = collect_submissions_opts(submission, *unpack, &co, set, &err);
+    lab_source_names_free(sources);
+    if (rc != 0 || set->n != 1) {
+        error_print(&err, stderr);
+        return EXIT_GRADER;
+    }
+    for (size_t i = 0; i < set->n_warnings; i++)
+        fprintf(stderr, "%s\n", set->warnings[i]);
+    *dir = set->items[0].dir;
+    if (!c->a.quiet)
+        fprintf(stderr,
+                cli_tr(c, "%s does not have the lab's files where the lab says: collected as "
+                          "grader grade collects a student's folder (archives unpacked, the "
+                          "files found where they are)\n"),
+                submission);
+    return 0;
+}
+
+/* What collection found, into the results: the folder as given, and a refusal's verdicts. */
+static void note_unpacked(struct cli *c, const struct submission_set *set, const char *submission,
+                          struct results *r)
+{
+    if (set->n != 1)
+        return;
+    free(r->submission);
+    r->submission = xstrdup(submission);
+    if (set->items[0].problem != SUBMISSION_OK)
+        lmsinfo_mark_refused(&set->items[0], &c->msgs, r);
+}
+
 static int grade_one(struct cli *c, const struct lab *lab, const char *submission)
 {
     const char *out = c->a.out ? c->a.out : "reports";
@@ -122,11 +194,18 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
     struct grade_opts o;
     struct results r;
     struct error err;
+    struct submission_set set;
+    char *unpack = NULL;
+    const char *dir = submission;
     int status = EXIT_GRADER;
     cli_catch_signals();
     grade_env_init(&env);
     results_init(&r);
     error_init(&err);
+    submission_set_init(&set);
+    if ((status = unpack_submission(c, lab, submission, work, &set, &unpack, &dir)) != 0)
+        goto out;
+    status = EXIT_GRADER;
     env.memory_limit_bytes = c->a.memory_limit;
     if (grade_env_setup(&env, c->home.harness_dir, c->home.include_dir, cache,
                         cli_isolation(c->a.isolation), &err) != 0) {
@@ -138,7 +217,10 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
     if (c->a.timing_wait_s > 0)
         env.turns.wait_s = c->a.timing_wait_s;
     grade_calibrate_say(&env, c->a.quiet ? NULL : stderr, &c->msgs);
-    check_opts(c, submission, work, &o);
+    check_opts(c, dir, work, &o);
+    /* The id is the folder's as given, not the unpacked copy's. */
+    if (!o.student_id && unpack)
+        o.student_id = set.items[0].id;
     if (!c->a.quiet)
         fprintf(stderr, cli_tr(c, "grading %s against %s ...\n"), submission, lab->path);
     if (grade_submission(&env, lab, &o, &r, &err) != 0) {
@@ -147,6 +229,8 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
                   cli_tr(c, "grading stopped by a grader error (not the submission's fault)"));
         goto out;
     }
+    if (unpack)
+        note_unpacked(c, &set, submission, &r);
     /* pandoc and LaTeX take cores for seconds: not while a series is timed on them. */
     size_t n_held = 0;
     int *held = c->a.pdf_mode >= 0 ? turns_hold_cores(&env.turns, &n_held) : NULL;
@@ -155,6 +239,10 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
 out:
     results_release(&r);
     grade_env_release(&env);
+    submission_set_release(&set);
+    if (unpack)
+        remove_tree(unpack, NULL);
+    free(unpack);
     free(cache);
     free(work);
     return status;

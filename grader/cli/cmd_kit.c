@@ -57,7 +57,7 @@ static const char *group_title(const struct cli *c, enum kit_group g)
     case KIT_TOP:
         return cli_tr(c, "top level");
     case KIT_LAB:
-        return cli_tr(c, "the lab (lab.yaml without its hidden cases, README.md, skeleton/)");
+        return cli_tr(c, "the lab (lab.yaml with its hidden cases withheld, README.md, skeleton/)");
     case KIT_REF_OBJECTS:
         return cli_tr(c, "references, compiled (their sources stay out)");
     case KIT_REF_SOURCES:

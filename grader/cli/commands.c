@@ -39,9 +39,11 @@ const struct cli_command cli_commands[] = {
      "Writes OUT/<lab>/slurm/grade.sbatch (a job array: task K grades shard K of N) and "
      "merge.sbatch (the gradebook, after every shard), then submits both.",
      1, 1, cmd_slurm},
-    {CMD_KIT, "kit", "LAB [options]", "student kit: the lab without hidden cases, and the grader",
+    {CMD_KIT, "kit", "LAB [options]",
+     "student kit: the lab with its hidden cases withheld, and the grader",
      "Packs what students need to run make check LAB=N on their own machine: the lab's spec "
-     "without its hidden cases, its README and skeleton, the grader's sources and templates, "
+     "with its hidden cases withheld (counted with their points, never described), its README "
+     "and skeleton, the grader's sources and templates, "
      "and the references as compiled objects (their sources only where lab.yaml says kit: "
      "{references: sources}). Nothing else of the lab folder; every file packed is listed.",
      1, 1, cmd_kit},

@@ -64,13 +64,39 @@ static void option_line(const struct cli *c, const struct cli_option *o, FILE *f
     strbuf_release(&sb);
 }
 
-static void exit_statuses(const struct cli *c, FILE *f)
+/* What each status means for cmd (NULL: the overview's summary of every command's): what the
+ * command does, as docs/grading.md's and docs/students.md's tables say. */
+static const char *exit_text(const struct cli_command *cmd)
 {
-    wrap(f,
-         cli_tr(c, "exit status: 0 everything graded passed (skipped cases allowed), 1 something "
-                   "failed (the submission's fault), 2 usage or spec error, 3 the grader itself "
-                   "failed"),
-         0, 2);
+    switch (cmd ? cmd->id : CMD_COUNT) {
+    case CMD_CHECK:
+        return "exit status: 0 everything graded passed (skipped cases allowed), 1 something "
+               "failed (the submission's fault), 2 usage or spec error, 3 the grader itself "
+               "failed";
+    case CMD_GRADE:
+        return "exit status: 0 every student graded, failing students included (their "
+               "verdicts are in the gradebook), 2 usage or spec error, or submissions or a "
+               "roster that cannot be read, 3 the grader failed for some student (XX, graded "
+               "again next time) or could not write";
+    case CMD_MERGE:
+        return "exit status: 0 gradebooks written, every student graded, 1 some students not "
+               "graded yet or their results unreadable (listed), 2 usage or spec error, or "
+               "nothing graded there, 3 the gradebooks could not be written";
+    case CMD_REPORT:
+        return "exit status: 0 every report rendered again, 2 usage or spec error, or no "
+               "results, 3 some results.json refused (named) or a report not written";
+    case CMD_COUNT:
+        return "exit status: 0 success, 1 something failed by the submission's fault (check) "
+               "or students not graded yet (merge), 2 usage or spec error, 3 the grader itself "
+               "failed; grader help COMMAND says what each means for that command";
+    default:
+        return "exit status: 0 done, 2 usage or spec error, 3 the grader itself failed";
+    }
+}
+
+static void exit_statuses(const struct cli *c, const struct cli_command *cmd, FILE *f)
+{
+    wrap(f, cli_tr(c, exit_text(cmd)), 0, 2);
 }
 
 void cli_print_help(const struct cli *c, const struct cli_command *cmd, FILE *f)
@@ -93,7 +119,7 @@ void cli_print_help(const struct cli *c, const struct cli_command *cmd, FILE *f)
     fputc('\n', f);
     if (strstr(cmd->synopsis, "LAB"))
         wrap(f, cli_tr(c, "LAB is a lab folder (labs/lab6) or its lab.yaml."), 0, 0);
-    exit_statuses(c, f);
+    exit_statuses(c, cmd, f);
 }
 
 void cli_print_overview(const struct cli *c, FILE *f)
@@ -110,5 +136,5 @@ void cli_print_overview(const struct cli *c, FILE *f)
                    "options."),
          0, 0);
     wrap(f, cli_tr(c, "LAB is a lab folder (labs/lab6) or its lab.yaml."), 0, 0);
-    exit_statuses(c, f);
+    exit_statuses(c, NULL, f);
 }

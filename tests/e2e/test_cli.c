@@ -93,6 +93,15 @@ START_TEST(test_help_everywhere)
     /* grade --help once answered "unknown option". */
     expect(grader("grade", "--help", NULL), 0, "grade --help", "--submissions DIR", "--shard K/N",
            NULL);
+    /* Each command's exit statuses are its own (issue 47: grade's 0 was check's "everything
+     * graded passed", where it means every student graded, failing ones included). */
+    expect(grader("help", "grade", NULL), 0, "help grade", "exit status: 0 every student graded,",
+           NULL);
+    ck_assert_msg(!strstr(out, "everything graded passed"), "help grade:\n%s", out);
+    expect(grader("help", "merge", NULL), 0, "help merge", "1 some students not",
+           "graded yet or their results unreadable", NULL);
+    expect(grader("help", "check", NULL), 0, "help check",
+           "exit status: 0 everything graded passed", NULL);
     expect(grader("slurm", "--help", NULL), 0, "slurm --help",
            "grade options passed to every shard:", "--shards N", NULL);
     expect(grader("gradescope", "-h", NULL), 0, "gradescope -h", "--gpu-policy POLICY",
