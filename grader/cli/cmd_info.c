@@ -15,22 +15,41 @@
 #define LG_VERSION "0.0.0"
 #endif
 
+/* "1 exercise", "3 variants": a count and its noun, the plural where it is one. */
+static const char *counted(size_t n, const char *one, const char *more)
+{
+    return n == 1 ? one : more;
+}
+
+/* "lab.yaml: ok (lab 95: 1 exercise, 3 variants, 4 cases: 1 hidden, 1 slow)". */
+static void say_valid(const struct lab *lab)
+{
+    size_t cases = 0, variants = 0, hidden = 0, slow = 0;
+    for (size_t e = 0; e < lab->n_exercises; e++) {
+        cases += lab->exercises[e].n_cases;
+        variants += lab->exercises[e].n_variants;
+        for (size_t k = 0; k < lab->exercises[e].n_cases; k++) {
+            hidden += lab->exercises[e].cases[k].hidden;
+            slow += lab->exercises[e].cases[k].slow;
+        }
+    }
+    printf("%s: ok (lab %ld: %zu %s, %zu %s, %zu %s", lab->path, lab->number, lab->n_exercises,
+           counted(lab->n_exercises, "exercise", "exercises"), variants,
+           counted(variants, "variant", "variants"), cases, counted(cases, "case", "cases"));
+    if (hidden || slow)
+        printf(": %zu hidden, %zu slow", hidden, slow);
+    printf(")\n");
+}
+
 int cmd_validate(struct cli *c)
 {
     int status = EXIT_PASS;
     for (size_t i = 0; i < c->a.n_pos; i++) {
         struct lab lab;
-        if (cli_load_lab(c, &lab, c->a.pos[i]) != 0) {
+        if (cli_load_lab(c, &lab, c->a.pos[i]) != 0)
             status = EXIT_USAGE;
-        } else {
-            size_t cases = 0, variants = 0;
-            for (size_t e = 0; e < lab.n_exercises; e++) {
-                cases += lab.exercises[e].n_cases;
-                variants += lab.exercises[e].n_variants;
-            }
-            printf("%s: ok (lab %ld, %zu exercises, %zu variants, %zu cases)\n", lab.path,
-                   lab.number, lab.n_exercises, variants, cases);
-        }
+        else
+            say_valid(&lab);
         lab_release(&lab);
     }
     return status;

@@ -135,6 +135,38 @@ static void gpu_setup(struct fixture *f, double ms, int samples, double speedup,
     f->cr.time.samples = samples;
 }
 
+/* Issue 47: a kernel is compared with the limit that binds it. A three-point stencil's 60 MB
+ * (5 flops for every 8 bytes) on a CPU of 10 GB/s and 100 GFLOP/s of SGEMM takes 6 ms of
+ * memory traffic and 0.4 ms of arithmetic: its share of the bandwidth is the finding, not "6%
+ * of the SGEMM rate". A product with 100 flops a byte is held to the rate instead. */
+START_TEST(test_binding_limit_only)
+{
+    struct fixture f;
+    setup(&f, 8.0, 1.0, 0.9, 20);
+    f.c.flops = 5.0 / 8.0 * f.c.bytes;
+    f.env.cal.cpu_sgemm_gflops = 100;
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert(has_finding(&f.cr, "memory traffic: 75% of this machine's measured CPU bandwidth"));
+    ck_assert_msg(!has_finding(&f.cr, "arithmetic"), "%s",
+                  f.cr.n_findings > 1 ? f.cr.findings[1] : f.cr.findings[0]);
+    release(&f);
+    setup(&f, 80.0, 1.0, 0.9, 20);
+    f.c.flops = 100 * f.c.bytes;
+    f.env.cal.cpu_sgemm_gflops = 100;
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert(has_finding(&f.cr, "arithmetic: 75% of the measured OpenBLAS SGEMM rate"));
+    ck_assert(!has_finding(&f.cr, "memory traffic"));
+    release(&f);
+    /* Past a limit that does not bind is still impossible, and said. */
+    setup(&f, 1.0, 4.0, 3.4, 20);
+    f.c.flops = 100 * f.c.bytes;
+    f.env.cal.cpu_sgemm_gflops = 100;
+    limits_case(&f.g, &f.ex, &f.v, &f.c, &f.cr);
+    ck_assert_int_eq(f.cr.verdict, V_CHEAT);
+    release(&f);
+}
+END_TEST
+
 /* A rate no GPU here reaches is impossible at 17 us as at 17 ms: what a series of 17 us calls
  * sums to is long enough to say so. One call of 17 us alone is not. */
 START_TEST(test_short_calls_judged)
@@ -187,6 +219,7 @@ int main(void)
     tcase_add_test(tc, test_noisy_pairs_past_limit_is_finding);
     tcase_add_test(tc, test_cheat_past_limit_is_ch);
     tcase_add_test(tc, test_short_calls_judged);
+    tcase_add_test(tc, test_binding_limit_only);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
