@@ -44,6 +44,14 @@ int mut_op_parse(const char *id)
     return -1;
 }
 
+bool mutant_reaches_further(const struct mutant *m)
+{
+    const char *to = m->n_edits ? m->edits[0].text : "";
+    if (m->op == MUT_REL_BOUND)
+        return !strcmp(to, "<=") || !strcmp(to, ">=");
+    return m->op == MUT_DROP_GUARD && !strcmp(to, "1");
+}
+
 void mutant_list_init(struct mutant_list *l)
 {
     memset(l, 0, sizeof(*l));

@@ -85,6 +85,11 @@ struct mutant *mutant_new(struct mutant_list *out, enum mut_op op, const struct 
 /* Add an edit (kept sorted). */
 void mutant_edit(struct mutant *m, size_t offset, size_t len, const char *text);
 
+/* Whether m lets a loop or an index reach further than the original (a comparison widened,
+ * < to <=; a bounds check that always passes): a survivor of that kind may only read past the
+ * end of an array, which no output shows (docs/mutation.md, "Limits"). */
+bool mutant_reaches_further(const struct mutant *m);
+
 /* The source with m's edits applied (NUL-terminated; *out_len without the NUL). */
 char *mutant_apply(const char *src, size_t len, const struct mutant *m, size_t *out_len);
 

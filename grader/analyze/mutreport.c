@@ -88,6 +88,7 @@ static struct tpl_value *mutant_map(struct tpl_value *list, const struct mutate_
         tpl_set_str(m, "killed_by", "");
     }
     tpl_set_bool(m, "extra_tried", rec->extra_tried);
+    tpl_set_bool(m, "reaches_further", mutant_reaches_further(&rec->m));
     struct tpl_value *ex = tpl_set_list(m, "extras");
     for (size_t k = 0; k < rec->n_extra; k++) {
         struct tpl_value *e = tpl_push_map(ex);
@@ -304,6 +305,9 @@ void mutreport_print(FILE *f, const struct mutate_result *r, const struct lab *l
         if (rec->n_extra)
             fprintf(f, "  (killed at %s: %s)", rec->extra[0].sizes,
                     verdict_code(rec->extra[0].verdict));
+        else if (rec->extra_tried && mutant_reaches_further(&rec->m))
+            fprintf(f, "  (no size tried kills it; it reaches one element further: a read past "
+                       "the end, which no output shows?)");
         else if (rec->extra_tried)
             fprintf(f, "  (no size tried kills it)");
         fputc('\n', f);

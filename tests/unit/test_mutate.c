@@ -107,6 +107,40 @@ START_TEST(test_bounds)
 }
 END_TEST
 
+/* Which survivors may only read past the end (issue 47): those whose loop or index reaches
+ * further than the solution's; their report says that no output can show such a read. */
+START_TEST(test_reaches_further)
+{
+    struct gen g;
+    generate(&g,
+             "__global__ void k(const float *x, float *y, int n) {\n"
+             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+             "    for (int j = 0; j < n; j++) y[j] = x[j];\n"
+             "    for (int j = n; j > 0; j--) y[j - 1] = x[j - 1];\n"
+             "    for (int j = 0; j <= n - 1; j++) y[j] = x[j];\n"
+             "    if (i < n) y[i] = 0;\n"
+             "    if (i >= n) return;\n"
+             "}",
+             SRC_CUDA);
+    size_t further = 0, not_further = 0;
+    for (size_t i = 0; i < g.ml.n; i++) {
+        const struct mutant *m = &g.ml.items[i];
+        const char *to = m->n_edits ? m->edits[0].text : "";
+        bool want = (m->op == MUT_REL_BOUND && (!strcmp(to, "<=") || !strcmp(to, ">="))) ||
+                    (m->op == MUT_DROP_GUARD && !strcmp(to, "1"));
+        ck_assert_msg(mutant_reaches_further(m) == want, "%s to '%s'", mut_op_id(m->op), to);
+        further += want;
+        not_further += !want;
+    }
+    /* j < n, j > 0 and i < n widened, and i < n's check dropped; j <= n - 1 and i >= n
+     * narrowed, the early return never taken, and the other operators, do not reach
+     * further. */
+    ck_assert_uint_eq(further, 4);
+    ck_assert_uint_ge(not_further, 3);
+    gen_release(&g);
+}
+END_TEST
+
 START_TEST(test_loops_and_accumulation)
 {
     EXPECT(loop_c, SRC_C, MUT_LOOP_START,
@@ -368,6 +402,7 @@ static Suite *mutate_suite(void)
     Suite *s = suite_create("mutate");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_bounds);
+    tcase_add_test(tc, test_reaches_further);
     tcase_add_test(tc, test_loops_and_accumulation);
     tcase_add_test(tc, test_cuda_operators);
     tcase_add_test(tc, test_swaps);
