@@ -4,7 +4,8 @@
  * case, a hidden and a slow case), through every command an instructor and a student meet:
  * validate, header, check (the solution, the skeleton, a folder holding the student's zip),
  * mutate, kit, the kit's check, grade of a class of five (tests/fixtures/labstencil/tests/
- * class, one of them handed in as a zip in a folder), merge with a roster and a Canvas
+ * class: what each student's differs from the solution; one of them handed in as a zip in a
+ * folder), merge with a roster and a Canvas
  * assignment, and every export, each with its exact verdicts, points and cells. Each stage's
  * assertion that failed on the code before issue 47 says so.
  *
@@ -25,6 +26,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 
@@ -179,56 +181,80 @@ static void stage_check_solution(void)
 
 /* ---- the class, and a folder holding a zip ---- */
 
+/* dir's files into zip, each under inside/. */
 static void zip_folder(const char *dir, const char *inside, const char *zip)
 {
     struct archive *a = archive_write_new();
+    struct dirent **list = NULL;
+    int n = scandir(dir, &list, NULL, alphasort);
     archive_write_set_format_zip(a);
     ck_assert_int_eq(archive_write_open_filename(a, zip), ARCHIVE_OK);
-    static const char *const files[] = {"stencil.h", "stencil_cpu.c", "stencil_gpu.cu"};
-    for (size_t i = 0; i < 3; i++) {
-        char *path = path_join(dir, files[i]), *name = xstrfmt("%s/%s", inside, files[i]);
-        char *body = slurp(path);
-        struct archive_entry *e = archive_entry_new();
-        archive_entry_set_pathname(e, name);
-        archive_entry_set_filetype(e, AE_IFREG);
-        archive_entry_set_perm(e, 0644);
-        archive_entry_set_size(e, (la_int64_t)strlen(body));
-        ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
-        ck_assert_int_eq(archive_write_data(a, body, strlen(body)), (la_ssize_t)strlen(body));
-        archive_entry_free(e);
-        free(body);
+    for (int i = 0; i < n; i++) {
+        char *path = path_join(dir, list[i]->d_name);
+        if (list[i]->d_name[0] != '.' && !dir_exists(path)) {
+            char *name = xstrfmt("%s/%s", inside, list[i]->d_name), *body = slurp(path);
+            struct archive_entry *e = archive_entry_new();
+            archive_entry_set_pathname(e, name);
+            archive_entry_set_filetype(e, AE_IFREG);
+            archive_entry_set_perm(e, 0644);
+            archive_entry_set_size(e, (la_int64_t)strlen(body));
+            ck_assert_int_eq(archive_write_header(a, e), ARCHIVE_OK);
+            ck_assert_int_eq(archive_write_data(a, body, strlen(body)), (la_ssize_t)strlen(body));
+            archive_entry_free(e);
+            free(body);
+            free(name);
+        }
         free(path);
-        free(name);
+        free(list[i]);
     }
+    free(list);
     archive_write_close(a);
     archive_write_free(a);
 }
 
-/* scratch/class: the fixture's five, erin's files as erin/erin.zip holding lab95/. */
+/* Every file of from into to (a flat folder). */
+static void copy_files(const char *from, const char *to)
+{
+    struct dirent **list = NULL;
+    struct error err;
+    int n = scandir(from, &list, NULL, alphasort);
+    ck_assert_int_eq(mkdir_p(to, &err), 0);
+    for (int i = 0; i < n; i++) {
+        char *src = path_join(from, list[i]->d_name), *dst = path_join(to, list[i]->d_name);
+        if (list[i]->d_name[0] != '.' && !dir_exists(src))
+            ck_assert_msg(copy_file(src, dst, &err) == 0, "%s", err.msg);
+        free(src);
+        free(dst);
+        free(list[i]);
+    }
+    free(list);
+}
+
+/* scratch/class: each student's folder of tests/class (only what differs) laid over the
+ * solution; erin's as erin/erin.zip holding lab95/. */
 static char *make_class(void)
 {
-    static const char *const students[] = {"alice", "bob", "carol", "dave"};
-    static const char *const files[] = {"stencil.h", "stencil_cpu.c", "stencil_gpu.cu", "main.c"};
-    struct error err;
+    static const char *const students[] = {"alice", "bob", "carol", "dave", "erin"};
     char *class = path_join(scratch, "class");
-    for (size_t s = 0; s < 4; s++) {
-        char *dst = xstrfmt("%s/%s", class, students[s]);
-        ck_assert_int_eq(mkdir_p(dst, &err), 0);
-        for (size_t f = 0; f < 4; f++) {
-            char *from = xstrfmt(LAB "/tests/class/%s/%s", students[s], files[f]);
-            char *to = path_join(dst, files[f]);
-            if (file_exists(from))
-                ck_assert_msg(copy_file(from, to, &err) == 0, "%s", err.msg);
-            free(from);
-            free(to);
+    for (size_t s = 0; s < 5; s++) {
+        bool zipped = !strcmp(students[s], "erin");
+        char *dst =
+            zipped ? xstrfmt("%s/erin-files", scratch) : xstrfmt("%s/%s", class, students[s]);
+        char *own = xstrfmt(LAB "/tests/class/%s", students[s]);
+        copy_files(LAB "/solution", dst);
+        if (dir_exists(own))
+            copy_files(own, dst);
+        if (zipped) {
+            struct error err;
+            char *erin = path_join(class, "erin"), *zip = path_join(erin, "erin.zip");
+            ck_assert_int_eq(mkdir_p(erin, &err), 0);
+            zip_folder(dst, "lab95", zip);
+            free(zip);
+            free(erin);
         }
+        free(own);
         free(dst);
     }
-    char *erin = path_join(class, "erin"), *zip = path_join(erin, "erin.zip");
-    ck_assert_int_eq(mkdir_p(erin, &err), 0);
-    zip_folder(LAB "/tests/class/erin", "lab95", zip);
-    free(zip);
-    free(erin);
     return class;
 }
 
