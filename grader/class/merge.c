@@ -200,8 +200,10 @@ static int apply_roster(const char *path, bool remembered, struct results **all,
     struct strbuf unmatched = STRBUF_INIT;
     size_t named = 0;
     memset(&ro, 0, sizeof(ro));
-    if (roster_load(path, &ro, err) != 0)
+    if (roster_load(path, &ro, err) != 0) {
+        roster_release(&ro); /* the rows read before the one refused */
         return -1;
+    }
     for (size_t i = 0; i < ro.warnings.n; i++)
         printf("%s\n", ro.warnings.v[i]);
     for (size_t j = 0; j < n; j++) {
