@@ -619,6 +619,16 @@ static int uncomment(const char *yaml_path, struct strbuf *out, size_t start, st
     return rc;
 }
 
+/* What the cutter owns: its spans, the texts they insert, its character index. */
+static void cutter_release(struct cutter *c)
+{
+    free(c->cuts);
+    for (size_t i = 0; i < c->n_texts; i++)
+        free(c->texts[i]);
+    free(c->texts);
+    free(c->byte_of);
+}
+
 void kit_free_ids(char **ids, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -681,11 +691,7 @@ int kit_spec_text(const char *yaml_path, bool objects, struct strbuf *out, struc
     } else {
         kit_free_ids(c.dropped, c.n_dropped);
     }
-    free(c.cuts);
-    for (size_t i = 0; i < c.n_texts; i++)
-        free(c.texts[i]);
-    free(c.texts);
-    free(c.byte_of);
+    cutter_release(&c);
     yaml_document_delete(&doc);
     strbuf_release(&text);
     return rc;
