@@ -61,11 +61,10 @@ void *lg_gpu_alloc_fenceable(size_t bytes, char *err, size_t errsize);
  * 0; 1 where p cannot be fenced; -1 on a CUDA error. */
 int lg_gpu_fence(void *p, int on);
 int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *err, size_t errsize);
-/* Synchronous helpers for the timed pairs (grader/harness/timing.c): fill bytes, draw timed
- * inputs (draw.h) into count elements of dtype, compare two device arrays with numpy's
- * allclose (returns the mismatches and the first one's index, -1 on a CUDA error), and digest
- * a device array (to tell whether a call changed its inputs). */
-int lg_gpu_memset(void *dev, int byte, size_t bytes);
+/* Synchronous helpers for the timed pairs (grader/harness/timing.c): draw timed inputs
+ * (draw.h) into count elements of dtype, compare two device arrays with numpy's allclose
+ * (returns the mismatches and the first one's index, -1 on a CUDA error), and digest a device
+ * array (to tell whether a call changed its inputs). */
 int lg_gpu_draw(void *dev, int dtype, size_t count, int dist, double p1, double p2, uint64_t seed);
 long long lg_gpu_compare(const void *actual, const void *expected, int dtype, size_t count,
                          double rtol, double atol, int equal_nan, long long *first);

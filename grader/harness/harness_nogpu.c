@@ -54,14 +54,6 @@ int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *e
 
 /* A CPU program never gets device memory (lg_gpu_alloc fails), so these are never reached
  * with a device buffer; they fail rather than pretend. */
-int lg_gpu_memset(void *dev, int byte, size_t bytes)
-{
-    (void)dev;
-    (void)byte;
-    (void)bytes;
-    return -1;
-}
-
 int lg_gpu_draw(void *dev, int dtype, size_t count, int dist, double p1, double p2, uint64_t seed)
 {
     (void)dev;

@@ -40,10 +40,6 @@ int lg_gpu_copy(void *dst, const void *src, size_t bytes, int to_device, char *e
     snprintf(err, errsize, "no GPU in this test");
     return -1;
 }
-int lg_gpu_memset(void *dev, int byte, size_t bytes)
-{
-    return (void)dev, (void)byte, (void)bytes, -1;
-}
 int lg_gpu_draw(void *dev, int dtype, size_t count, int dist, double p1, double p2, uint64_t seed)
 {
     return (void)dev, (void)dtype, (void)count, (void)dist, (void)p1, (void)p2, (void)seed, -1;
