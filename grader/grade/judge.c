@@ -278,12 +278,19 @@ static void guard_verdict(const struct messages *msgs, const struct exercise_spe
         snprintf(when, sizeof(when), "%s %d", series_words(msgs, x->series), x->call);
     else
         snprintf(when, sizeof(when), messages_get(msgs, "checked call %d"), x->call + 1);
-    if (x->after > 0)
+    long count = i >= 0 ? c->args[i].count : 0L;
+    if (x->after > 0 && count == 1)
+        set_verdict(cr, V_EXIT,
+                    xstrfmt(messages_get(msgs, "wrote past the end of %s (at least %lld bytes, "
+                                               "first at index %lld; %s has 1 element) in %s: a "
+                                               "missing bounds check?"),
+                            x->arg, x->after, first, x->arg, when));
+    else if (x->after > 0)
         set_verdict(cr, V_EXIT,
                     xstrfmt(messages_get(msgs, "wrote past the end of %s (at least %lld bytes, "
                                                "first at index %lld; %s has %ld elements) in %s: "
                                                "a missing bounds check?"),
-                            x->arg, x->after, first, x->arg, i >= 0 ? c->args[i].count : 0L, when));
+                            x->arg, x->after, first, x->arg, count, when));
     else
         set_verdict(cr, V_EXIT,
                     xstrfmt(messages_get(msgs, "wrote before the start of %s (at least %lld "
