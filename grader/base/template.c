@@ -12,6 +12,7 @@
 struct tpl_value {
     enum tpl_type type;
     bool markdown; /* TPL_STRING that is already safe output */
+    bool block;    /* TPL_STRING of several lines: the render's block function inserts it */
     char *str;
     double num;
     bool b;
@@ -38,6 +39,13 @@ struct tpl_value *tpl_markdown(const char *s)
 {
     struct tpl_value *v = tpl_string(s);
     v->markdown = true;
+    return v;
+}
+
+struct tpl_value *tpl_block(const char *s)
+{
+    struct tpl_value *v = tpl_string(s);
+    v->block = true;
     return v;
 }
 
@@ -135,6 +143,11 @@ void tpl_set_str(struct tpl_value *map, const char *key, const char *s)
 void tpl_set_md(struct tpl_value *map, const char *key, const char *s)
 {
     tpl_set(map, key, tpl_markdown(s));
+}
+
+void tpl_set_block(struct tpl_value *map, const char *key, const char *s)
+{
+    tpl_set(map, key, tpl_block(s));
 }
 
 void tpl_set_mdf(struct tpl_value *map, const char *key, const char *fmt, ...)
@@ -485,6 +498,7 @@ struct frame {
 struct renderer {
     const struct template *t;
     const struct tpl_render_opts *o;
+    tpl_escape_fn block; /* for tpl_block() values; NULL: o->escape */
     struct strbuf *out;
     struct error *err;
     struct frame *stack;
@@ -585,6 +599,8 @@ static int render_node(struct renderer *r, const struct tpl_node *n)
             format_number(r->out, v->num);
         else if (v->type == TPL_BOOL)
             strbuf_addstr(r->out, v->b ? "true" : "false");
+        else if (n->kind == NODE_VAR && v->block && r->block)
+            r->block(r->out, v->str);
         else if (n->kind == NODE_VAR && !v->markdown && r->o && r->o->escape)
             r->o->escape(r->out, v->str);
         else
@@ -629,12 +645,20 @@ static int render_nodes(struct renderer *r, const struct tpl_node *parent)
 int template_render(const struct template *t, const struct tpl_value *ctx,
                     const struct tpl_render_opts *o, struct strbuf *out, struct error *err)
 {
+    return template_render_blocks(t, ctx, o, NULL, out, err);
+}
+
+int template_render_blocks(const struct template *t, const struct tpl_value *ctx,
+                           const struct tpl_render_opts *o, tpl_escape_fn block, struct strbuf *out,
+                           struct error *err)
+{
     if (!t->root)
         return error_set(err, "template not parsed");
     struct renderer r;
     memset(&r, 0, sizeof(r));
     r.t = t;
     r.o = o;
+    r.block = block;
     r.out = out;
     r.err = err;
     if (ctx)

@@ -4,7 +4,10 @@
  * reports without recompiling. templates/README.md is the user's guide.
  *
  *   {{name}}            the value, escaped by the render options' escape function
- *                       unless the value was made with tpl_markdown() (already safe)
+ *                       unless the value was made with tpl_markdown() (already safe);
+ *                       a tpl_block() value by the render's block function
+ *                       (template_render_blocks), so that one context renders as
+ *                       Markdown and as HTML alike
  *   {{{name}}} {{&name}} the value as is, never escaped
  *   {{#name}}...{{/name}} a list: once per item, the item on top of the context;
  *                       a map: once, with the map on top; any other value: once
@@ -38,6 +41,10 @@ struct tpl_value;
 
 struct tpl_value *tpl_string(const char *s);   /* text: escaped when inserted; NULL is "" */
 struct tpl_value *tpl_markdown(const char *s); /* already safe output: inserted as is */
+/* Several lines of untrusted text (compiler or program output), already cut to length: the
+ * render's block function makes it a fenced code block or a <pre>'s inside; escaped as text
+ * where the render has none. */
+struct tpl_value *tpl_block(const char *s);
 struct tpl_value *tpl_number(double x);
 struct tpl_value *tpl_bool(bool b);
 struct tpl_value *tpl_list(void);
@@ -54,6 +61,7 @@ struct tpl_value *tpl_push(struct tpl_value *list, struct tpl_value *v);
 /* Shorthands for tpl_set. */
 void tpl_set_str(struct tpl_value *map, const char *key, const char *s);
 void tpl_set_md(struct tpl_value *map, const char *key, const char *s);
+void tpl_set_block(struct tpl_value *map, const char *key, const char *s);
 void tpl_set_mdf(struct tpl_value *map, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tpl_set_num(struct tpl_value *map, const char *key, double x);
@@ -90,6 +98,10 @@ int template_load(struct template *t, const char *path, struct error *err);
 /* Appends to out; on error out may hold part of the output. */
 int template_render(const struct template *t, const struct tpl_value *ctx,
                     const struct tpl_render_opts *o, struct strbuf *out, struct error *err);
+/* template_render, with block (may be NULL) inserting the tpl_block() values. */
+int template_render_blocks(const struct template *t, const struct tpl_value *ctx,
+                           const struct tpl_render_opts *o, tpl_escape_fn block, struct strbuf *out,
+                           struct error *err);
 /* Parse and render in one step. */
 int template_render_text(const char *name, const char *text, const struct tpl_value *ctx,
                          const struct tpl_render_opts *o, struct strbuf *out, struct error *err);
