@@ -256,6 +256,35 @@ START_TEST(test_parse_once_render_many)
 }
 END_TEST
 
+/* A block value: the render's block function inserts it (two formats, one context); without
+ * one it is text like any other, escaped; {{{name}}} keeps it as it is. */
+static void fence(struct strbuf *out, const char *s)
+{
+    strbuf_addf(out, "```\n%s```", s);
+}
+
+START_TEST(test_blocks)
+{
+    struct tpl_value *ctx = tpl_map();
+    tpl_set_block(ctx, "log", "a *b*\n<c>\n");
+    tpl_set_str(ctx, "t", "*x*");
+    struct template t;
+    struct error err;
+    template_init(&t);
+    ck_assert_int_eq(template_parse(&t, "t", "{{t}}:{{log}}|{{{log}}}", 23, &err), 0);
+    struct tpl_render_opts o = {md_escape, true};
+    struct strbuf out = STRBUF_INIT;
+    ck_assert_int_eq(template_render_blocks(&t, ctx, &o, fence, &out, &err), 0);
+    ck_assert_str_eq(strbuf_str(&out), "\\*x\\*:```\na *b*\n<c>\n```|a *b*\n<c>\n");
+    strbuf_reset(&out);
+    ck_assert_int_eq(template_render(&t, ctx, &o, &out, &err), 0);
+    ck_assert_str_eq(strbuf_str(&out), "\\*x\\*:a \\*b\\* \\<c> |a *b*\n<c>\n");
+    strbuf_release(&out);
+    template_release(&t);
+    tpl_value_free(ctx);
+}
+END_TEST
+
 static Suite *template_suite(void)
 {
     Suite *s = suite_create("template");
@@ -268,6 +297,7 @@ static Suite *template_suite(void)
     tcase_add_test(tc, test_malformed_templates);
     tcase_add_test(tc, test_context_tree);
     tcase_add_test(tc, test_parse_once_render_many);
+    tcase_add_test(tc, test_blocks);
     suite_add_tcase(s, tc);
     return s;
 }
