@@ -154,3 +154,40 @@ bool case_shows_message(const struct case_result *cr)
 {
     return cr->verdict != V_PASS && cr->verdict != V_SKIPPED && has_text(cr->message);
 }
+
+/* Why a correct case has no time: said with what the grader saw (results.h's not_timed). */
+char *case_not_timed_reason(const struct messages *m, const struct case_result *cr)
+{
+    const char *d = cr->not_timed_detail ? cr->not_timed_detail : "?";
+    switch (cr->not_timed) {
+    case NOT_TIMED_BUSY:
+        return cr->not_timed_detail
+                   ? xstrfmt(messages_get(m, "not timed: the machine was busy (its turn held by "
+                                             "%s); grade again later"),
+                             d)
+                   : xstrdup(messages_get(m, "not timed: the machine was busy; grade again later"));
+    case NOT_TIMED_SHARED:
+        if (cr->not_timed_gpu_pid > 0)
+            return xstrfmt(messages_get(m, "not timed: another process (%s, pid %ld) computed on "
+                                           "its GPU each time it was measured; grade again "
+                                           "later"),
+                           d, cr->not_timed_gpu_pid);
+        return xstrfmt(messages_get(m, "not timed: other processes took %.1f of its cores each "
+                                       "time it was measured; grade again later"),
+                       cr->not_timed_cpus);
+    case NOT_TIMED_COORDINATOR:
+        return xstrfmt(messages_get(m, "not timed: %s"), d);
+    default:
+        return xstrdup("");
+    }
+}
+
+size_t grader_error_cases(const struct results *r)
+{
+    size_t n = 0;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++)
+                n += r->exercises[e].variants[v].cases[c].verdict == V_GRADER;
+    return n || r->n_grader_errors <= 0 ? n : (size_t)r->n_grader_errors;
+}

@@ -58,4 +58,14 @@ bool case_shows_message(const struct case_result *cr);
  * page's alike: numbers, safe in either format. */
 void set_case_times(struct tpl_value *m, const struct case_result *cr);
 
+/* Why a correct case has no time, said with what the grader saw (results.h's not_timed), in m's
+ * language: the console's last column, report.md's and report.html's notes. "" for a case that
+ * was timed. Caller frees. */
+char *case_not_timed_reason(const struct messages *m, const struct case_result *cr);
+
+/* How many of r's cases ended in XX (the count r keeps where none of its cases says so: a
+ * stand-in for results that could not be read). Counted apart from the cases not timed, which
+ * leave a grade incomplete too (grade/score.h) but are no XX. */
+size_t grader_error_cases(const struct results *r);
+
 #endif

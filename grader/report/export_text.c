@@ -1,6 +1,7 @@
 #include "report/export_text.h"
 
 #include "base/alloc.h"
+#include "report/cases.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -151,6 +152,19 @@ bool veils_hidden(const struct results *r, bool student_view)
     return student_view && !r->show_hidden;
 }
 
+/* Whether case ci of variant vi is the first of its id in the exercise: a hidden case runs on
+ * every variant, and is one case (the kit's README counts it once). */
+static bool first_of_id(const struct exercise_result *e, size_t vi, size_t ci)
+{
+    const char *id = e->variants[vi].cases[ci].case_id;
+    for (size_t v = 0; v <= vi; v++)
+        for (size_t c = 0; c < (v == vi ? ci : e->variants[v].n_cases); c++)
+            if (id && e->variants[v].cases[c].case_id &&
+                !strcmp(e->variants[v].cases[c].case_id, id))
+                return false;
+    return true;
+}
+
 void hidden_tally_of(const struct exercise_result *e, struct hidden_tally *h)
 {
     memset(h, 0, sizeof(*h));
@@ -160,6 +174,7 @@ void hidden_tally_of(const struct exercise_result *e, struct hidden_tally *h)
             if (!c->hidden)
                 continue;
             h->total++;
+            h->cases += first_of_id(e, vi, ci);
             h->max_points += c->max_points;
             if (c->verdict == V_SKIPPED) {
                 h->skipped++;
@@ -180,10 +195,18 @@ void hidden_tally_of(const struct exercise_result *e, struct hidden_tally *h)
 
 void hidden_summary(const struct hidden_tally *h, const struct messages *m, struct strbuf *text)
 {
-    strbuf_addf(text,
-                h->total == 1 ? messages_get(m, "%d of %d hidden case passed.")
-                              : messages_get(m, "%d of %d hidden cases passed."),
-                h->passed, h->total);
+    if (h->total > h->cases)
+        strbuf_addf(text,
+                    h->cases == 1 ? messages_get(m, "%d hidden case, run on every variant: %d of "
+                                                    "%d runs passed.")
+                                  : messages_get(m, "%d hidden cases, each run on every variant: "
+                                                    "%d of %d runs passed."),
+                    h->cases, h->passed, h->total);
+    else
+        strbuf_addf(text,
+                    h->total == 1 ? messages_get(m, "%d of %d hidden case passed.")
+                                  : messages_get(m, "%d of %d hidden cases passed."),
+                    h->passed, h->total);
     if (h->failed)
         strbuf_addf(text, messages_get(m, " %d failed."), h->failed);
     if (h->skipped)
@@ -269,6 +292,19 @@ const char *export_status(const struct results *r, const char *const *exercise_i
     return "ok";
 }
 
+/* ", and 2 correct cases could not be timed (the machine was busy)", where some were not. */
+static void add_not_timed(const struct results *r, const struct messages *m, struct strbuf *out)
+{
+    int n = results_count_not_timed(r);
+    if (n > 0)
+        strbuf_addf(out,
+                    n == 1 ? messages_get(m, ", and %d correct case could not be timed (the "
+                                             "machine was busy)")
+                           : messages_get(m, ", and %d correct cases could not be timed (the "
+                                             "machine was busy)"),
+                    n);
+}
+
 void grade_gap_sentence(const struct results *r, const struct messages *m, struct strbuf *out)
 {
     struct grade_gap_info g;
@@ -280,17 +316,20 @@ void grade_gap_sentence(const struct results *r, const struct messages *m, struc
                                            "submission could not be read."));
         break;
     case GAP_GRADER_ERROR:
+        /* XX and cases not timed counted apart, as the reports count them. */
         strbuf_addf(out,
-                    g.cases == 1 ? messages_get(m, "Not graded yet: the grader failed on %zu "
-                                                   "case, not your code")
-                                 : messages_get(m, "Not graded yet: the grader failed on %zu "
-                                                   "cases, not your code"),
-                    g.cases);
+                    grader_error_cases(r) == 1
+                        ? messages_get(m, "Not graded yet: the grader failed on %zu case, not "
+                                          "your code")
+                        : messages_get(m, "Not graded yet: the grader failed on %zu cases, not "
+                                          "your code"),
+                    grader_error_cases(r));
         if (*g.reason) {
             strbuf_addstr(out, " (");
             add_utf8_clean(out, g.reason);
             strbuf_addch(out, ')');
         }
+        add_not_timed(r, m, out);
         strbuf_addch(out, '.');
         break;
     case GAP_NOT_TIMED:

@@ -42,12 +42,15 @@ bool veils_hidden(const struct results *r, bool student_view);
 
 /* What a student may know of an exercise's hidden cases: how many passed. */
 struct hidden_tally {
+    int cases; /* each hidden case once; total counts its runs, one per variant */
     int total, passed, failed, errors, skipped;
     double points, max_points, seconds;
     double skipped_max; /* the max_points of those not run (not counted) */
 };
 void hidden_tally_of(const struct exercise_result *e, struct hidden_tally *h);
-/* "2 of 3 hidden cases passed. 1 failed." in the language of m; no names, no details. */
+/* "2 of 3 hidden cases passed. 1 failed." in the language of m; no names, no details. A hidden
+ * case that runs on several variants is one case of several runs: "1 hidden case, run on every
+ * variant: 1 of 2 runs passed." */
 void hidden_summary(const struct hidden_tally *h, const struct messages *m, struct strbuf *text);
 
 /* The compiler's output trimmed for a student to read: the lines that say "error" first

@@ -83,6 +83,14 @@ void set_own(struct tpl_value *m, const char *key, char *s)
     free(s);
 }
 
+void set_own_points(struct tpl_value *m, const char *key, char *s)
+{
+    char *one = xstrfmt("%s_one", key);
+    tpl_set_bool(m, one, !strcmp(s, "1"));
+    free(one);
+    set_own(m, key, s);
+}
+
 static int double_cmp(const void *pa, const void *pb)
 {
     double a = *(const double *)pa, b = *(const double *)pb;
@@ -118,6 +126,12 @@ void set_rate(struct tpl_value *m, const struct case_result *cr)
         tpl_set_md(m, "rate", NO_VALUE);
 }
 
+/* A value of an output as the mismatch list prints it: NaN as NaN on every libc. */
+static char *fmt_value(double x)
+{
+    return isnan(x) ? xstrdup("NaN") : xstrfmt("%.7g", x);
+}
+
 void set_mismatches(struct tpl_value *m, const struct case_result *cr)
 {
     struct tpl_value *ml = tpl_set_list(m, "mismatches");
@@ -127,14 +141,19 @@ void set_mismatches(struct tpl_value *m, const struct case_result *cr)
         tpl_set_str(mv, "arg", mm->arg);
         tpl_set_num(mv, "n_mismatch", (double)mm->n_mismatch);
         tpl_set_num(mv, "n_total", (double)mm->n_total);
-        set_own(mv, "max_abs", xstrfmt("%.3g", mm->max_abs));
-        set_own(mv, "max_rel", xstrfmt("%.3g", mm->max_rel));
+        /* The largest errors are over the finite differences, and an element that differs
+         * beyond the tolerance differs by more than 0: none at all means every one of them
+         * was NaN (results.json keeps no count of them), and the error is NaN, never 0. */
+        bool all_nan = mm->n_mismatch > 0 && !(mm->max_abs > 0) && !(mm->max_rel > 0);
+        set_own(mv, "max_abs", all_nan ? xstrdup("NaN") : xstrfmt("%.3g", mm->max_abs));
+        set_own(mv, "max_rel", all_nan ? xstrdup("NaN") : xstrfmt("%.3g", mm->max_rel));
+        tpl_set_bool(mv, "all_nan", all_nan);
         struct tpl_value *first = tpl_set_list(mv, "first");
         for (int k = 0; k < mm->n_first && k < 5; k++) {
             struct tpl_value *fv = tpl_push_map(first);
             tpl_set_str(fv, "index", mm->first[k].index);
-            set_own(fv, "actual", xstrfmt("%.7g", mm->first[k].actual));
-            set_own(fv, "expected", xstrfmt("%.7g", mm->first[k].expected));
+            set_own(fv, "actual", fmt_value(mm->first[k].actual));
+            set_own(fv, "expected", fmt_value(mm->first[k].expected));
         }
     }
     tpl_set_bool(m, "has_mismatches", cr->n_mismatches > 0);

@@ -43,6 +43,9 @@ char *fmt_pct(double num, double den);
 
 /* Sets key to s, an owned string that is already safe Markdown, and frees s. */
 void set_own(struct tpl_value *m, const char *key, char *s);
+/* The same for a number of points, and key_one: whether it reads "1" (the template then says
+ * "1 point", never "1 points"). */
+void set_own_points(struct tpl_value *m, const char *key, char *s);
 
 /* A case's throughput in one cell, "rate": GFLOP/s, GB/s, both, or NO_VALUE. */
 void set_rate(struct tpl_value *m, const struct case_result *cr);

@@ -26,35 +26,6 @@ void html_url_segment(struct strbuf *out, const char *s)
     }
 }
 
-void html_set_verdict(const struct report_ctx *rc, struct tpl_value *m, enum verdict v)
-{
-    char *key = xstrfmt("verdict.%s", verdict_code(v));
-    char *name = phrase(&rc->strings, false, key, NULL);
-    tpl_set_str(m, "verdict", name);
-    free(name);
-    free(key);
-    tpl_set_str(m, "verdict_code", verdict_code(v));
-    tpl_set_bool(m, "passed", v == V_PASS);
-    tpl_set_bool(m, "failed", verdict_is_failure(v));
-    tpl_set_bool(m, "skipped", v == V_SKIPPED);
-    tpl_set_bool(m, "grader_error", v == V_GRADER);
-}
-
-void html_set_pre(struct tpl_value *m, const char *key, const char *text, size_t max_lines,
-                  size_t *omitted)
-{
-    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
-    size_t left = esc_code_wrap(&body, text ? text : "", CODE_WIDTH, max_lines);
-    esc_html(&out, strbuf_str(&body));
-    if (left)
-        strbuf_addf(&out, "… (+%zu)\n", left);
-    if (omitted)
-        *omitted = left;
-    tpl_set_md(m, key, strbuf_str(&out));
-    strbuf_release(&body);
-    strbuf_release(&out);
-}
-
 /* ---- the policy: nothing from anywhere, the page's own style and script by hash ---- */
 
 static void base64(const unsigned char *in, size_t n, struct strbuf *out)
@@ -146,8 +117,9 @@ int html_write_page(const struct report_ctx *rc, const char *template_name, stru
     if (res == 0)
         res = template_load(&t, tpath, err);
     if (res == 0) {
+        /* A block's lines, escaped, are the inside of the template's <pre>. */
         struct tpl_render_opts ro = {esc_html, true};
-        res = template_render(&t, ctx, &ro, &page, err);
+        res = template_render_blocks(&t, ctx, &ro, esc_html, &page, err);
     }
     if (res == 0)
         res = write_file_atomic(out_path, strbuf_str(&page), page.len, err);

@@ -78,8 +78,8 @@ static void set_member(struct tpl_value *m, const struct results *const *rs, siz
         counts[i]++;
 }
 
-static void set_groups(const struct json_value *groups, const struct results *const *rs, size_t n,
-                       int *counts, struct tpl_value *m)
+static void set_groups(const struct report_ctx *rc, const struct json_value *groups,
+                       const struct results *const *rs, size_t n, int *counts, struct tpl_value *m)
 {
     struct tpl_value *list = tpl_set_list(m, "sim_groups");
     for (size_t g = 0; groups && groups->type == JSON_ARRAY && g < groups->n; g++) {
@@ -94,7 +94,7 @@ static void set_groups(const struct json_value *groups, const struct results *co
         tpl_set_bool(item, "matches_solution", json_get_bool(gv, "matches_solution", false));
         const char *frag = json_get_string(gv, "fragment");
         tpl_set_bool(item, "has_fragment", frag && *frag);
-        html_set_pre(item, "fragment", frag ? frag : "", FRAGMENT_LINES, NULL);
+        set_code(rc, item, "fragment", frag ? frag : "", FRAGMENT_LINES);
         struct tpl_value *ml = tpl_set_list(item, "members");
         for (size_t k = 0; k < members->n; k++)
             if (members->items[k]->type == JSON_STRING)
@@ -154,13 +154,16 @@ static void set_solution_matches(const struct json_value *sm, const struct resul
 }
 
 static void set_similarity(const struct report_ctx *rc, const struct results *const *rs, size_t n,
-                           struct tpl_value *m, struct tpl_value *notes, int *counts)
+                           struct tpl_value *m, struct tpl_value *notes, int **similar)
 {
     struct json_value *root = read_json(rc, "similarity.json", notes);
     tpl_set_bool(m, "has_similarity", root != NULL);
+    /* The rows link to similarity.html's evidence only where the similarity check was run. */
+    *similar = root ? xcalloc(n + 1, sizeof(int)) : NULL;
+    int *counts = *similar;
     double threshold = json_get_number(root, "threshold", NAN);
     set_own(m, "sim_threshold", isfinite(threshold) ? fmt_pct(threshold, 1) : xstrdup(NO_VALUE));
-    set_groups(json_get(root, "groups"), rs, n, counts, m);
+    set_groups(rc, json_get(root, "groups"), rs, n, counts, m);
     set_pairs(json_get(root, "pairs"), rs, n, counts, m);
     set_solution_matches(json_get(root, "solution_matches"), rs, n, m);
     json_value_free(root);
@@ -220,11 +223,10 @@ static void set_mutation(const struct report_ctx *rc, struct tpl_value *m, struc
 }
 
 void html_add_analyses(const struct report_ctx *rc, const struct results *const *rs, size_t n,
-                       struct tpl_value *m, int **sim_counts)
+                       struct tpl_value *m, int **similar)
 {
     struct tpl_value *notes = tpl_set_list(m, "analysis_notes");
-    *sim_counts = xcalloc(n + 1, sizeof(int));
-    set_similarity(rc, rs, n, m, notes, *sim_counts);
+    set_similarity(rc, rs, n, m, notes, similar);
     set_mutation(rc, m, notes);
     tpl_set_bool(m, "has_analysis_notes", tpl_list_len(notes) > 0);
 }

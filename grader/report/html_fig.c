@@ -111,7 +111,9 @@ static size_t baseline_line(const struct report_ctx *rc, const struct exercise_r
             s = svg_add_series(f, name, SVG_LINES, -1);
             free(name);
         }
-        svg_add_point(s, p->xs[k], b, NAN, NAN, NULL);
+        char *label = xstrfmt("%s: %s=%g, %.4g ms", p->keys[k].id, p->param, p->xs[k], b);
+        svg_add_point(s, p->xs[k], b, NAN, NAN, label);
+        free(label);
         n++;
     }
     return n;
@@ -340,8 +342,8 @@ char *html_fig_scores(const struct report_ctx *rc, const double *scores, size_t 
     return finish(&f);
 }
 
-char *html_fig_class_speedups(const struct report_ctx *rc, const struct speed_column *cols,
-                              size_t n)
+char *html_fig_class_speedups(const struct report_ctx *rc, const struct class_stats *st,
+                              const struct results *const *rs)
 {
     struct svg_fig f;
     svg_fig_init(&f);
@@ -352,17 +354,36 @@ char *html_fig_class_speedups(const struct report_ctx *rc, const struct speed_co
     char *t = phrase(&rc->strings, false, "plot.speedup_students", NULL);
     struct svg_series *dots = svg_add_series(&f, t, SVG_POINTS, 0);
     free(t);
-    for (size_t j = 0; j < n; j++) {
-        svg_add_cat(&f, cols[j].label);
-        for (size_t k = 0; k < cols[j].n; k++) /* spread equal values sideways a little */
-            svg_add_point(dots, (double)(j + 1) + ((double)(k % 7) - 3) * 0.04, cols[j].x[k], NAN,
-                          NAN, NULL);
-    }
     t = phrase(&rc->strings, false, "plot.speedup_median", NULL);
     struct svg_series *med = svg_add_series(&f, t, SVG_POINTS, 1);
     free(t);
-    for (size_t j = 0; j < n; j++)
-        if (cols[j].n)
-            svg_add_point(med, (double)(j + 1), median_of(cols[j].x, cols[j].n), NAN, NAN, NULL);
+    size_t x = 0;
+    for (size_t j = 0; j < st->n_ss; j++) {
+        const struct speed_stat *sp = &st->ss[j];
+        if (!sp->n_ref)
+            continue;
+        x++;
+        char *cat = xstrfmt("%s/%s", sp->ex, sp->variant);
+        svg_add_cat(&f, cat);
+        for (size_t k = 0; k < sp->n_ref; k++) {
+            /* Whose and how fast, as the tables round it; equal values spread sideways a
+             * little. */
+            char *speedup = fmt_x(sp->vs_ref[k]);
+            const char *id = rs[sp->ref_of[k]]->student_id;
+            char *label = xstrfmt("%s, %s: %s", id ? id : "", cat, speedup);
+            svg_add_point(dots, (double)x + ((double)(k % 7) - 3) * 0.04, sp->vs_ref[k], NAN, NAN,
+                          label);
+            free(label);
+            free(speedup);
+        }
+        char *median = fmt_x(median_of(sp->vs_ref, sp->n_ref));
+        t = phrase(&rc->strings, false, "plot.speedup_median", NULL);
+        char *label = xstrfmt("%s, %s: %s", t, cat, median);
+        svg_add_point(med, (double)x, median_of(sp->vs_ref, sp->n_ref), NAN, NAN, label);
+        free(label);
+        free(t);
+        free(median);
+        free(cat);
+    }
     return finish(&f);
 }

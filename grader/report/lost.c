@@ -24,7 +24,8 @@ static void set_lost_item(const struct report_ctx *rc, struct tpl_value *item,
     tpl_set_bool(item, "hidden", it->hidden);
     /* A grader error's points are not lost: they are a part of what was not graded here. */
     tpl_set_bool(item, "has_lost_points", it->grader ? it->shown > 0 : it->points > 0);
-    set_own(item, "lost_points", it->grader ? fmt_hundredths(it->shown) : fmt_points(it->points));
+    set_own_points(item, "lost_points",
+                   it->grader ? fmt_hundredths(it->shown) : fmt_points(it->points));
     if (it->hidden) {
         /* A count, never an id, a size or a message. */
         tpl_set_str(item, "cases", "");
@@ -55,10 +56,14 @@ static void set_not_run(const struct report_ctx *rc, const struct results *r,
         tpl_set_bool(v, "slow", it->kind == SKIP_SLOW);
         tpl_set_bool(v, "hidden", it->kind == SKIP_HIDDEN);
         tpl_set_bool(v, "other", it->kind == SKIP_OTHER);
-        tpl_set_num(v, "count", (double)it->count);
-        tpl_set_bool(v, "several", it->count > 1);
+        /* A hidden case once however many variants it runs on: "1 hidden case, in every
+         * variant of its exercise (3 runs)". */
+        tpl_set_num(v, "count", (double)it->cases);
+        tpl_set_bool(v, "several", it->cases > 1);
+        tpl_set_num(v, "runs", (double)it->count);
+        tpl_set_bool(v, "in_variants", it->count > it->cases);
         tpl_set_bool(v, "has_points", it->shown > 0);
-        set_own(v, "points", fmt_hundredths(it->shown));
+        set_own_points(v, "points", fmt_hundredths(it->shown));
         /* The GPU probe's reason, written before any language was known: in the report's. */
         char *said = messages_machine(&rc->msgs, it->kind == SKIP_NO_GPU ? r->machine.gpu_status
                                                                          : it->message);
@@ -91,7 +96,7 @@ static void set_speed_items(struct tpl_value *list, const struct overview *o)
         struct tpl_value *v = tpl_push_map(list);
         tpl_set_str(v, "exercise", it->ex->exercise_id);
         tpl_set_str(v, "exercise_title", exercise_title(it->ex));
-        set_own(v, "points", fmt_hundredths(it->shown));
+        set_own_points(v, "points", fmt_hundredths(it->shown));
         tpl_set_bool(v, "not_timed", it->state == PERF_NOT_TIMED);
         tpl_set_bool(v, "has_variant", it->state == PERF_NOT_RUN && it->vr);
         tpl_set_str(v, "variant", it->vr ? it->vr->variant_id : "");
@@ -99,17 +104,25 @@ static void set_speed_items(struct tpl_value *list, const struct overview *o)
 }
 
 /* What the score is of (score.h): the part graded here, the rest, and whether the grade is
- * incomplete on the grader's side. */
-static void set_scope(struct tpl_value *m, const struct overview *o)
+ * incomplete on the grader's side, with its two kinds of cases counted apart (a case not
+ * timed is no XX): the counts are the score line's. */
+static void set_scope(struct tpl_value *m, const struct results *r, const struct overview *o)
 {
-    set_own(m, "graded_max", fmt_hundredths(o->graded_shown));
-    set_own(m, "not_graded", fmt_hundredths(o->not_graded_shown));
+    set_own_points(m, "graded_max", fmt_hundredths(o->graded_shown));
+    set_own_points(m, "not_graded", fmt_hundredths(o->not_graded_shown));
     tpl_set_bool(m, "has_not_graded", o->not_graded_shown > 0);
-    tpl_set_bool(m, "has_gap", o->gap.gap != GAP_NONE);
-    tpl_set_bool(m, "gap_grader_error", o->gap.gap == GAP_GRADER_ERROR);
-    tpl_set_bool(m, "gap_not_timed", o->gap.gap == GAP_NOT_TIMED);
-    tpl_set_num(m, "gap_cases", (double)o->gap.cases);
-    tpl_set_bool(m, "gap_several", o->gap.cases != 1);
+    bool gap = o->gap.gap != GAP_NONE, unreadable = o->gap.gap == GAP_UNREADABLE;
+    size_t xx = gap && !unreadable ? grader_error_cases(r) : 0;
+    size_t not_timed = gap && !unreadable ? (size_t)results_count_not_timed(r) : 0;
+    tpl_set_bool(m, "has_gap", gap);
+    tpl_set_bool(m, "gap_unreadable", gap && xx + not_timed == 0);
+    tpl_set_bool(m, "has_gap_xx", xx > 0);
+    tpl_set_num(m, "gap_xx", (double)xx);
+    tpl_set_bool(m, "gap_xx_several", xx != 1);
+    tpl_set_bool(m, "has_gap_not_timed", not_timed > 0);
+    tpl_set_num(m, "gap_not_timed", (double)not_timed);
+    tpl_set_bool(m, "gap_not_timed_several", not_timed != 1);
+    tpl_set_bool(m, "gap_several", xx + not_timed != 1);
 }
 
 void add_overview(const struct report_ctx *rc, const struct results *r, struct tpl_value *m)
@@ -129,8 +142,11 @@ void add_overview(const struct report_ctx *rc, const struct results *r, struct t
     set_speed_items(speed, &o);
     tpl_set_bool(m, "has_not_graded_items", o.n_not_run + o.n_speed + tpl_list_len(grader) > 0);
     tpl_set_bool(m, "any_ran", r->n_pass + r->n_fail > 0);
-    set_scope(m, &o);
-    tpl_set_num(m, "hidden_total", (double)o.hidden_total);
+    set_scope(m, r, &o);
+    tpl_set_num(m, "hidden_cases", (double)o.hidden_cases);
+    tpl_set_bool(m, "hidden_several", o.hidden_cases > 1);
+    tpl_set_num(m, "hidden_runs", (double)o.hidden_total);
+    tpl_set_bool(m, "hidden_in_variants", o.hidden_total > o.hidden_cases);
     tpl_set_bool(m, "has_hidden", o.hidden_total > 0);
     tpl_set_num(m, "hidden_passed", (double)o.hidden_passed);
     tpl_set_num(m, "hidden_failed", (double)o.hidden_failed);

@@ -25,8 +25,23 @@ static const char *msg_of(const struct case_result *cr)
     return cr->message ? cr->message : "";
 }
 
+/* Whether (ex, the case's id) was seen before, among hidden cases (skipped ones only when
+ * skipped): each hidden case is then counted once however many variants ran it. */
+static bool seen_before(struct overview *o, const struct exercise_result *ex,
+                        const struct case_result *cr, bool skipped)
+{
+    const char *id = cr->case_id ? cr->case_id : "";
+    for (size_t i = 0; i < o->n_seen; i++)
+        if (o->seen[i].ex == ex && o->seen[i].skipped == skipped && !strcmp(o->seen[i].case_id, id))
+            return true;
+    ALLOC_GROW(o->seen, o->n_seen + 1, o->alloc_seen);
+    o->seen[o->n_seen++] = (struct hidden_seen){ex, id, skipped};
+    return false;
+}
+
 static void add_not_run(struct overview *o, const struct results *r,
-                        const struct variant_result *vr, const struct case_result *cr)
+                        const struct exercise_result *ex, const struct variant_result *vr,
+                        const struct case_result *cr)
 {
     enum skip_kind kind = case_skip_kind(r, vr, cr);
     struct not_run_item *it = NULL;
@@ -42,6 +57,7 @@ static void add_not_run(struct overview *o, const struct results *r,
         it->message = msg_of(cr);
     }
     it->count++;
+    it->cases += kind != SKIP_HIDDEN || !seen_before(o, ex, cr, true);
     it->points += cr->max_points - cr->points;
 }
 
@@ -93,8 +109,10 @@ struct hidden_count {
 };
 
 /* A hidden case in the student view: counted; a failure or a grader error added to h. */
-static void count_hidden(struct overview *o, const struct case_result *cr, struct hidden_count *h)
+static void count_hidden(struct overview *o, const struct exercise_result *ex,
+                         const struct case_result *cr, struct hidden_count *h)
 {
+    o->hidden_cases += !seen_before(o, ex, cr, false);
     o->hidden_total++;
     o->hidden_passed += cr->verdict == V_PASS;
     o->hidden_not_run += cr->verdict == V_SKIPPED || cr->verdict == V_GRADER;
@@ -120,9 +138,9 @@ static void add_variant(struct overview *o, const struct results *r,
     for (size_t c = 0; c < vr->n_cases;) {
         const struct case_result *cr = &vr->cases[c];
         if (cr->verdict == V_SKIPPED)
-            add_not_run(o, r, vr, cr);
+            add_not_run(o, r, ex, vr, cr);
         if (is_hidden(cr, hide_hidden)) {
-            count_hidden(o, cr, &h);
+            count_hidden(o, ex, cr, &h);
             c++;
             continue;
         }
@@ -276,6 +294,7 @@ void overview_release(struct overview *o)
     free(o->lost);
     free(o->not_run);
     free(o->speed);
+    free(o->seen);
     memset(o, 0, sizeof(*o));
 }
 

@@ -11,6 +11,9 @@
  *   here, slow cases without --full, hidden cases, anything else by its
  *   message), in that order, so a reason is said once however many cases it
  *   stopped.
+ * - A hidden case runs on every variant of its exercise: it is counted once, as the kit's
+ *   README counts it, and its runs (one per variant) apart, so that "1 hidden case" of a lab
+ *   with two variants is never "2 hidden cases".
  * - Grader errors are items of their own: never the student's fault.
  * - Speed points that were not measured here (their variant did not run, nothing was
  *   timed) are an item of their own, with the cases not run: not graded here, never "lost".
@@ -60,9 +63,10 @@ struct lost_item {
 struct not_run_item {
     enum skip_kind kind;
     const char *message; /* SKIP_OTHER: the message they share */
-    size_t count;
-    double points; /* points not graded here */
-    long shown;    /* as printed, in hundredths: the parts add up to not_graded_shown */
+    size_t count;        /* the cases' runs, one per variant */
+    size_t cases;        /* SKIP_HIDDEN: the hidden cases, each counted once (else count) */
+    double points;       /* points not graded here */
+    long shown;          /* as printed, in hundredths: the parts add up to not_graded_shown */
 };
 
 /* An exercise's speed points, not measured here. */
@@ -98,8 +102,17 @@ struct overview {
     struct speed_item *speed;
     size_t n_speed, alloc_speed;
     size_t n_failures; /* lost items that are the submission's (not grader errors) */
-    /* Hidden cases in the student view: how many, and how they went. */
+    /* Hidden cases in the student view: how many (each once), their runs (one per variant),
+     * and how the runs went. */
+    size_t hidden_cases;
     size_t hidden_total, hidden_passed, hidden_failed, hidden_not_run;
+    /* Every hidden case seen, once: (exercise, case id), and whether skipped as hidden. */
+    struct hidden_seen {
+        const struct exercise_result *ex;
+        const char *case_id;
+        bool skipped;
+    } * seen;
+    size_t n_seen, alloc_seen;
     /* What the score is of (score.h), and as printed, in hundredths: score of graded_shown;
      * not_graded_shown = the printed maximum less graded_shown, the sum of the parts above. */
     struct score_scope scope;

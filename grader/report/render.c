@@ -76,7 +76,9 @@ char *unique_plot_name(struct report_ctx *rc, const char *base)
 void set_verdict(const struct report_ctx *rc, struct tpl_value *m, enum verdict v)
 {
     char *key = xstrfmt("verdict.%s", verdict_code(v));
-    set_own(m, "verdict", phrase(&rc->strings, true, key, NULL));
+    char *name = phrase(&rc->strings, false, key, NULL);
+    tpl_set_str(m, "verdict", name);
+    free(name);
     free(key);
     tpl_set_str(m, "verdict_code", verdict_code(v));
     tpl_set_bool(m, "passed", v == V_PASS);
@@ -116,10 +118,11 @@ struct tpl_value *set_plot_map(struct tpl_value *m, const char *key)
     return pv;
 }
 
-char *code_block(const struct report_ctx *rc, const char *text)
+void set_code(const struct report_ctx *rc, struct tpl_value *m, const char *key, const char *text,
+              size_t max_lines)
 {
-    struct strbuf body = STRBUF_INIT, out = STRBUF_INIT;
-    size_t omitted = esc_code_wrap(&body, text, CODE_WIDTH, CODE_LINES);
+    struct strbuf body = STRBUF_INIT;
+    size_t omitted = esc_code_wrap(&body, text ? text : "", CODE_WIDTH, max_lines);
     if (omitted) {
         char n[32];
         snprintf(n, sizeof(n), "%zu", omitted);
@@ -128,10 +131,19 @@ char *code_block(const struct report_ctx *rc, const char *text)
         strbuf_addch(&body, '\n');
         free(marker);
     }
-    esc_md_fence(&out, strbuf_str(&body), NULL);
+    tpl_set_block(m, key, strbuf_str(&body));
     strbuf_release(&body);
-    strbuf_rtrim(&out); /* the template's own line break ends the block */
-    return strbuf_detach(&out);
+}
+
+/* A block in Markdown: a fence longer than any backtick run in it; the template's own line
+ * break ends it. */
+static void md_block(struct strbuf *out, const char *body)
+{
+    struct strbuf fenced = STRBUF_INIT;
+    esc_md_fence(&fenced, body, NULL);
+    strbuf_rtrim(&fenced);
+    strbuf_addstr(out, strbuf_str(&fenced));
+    strbuf_release(&fenced);
 }
 
 int render_file(const struct report_ctx *rc, const char *template_name, const struct tpl_value *ctx,
@@ -143,7 +155,7 @@ int render_file(const struct report_ctx *rc, const char *template_name, const st
     int res = template_load(&t, path, err);
     if (res == 0) {
         struct tpl_render_opts ro = {md_escape, true};
-        res = template_render(&t, ctx, &ro, out, err);
+        res = template_render_blocks(&t, ctx, &ro, md_block, out, err);
     }
     template_release(&t);
     free(path);

@@ -45,8 +45,8 @@ void ctx_release(struct report_ctx *rc);
 /* A plot file name made from base, not used yet in this report. Caller frees. */
 char *unique_plot_name(struct report_ctx *rc, const char *base);
 
-/* verdict (its name in the report's language), verdict_code, passed, failed, skipped,
- * grader_error. */
+/* verdict (its name in the report's language, as text), verdict_code, passed, failed,
+ * skipped, grader_error. */
 void set_verdict(const struct report_ctx *rc, struct tpl_value *m, enum verdict v);
 
 /*
@@ -59,11 +59,14 @@ void set_plot_result(const struct report_ctx *rc, struct tpl_value *pv,
  * false, note and path empty). */
 struct tpl_value *set_plot_map(struct tpl_value *m, const char *key);
 
-/* A fenced code block of untrusted text (compiler output, program output, details),
- * wrapped and cut (CODE_WIDTH, CODE_LINES). Caller frees. */
-char *code_block(const struct report_ctx *rc, const char *text);
+/* m.key: untrusted text of several lines (compiler output, program output, details) as a
+ * block (template.h's tpl_block): wrapped at CODE_WIDTH, at most max_lines lines and the rest
+ * counted in the report's language. Markdown makes it a fenced code block, the page a <pre>'s
+ * inside: the same lines in both. */
+void set_code(const struct report_ctx *rc, struct tpl_value *m, const char *key, const char *text,
+              size_t max_lines);
 
-/* lang_dir/template_name rendered with ctx, Markdown-escaped, into out. */
+/* lang_dir/template_name rendered with ctx, Markdown-escaped (blocks fenced), into out. */
 int render_file(const struct report_ctx *rc, const char *template_name, const struct tpl_value *ctx,
                 struct strbuf *out, struct error *err);
 

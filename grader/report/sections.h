@@ -2,7 +2,8 @@
  * sections: the parts of the per-submission report's context (templates/README.md
  * names every key), one file each:
  *
- *   variant.c   a variant and its cases: the case table, notes, compute-sanitizer
+ *   variant.c   a variant and its cases: the case table, notes, the compiler's first error,
+ *               compute-sanitizer
  *   lost.c      the first page: what cost points, grouped by cause, what to try next
  *   compare.c   the comparison of methods per case; pinned against pageable memory
  *   handin.c    the lab's hand-in table: when the GPU pays off against the CPU
@@ -18,10 +19,16 @@
 #include "report/render.h"
 #include "report/plot.h"
 
-/* A variant as report.md's `variants` list shows it, and whether with a table of cases (not
- * when every case is hidden, or was not run here). Caller frees. */
+/* A variant as report.md's and report.html's `variants` list shows it, and whether with a
+ * table of cases (not when every case is hidden, or was not run here). Caller frees. */
 struct tpl_value *variant_value(const struct report_ctx *rc, const struct variant_result *vr,
                                 bool *shows_table);
+
+/* The compiler's first error in a build log: the first line that reports an error (gcc's
+ * "file:line:col: error:", nvcc's "file(line): error", the linker's "undefined reference"),
+ * with the indented lines that show it (source, caret), at most 8 lines; NULL when the log
+ * reports none. Caller frees. */
+char *first_compiler_error(const char *log);
 
 /* lost, grader_errors, not_run, the hidden cases' counts and next (overview.h). */
 void add_overview(const struct report_ctx *rc, const struct results *r, struct tpl_value *m);

@@ -14,9 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The per-submission report (report.md): its context, section by section. */
+/*
+ * The report on one submission as data: one context, section by section, that report.md and
+ * report.html both render (the page adds its figures and anchors to it), so that the two never
+ * state two different things: what the score means, what cost points, what was not graded and
+ * why, every count. templates/README.md and docs/html.md name its keys.
+ */
 
-static void set_machine(struct tpl_value *m, const struct machine_info *mi)
+static void set_machine(const struct report_ctx *rc, struct tpl_value *m,
+                        const struct machine_info *mi)
 {
     struct tpl_value *mm = tpl_set_map(m, "machine");
     tpl_set_str(mm, "hostname", mi->hostname);
@@ -28,8 +34,12 @@ static void set_machine(struct tpl_value *m, const struct machine_info *mi)
     tpl_set_num(mm, "gpu_memory_mib", (double)mi->gpu_memory_mib);
     tpl_set_str(mm, "driver_version", mi->driver_version);
     tpl_set_str(mm, "cuda_runtime_version", mi->cuda_runtime_version);
-    tpl_set_str(mm, "gpu_status", mi->gpu_status);
+    /* The GPU probe's words, written before any language was known: in the report's. */
+    char *status = messages_machine(&rc->msgs, mi->gpu_status);
+    tpl_set_str(mm, "gpu_status", status);
+    free(status);
     tpl_set_str(mm, "calibration", mi->calibration);
+    tpl_set_bool(mm, "has_calibration", has_text(mi->calibration));
     tpl_set_bool(mm, "gpu_available", mi->gpu_status && !strcmp(mi->gpu_status, "available"));
     tpl_set_str(mm, "cc_version", mi->cc_version);
     tpl_set_str(mm, "nvcc_version", mi->nvcc_version);
@@ -39,7 +49,7 @@ static void set_machine(struct tpl_value *m, const struct machine_info *mi)
     tpl_set_bool(mm, "has_nvccflags", has_text(mi->nvccflags));
 }
 
-static void set_header(struct tpl_value *m, const struct results *r)
+static void set_header(const struct report_ctx *rc, struct tpl_value *m, const struct results *r)
 {
     tpl_set_str(m, "course", r->course);
     tpl_set_str(m, "lab_id", r->lab_id);
@@ -71,7 +81,7 @@ static void set_header(struct tpl_value *m, const struct results *r)
     tpl_set_bool(m, "full", r->full);
     tpl_set_bool(m, "hidden_included", r->hidden);
     tpl_set_bool(m, "show_hidden", r->show_hidden);
-    set_machine(m, &r->machine);
+    set_machine(rc, m, &r->machine);
 }
 
 /* Legends a report says once, at the first place they apply. */
@@ -79,11 +89,12 @@ struct legends {
     bool cases, overhead;
 };
 
-static void set_exercise(struct report_ctx *rc, const struct exercise_result *ex,
+static void set_exercise(struct report_ctx *rc, const struct exercise_result *ex, size_t i,
                          const struct shown_exercise *sx, struct tpl_value *exv,
                          struct legends *said)
 {
     tpl_set_str(exv, "id", ex->exercise_id);
+    set_own(exv, "anchor", xstrfmt("ex%zu", i + 1));
     tpl_set_str(exv, "title", exercise_title(ex));
     set_own(exv, "points", fmt_hundredths(sx->points));
     set_own(exv, "max_points", fmt_hundredths(sx->max));
@@ -108,6 +119,21 @@ static void set_exercise(struct report_ctx *rc, const struct exercise_result *ex
     said->overhead |= overhead;
     add_plot(rc, ex, exv);
     add_pinned_factors(rc, ex, exv);
+    if (rc->o->html)
+        html_add_figures(rc, ex, exv);
+}
+
+/* A late submission's penalty, and the score that counts. */
+static void set_late(struct tpl_value *m, const struct results *r)
+{
+    const struct late_record *l = &r->lms.late;
+    bool late = l->evaluated && l->late;
+    tpl_set_bool(m, "late", late);
+    tpl_set_bool(m, "late_days_known", l->days_known);
+    set_own(m, "late_days", fmt_points(l->days));
+    set_own_points(m, "late_penalty", fmt_points(l->penalty));
+    set_own(m, "final_score", fmt_points(results_final_score(r)));
+    tpl_set_bool(m, "late_zeroed", late && l->zeroed);
 }
 
 static void set_score(struct tpl_value *m, const struct results *r, const struct shown_points *sp)
@@ -121,12 +147,13 @@ static void set_score(struct tpl_value *m, const struct results *r, const struct
     tpl_set_num(m, "n_grader_errors", r->n_grader_errors);
     tpl_set_bool(m, "has_skipped", r->n_skipped > 0);
     tpl_set_bool(m, "has_grader_errors", r->n_grader_errors > 0);
+    set_late(m, r);
 }
 
 static struct tpl_value *student_context(struct report_ctx *rc, const struct results *r)
 {
     struct tpl_value *m = tpl_map();
-    set_header(m, r);
+    set_header(rc, m, r);
     tpl_set_str(m, "lang", rc->lang);
     tpl_set_bool(m, "student_view", rc->hide_hidden);
     set_score(m, r, rc->shown);
@@ -134,9 +161,11 @@ static struct tpl_value *student_context(struct report_ctx *rc, const struct res
     struct tpl_value *exs = tpl_set_list(m, "exercises");
     struct tpl_value *speedups = tpl_set_list(m, "speedup_table");
     struct legends said = {false, false};
-    bool any_perf = false;
+    bool any_perf = false, any_gpu = false;
     for (size_t e = 0; e < r->n_exercises; e++) {
-        set_exercise(rc, &r->exercises[e], &rc->shown->ex[e], tpl_push_map(exs), &said);
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            any_gpu |= variant_is_gpu(&r->exercises[e].variants[v]);
+        set_exercise(rc, &r->exercises[e], e, &rc->shown->ex[e], tpl_push_map(exs), &said);
         add_speedup_rows(rc, &r->exercises[e], speedups);
         any_perf |= r->exercises[e].perf_max_points > 0;
     }
@@ -144,6 +173,7 @@ static struct tpl_value *student_context(struct report_ctx *rc, const struct res
     set_own(m, "speedup_goal", fmt_points(SPEEDUP_GOAL));
     set_own(m, "speedup_at_size", xstrfmt("%.0f", SPEEDUP_AT_SIZE));
     tpl_set_bool(m, "any_perf", any_perf);
+    tpl_set_bool(m, "has_gpu_variants", any_gpu);
     return m;
 }
 
@@ -181,10 +211,11 @@ int report_student(const struct results *r, const char *outdir, const struct rep
     int res = render_file(&rc, "report.md", ctx, &md, err);
     if (res == 0)
         res = write_outputs(&rc, "report", &md, out, err);
-    /* The page beside the Markdown, also when a required PDF could not be made. */
+    /* The page beside the Markdown, from the same context, also when a required PDF could not
+     * be made. */
     struct error herr;
     error_init(&herr);
-    if (out->md_written && o->html && html_student(&rc, r, out, &herr) != 0) {
+    if (out->md_written && o->html && html_student(&rc, ctx, out, &herr) != 0) {
         error_format(&herr, out->html_note, sizeof(out->html_note));
         if (res == 0) {
             *err = herr;

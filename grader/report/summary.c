@@ -4,6 +4,7 @@
 #include "base/escape.h"
 #include "base/fs.h"
 #include "report/cases.h"
+#include "report/class_stats.h"
 #include "report/clock.h"
 #include "report/format.h"
 #include "report/html.h"
@@ -15,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The class summary (summary.md): one function per section of the template, in its order. */
+/* The class summary as data (summary.md, and index.html from the same context): one function
+ * per section of the template, in its order. */
 
 static int by_student_id(const void *pa, const void *pb)
 {
@@ -38,208 +40,13 @@ static void summary_header(const struct report_ctx *rc, const struct results *co
     tpl_set_str(m, "grader_version", r0->grader_version);
     tpl_set_str(m, "lang", rc->lang);
     tpl_set_num(m, "n_students", (double)n);
+    tpl_set_bool(m, "one_student", n == 1);
     /* The newest grading date: the summary then depends on the results only. */
     const char *date = "";
     for (size_t i = 0; i < n; i++)
         if (rs[i]->date && strcmp(rs[i]->date, date) > 0)
             date = rs[i]->date;
     tpl_set_str(m, "date", date);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The class's cases, speedups and failures, gathered over every student    */
-
-struct case_stat {
-    const char *ex, *ex_title, *variant, *variant_title, *case_id;
-    const struct case_result *first; /* the first student's: its params */
-    int pass, fail, skipped, grader;
-};
-
-struct speed_stat {
-    const char *ex, *variant, *variant_title;
-    double *vs_ref, *vs_base; /* one geometric mean per student */
-    size_t n_ref, n_base, alloc_ref, alloc_base;
-};
-
-struct place_count {
-    char *where;
-    int count;
-};
-
-struct verdict_stat {
-    enum verdict v;
-    int cases, students;
-    struct place_count *places;
-    size_t n_places, alloc_places;
-};
-
-/* Everything points into the results but the places' names and the arrays. */
-struct class_stats {
-    struct case_stat *cs;
-    size_t n_cs, alloc_cs;
-    struct speed_stat *ss;
-    size_t n_ss, alloc_ss;
-    struct verdict_stat vstats[V_GRADER + 1];
-};
-
-static void class_stats_init(struct class_stats *st)
-{
-    memset(st, 0, sizeof(*st));
-    for (int v = 0; v <= V_GRADER; v++)
-        st->vstats[v].v = (enum verdict)v;
-}
-
-static void class_stats_release(struct class_stats *st)
-{
-    for (int v = 0; v <= V_GRADER; v++) {
-        for (size_t k = 0; k < st->vstats[v].n_places; k++)
-            free(st->vstats[v].places[k].where);
-        free(st->vstats[v].places);
-    }
-    for (size_t j = 0; j < st->n_ss; j++) {
-        free(st->ss[j].vs_ref);
-        free(st->ss[j].vs_base);
-    }
-    free(st->ss);
-    free(st->cs);
-}
-
-static void push_double(double **arr, size_t *n, size_t *alloc, double x)
-{
-    ALLOC_GROW(*arr, *n + 1, *alloc);
-    (*arr)[(*n)++] = x;
-}
-
-static struct case_stat *find_case_stat(struct class_stats *st, const struct exercise_result *ex,
-                                        const struct variant_result *vr,
-                                        const struct case_result *cr)
-{
-    for (size_t i = 0; i < st->n_cs; i++)
-        if (!strcmp(st->cs[i].ex, ex->exercise_id) && !strcmp(st->cs[i].variant, vr->variant_id) &&
-            !strcmp(st->cs[i].case_id, cr->case_id))
-            return &st->cs[i];
-    ALLOC_GROW(st->cs, st->n_cs + 1, st->alloc_cs);
-    struct case_stat *s = &st->cs[st->n_cs++];
-    memset(s, 0, sizeof(*s));
-    s->ex = ex->exercise_id;
-    s->ex_title = exercise_title(ex);
-    s->variant = vr->variant_id;
-    s->variant_title = variant_title(vr);
-    s->case_id = cr->case_id;
-    s->first = cr;
-    return s;
-}
-
-static struct speed_stat *find_speed_stat(struct class_stats *st, const struct exercise_result *ex,
-                                          const struct variant_result *vr)
-{
-    for (size_t i = 0; i < st->n_ss; i++)
-        if (!strcmp(st->ss[i].ex, ex->exercise_id) && !strcmp(st->ss[i].variant, vr->variant_id))
-            return &st->ss[i];
-    ALLOC_GROW(st->ss, st->n_ss + 1, st->alloc_ss);
-    struct speed_stat *s = &st->ss[st->n_ss++];
-    memset(s, 0, sizeof(*s));
-    s->ex = ex->exercise_id;
-    s->variant = vr->variant_id;
-    s->variant_title = variant_title(vr);
-    return s;
-}
-
-static void record_failure(struct verdict_stat *vs, const char *where, bool new_student)
-{
-    vs->cases++;
-    vs->students += new_student;
-    for (size_t i = 0; i < vs->n_places; i++) {
-        if (!strcmp(vs->places[i].where, where)) {
-            vs->places[i].count++;
-            return;
-        }
-    }
-    ALLOC_GROW(vs->places, vs->n_places + 1, vs->alloc_places);
-    vs->places[vs->n_places].where = xstrdup(where);
-    vs->places[vs->n_places].count = 1;
-    vs->n_places++;
-}
-
-static bool summary_has_ids(const struct results *r)
-{
-    for (size_t e = 0; e < r->n_exercises; e++) {
-        if (!r->exercises[e].exercise_id)
-            return false;
-        for (size_t v = 0; v < r->exercises[e].n_variants; v++) {
-            const struct variant_result *vr = &r->exercises[e].variants[v];
-            if (!vr->variant_id)
-                return false;
-            for (size_t c = 0; c < vr->n_cases; c++)
-                if (!vr->cases[c].case_id)
-                    return false;
-        }
-    }
-    return true;
-}
-
-/* One case of one student: its verdict counted, a failure recorded where it happened. */
-static void count_case(struct class_stats *st, const struct exercise_result *ex,
-                       const struct variant_result *vr, const struct case_result *cr,
-                       bool counted[V_GRADER + 1])
-{
-    struct case_stat *cs = find_case_stat(st, ex, vr, cr);
-    if (cr->verdict == V_PASS)
-        cs->pass++;
-    else if (cr->verdict == V_SKIPPED)
-        cs->skipped++;
-    else if (cr->verdict == V_GRADER)
-        cs->grader++;
-    else
-        cs->fail++;
-    /* Grader errors are the first page's, never a failure of the class's. */
-    if (cr->verdict != V_PASS && cr->verdict != V_SKIPPED && cr->verdict != V_GRADER &&
-        (int)cr->verdict >= 0 && cr->verdict <= V_GRADER) {
-        char *where = xstrfmt("%s / %s / %s", ex->exercise_id, vr->variant_id, cr->case_id);
-        record_failure(&st->vstats[cr->verdict], where, !counted[cr->verdict]);
-        counted[cr->verdict] = true;
-        free(where);
-    }
-}
-
-/* One variant of one student: its cases, and the geometric means of its passing speedups. */
-static void count_variant(struct class_stats *st, const struct exercise_result *ex,
-                          const struct variant_result *vr, bool counted[V_GRADER + 1])
-{
-    double log_ref = 0, log_base = 0;
-    int n_ref = 0, n_base = 0;
-    for (size_t c = 0; c < vr->n_cases; c++) {
-        const struct case_result *cr = &vr->cases[c];
-        count_case(st, ex, vr, cr, counted);
-        if (cr->verdict == V_PASS && cr->speedup_ref > 0) {
-            log_ref += log(cr->speedup_ref);
-            n_ref++;
-        }
-        if (cr->verdict == V_PASS && cr->speedup_baseline > 0) {
-            log_base += log(cr->speedup_baseline);
-            n_base++;
-        }
-    }
-    struct speed_stat *sp = find_speed_stat(st, ex, vr);
-    if (n_ref)
-        push_double(&sp->vs_ref, &sp->n_ref, &sp->alloc_ref, exp(log_ref / n_ref));
-    if (n_base)
-        push_double(&sp->vs_base, &sp->n_base, &sp->alloc_base, exp(log_base / n_base));
-}
-
-static void class_stats_collect(struct class_stats *st, const struct results *const *rs, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const struct results *r = rs[i];
-        if (!summary_has_ids(r))
-            continue;
-        bool counted[V_GRADER + 1] = {false};
-        for (size_t e = 0; e < r->n_exercises; e++) {
-            const struct exercise_result *ex = &r->exercises[e];
-            for (size_t v = 0; v < ex->n_variants; v++)
-                count_variant(st, ex, &ex->variants[v], counted);
-        }
-    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -265,7 +72,45 @@ static void set_exercise_points(const struct results *const *rs, size_t n, const
     set_own(ev, "max_points", fmt_points(maxp));
 }
 
-static void set_exercise_cases(const struct class_stats *st, size_t first, struct tpl_value *ev)
+/* Who failed the case, each with the link to their page (`failed_by`: id, href). */
+static void set_failed_by(const struct case_stat *cs, const struct results *const *rs,
+                          struct tpl_value *cv)
+{
+    struct tpl_value *list = tpl_set_list(cv, "failed_by");
+    for (size_t k = 0; k < cs->n_failed_by; k++) {
+        const struct results *r = rs[cs->failed_by[k]];
+        struct tpl_value *who = tpl_push_map(list);
+        summary_student_cells(who, r);
+        struct strbuf href = STRBUF_INIT;
+        html_url_segment(&href, r->student_id);
+        strbuf_addstr(&href, "/report.html");
+        tpl_set_md(who, "href", strbuf_str(&href));
+        strbuf_release(&href);
+    }
+}
+
+/* The failure most of the case's failing students had: verdict, how many, its message. */
+static void set_common_failure(const struct report_ctx *rc, const struct case_stat *cs,
+                               struct tpl_value *cv)
+{
+    enum verdict v;
+    int count;
+    const char *msg;
+    bool shared;
+    bool any = case_stat_common_failure(cs, &v, &count, &msg, &shared);
+    tpl_set_bool(cv, "has_failure", any);
+    struct tpl_value *fv = tpl_set_map(cv, "failure");
+    set_verdict(rc, fv, v);
+    tpl_set_num(fv, "count", count);
+    char *text = esc_first_line(msg ? msg : "", MESSAGE_CHARS);
+    tpl_set_str(fv, "message", text);
+    tpl_set_bool(fv, "has_message", *text != '\0');
+    tpl_set_bool(fv, "shared", shared);
+    free(text);
+}
+
+static void set_exercise_cases(const struct report_ctx *rc, const struct class_stats *st,
+                               const struct results *const *rs, size_t first, struct tpl_value *ev)
 {
     struct tpl_value *cl = tpl_set_list(ev, "cases");
     for (size_t j = first; j < st->n_cs; j++) {
@@ -277,11 +122,16 @@ static void set_exercise_cases(const struct class_stats *st, size_t first, struc
         tpl_set_str(cv, "variant_title", cs->variant_title);
         tpl_set_str(cv, "case_id", cs->case_id);
         set_case_sizes(cv, cs->first);
+        tpl_set_bool(cv, "hidden", cs->first->hidden);
+        tpl_set_bool(cv, "slow", cs->first->slow);
         tpl_set_num(cv, "n_pass", cs->pass);
         tpl_set_num(cv, "n_fail", cs->fail);
         tpl_set_num(cv, "n_skipped", cs->skipped);
         tpl_set_num(cv, "n_grader_errors", cs->grader);
+        tpl_set_num(cv, "n_ran", cs->pass + cs->fail);
         set_own(cv, "pass_rate", fmt_pct(cs->pass, cs->pass + cs->fail));
+        set_common_failure(rc, cs, cv);
+        set_failed_by(cs, rs, cv);
     }
 }
 
@@ -323,10 +173,11 @@ static void set_exercise_speedups(const struct class_stats *st, const char *ex_i
 }
 
 /* Exercises in first-seen order, with their cases and speedups. */
-static void summary_exercises(const struct class_stats *st, const struct results *const *rs,
-                              size_t n, struct tpl_value *m)
+static void summary_exercises(const struct report_ctx *rc, const struct class_stats *st,
+                              const struct results *const *rs, size_t n, struct tpl_value *m)
 {
     struct tpl_value *exs = tpl_set_list(m, "exercises");
+    bool any_speedups = false;
     for (size_t i = 0; i < st->n_cs; i++) {
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
@@ -337,9 +188,11 @@ static void summary_exercises(const struct class_stats *st, const struct results
         tpl_set_str(ev, "id", st->cs[i].ex);
         tpl_set_str(ev, "title", st->cs[i].ex_title);
         set_exercise_points(rs, n, st->cs[i].ex, ev);
-        set_exercise_cases(st, i, ev);
+        set_exercise_cases(rc, st, rs, i, ev);
         set_exercise_speedups(st, st->cs[i].ex, ev);
+        any_speedups |= tpl_list_len(tpl_get(ev, "speedups")) > 0;
     }
+    tpl_set_bool(m, "any_speedups", any_speedups);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -607,11 +460,17 @@ static struct tpl_value *summary_context(struct report_ctx *rc, const struct res
     summary_header(rc, rs, n, m);
     summary_incomplete(rs, n, m);
     summary_scores(rc, rs, n, m);
-    summary_students(rs, n, m);
     struct class_stats st;
     class_stats_init(&st);
     class_stats_collect(&st, rs, n);
-    summary_exercises(&st, rs, n, m);
+    /* What only the page has (figures, analyses) goes into the same context: the page renders
+     * the summary's facts and adds to them. */
+    int *similar = NULL;
+    if (rc->o->html)
+        html_class_add(rc, rs, n, &st, m, &similar);
+    summary_students(rs, n, similar, m);
+    free(similar);
+    summary_exercises(rc, &st, rs, n, m);
     summary_speedup_plot(rc, &st, m);
     summary_failures(rc, &st, m);
     summary_sanitizer(rs, n, m);
@@ -643,10 +502,11 @@ int report_summary(const struct results *const *all, size_t n, const char *outdi
     int res = render_file(&rc, "summary.md", ctx, &md, err);
     if (res == 0)
         res = write_outputs(&rc, "summary", &md, out, err);
-    /* The page beside the Markdown, also when a required PDF could not be made. */
+    /* The page beside the Markdown, from the same context, also when a required PDF could not
+     * be made. */
     struct error herr;
     error_init(&herr);
-    if (out->md_written && o->html && html_class(&rc, sorted, n, out, &herr) != 0) {
+    if (out->md_written && o->html && html_class(&rc, ctx, out, &herr) != 0) {
         error_format(&herr, out->html_note, sizeof(out->html_note));
         if (res == 0) {
             *err = herr;

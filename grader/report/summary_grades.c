@@ -3,7 +3,9 @@
 #include "base/alloc.h"
 #include "base/escape.h"
 #include "grade/score.h"
+#include "report/cases.h"
 #include "report/format.h"
+#include "report/html.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -118,8 +120,8 @@ void summary_scores(struct report_ctx *rc, const struct results *const *rs, size
 
 /* The first page's table of incomplete grades: one row per status and reason. */
 struct gap_row {
-    const char *status, *reason; /* point into the results */
-    size_t students, cases;
+    const char *status, *reason;    /* point into the results */
+    size_t students, xx, not_timed; /* cases in XX, correct cases not timed */
     struct strbuf ids;
 };
 
@@ -149,7 +151,8 @@ static void set_gap_row(struct tpl_value *list, struct gap_row *row)
     tpl_set_bool(v, "has_reason", *why != '\0');
     free(why);
     tpl_set_num(v, "n_students", (double)row->students);
-    tpl_set_num(v, "n_cases", (double)row->cases);
+    tpl_set_num(v, "n_xx", (double)row->xx);
+    tpl_set_num(v, "n_not_timed", (double)row->not_timed);
     char *ids = esc_clip(strbuf_str(&row->ids), FINDING_CHARS);
     tpl_set_str(v, "students", ids);
     free(ids);
@@ -172,7 +175,10 @@ void summary_incomplete(const struct results *const *rs, size_t n, struct tpl_va
         students++;
         struct gap_row *row = gap_row_of(&rows, &n_rows, &alloc, grade_gap_status(g.gap), g.reason);
         row->students++;
-        row->cases += g.cases;
+        /* Counted apart, as each student's report counts them: XX is the grader's error, a
+         * case not timed a correct one the machine kept from timing. */
+        row->xx += grader_error_cases(rs[i]);
+        row->not_timed += (size_t)results_count_not_timed(rs[i]);
         strbuf_addf(&row->ids, "%s%s", row->ids.len ? ", " : "",
                     rs[i]->student_id ? rs[i]->student_id : "");
     }
@@ -184,24 +190,183 @@ void summary_incomplete(const struct results *const *rs, size_t n, struct tpl_va
     tpl_set_bool(m, "has_incomplete", students > 0);
 }
 
-void summary_students(const struct results *const *rs, size_t n, struct tpl_value *m)
+/* The row's points per exercise, in the class's columns (`points`: value and sort key): none
+ * for a grade not complete yet, as gradebook.csv leaves them empty. */
+static void set_row_points(const struct results *r, const char *const *ids, size_t n_ids,
+                           bool graded, struct tpl_value *row)
 {
-    struct tpl_value *students = tpl_set_list(m, "students");
-    for (size_t i = 0; i < n; i++) {
-        const struct results *r = rs[i];
-        struct tpl_value *sv = tpl_push_map(students);
-        struct grade_gap_info g;
-        bool graded = grade_gap_of(r, &g) == GAP_NONE;
-        summary_student_cells(sv, r);
-        tpl_set_bool(sv, "graded", graded);
-        tpl_set_str(sv, "status", graded ? "" : grade_gap_status(g.gap));
-        set_own(sv, "score", fmt_points(r->score));
-        set_own(sv, "max_score", fmt_points(r->max_score));
-        set_own(sv, "pct", fmt_pct(r->score, r->max_score));
-        tpl_set_num(sv, "n_pass", r->n_pass);
-        tpl_set_num(sv, "n_fail", r->n_fail);
-        tpl_set_num(sv, "n_skipped", r->n_skipped);
-        tpl_set_num(sv, "n_grader_errors", r->n_grader_errors);
-        tpl_set_bool(sv, "has_grader_errors", r->n_grader_errors > 0);
+    struct tpl_value *cells = tpl_set_list(row, "points");
+    for (size_t k = 0; k < n_ids; k++) {
+        const struct exercise_result *ex = NULL;
+        for (size_t e = 0; e < r->n_exercises && !ex; e++)
+            if (r->exercises[e].exercise_id && !strcmp(r->exercises[e].exercise_id, ids[k]))
+                ex = &r->exercises[e];
+        if (!graded)
+            ex = NULL;
+        struct tpl_value *cell = tpl_push_map(cells);
+        set_own(cell, "value", ex ? fmt_points(ex->points) : xstrdup(NO_VALUE));
+        set_own(cell, "sort", xstrfmt("%.6g", ex ? ex->points : -1.0));
     }
+}
+
+static void set_row_late(const struct results *r, struct tpl_value *row, struct strbuf *tags)
+{
+    const struct late_record *l = &r->lms.late;
+    bool late = l->evaluated && l->late;
+    tpl_set_bool(row, "late", late);
+    tpl_set_bool(row, "late_days_known", late && l->days_known);
+    set_own(row, "late_days", fmt_points(l->days));
+    set_own(row, "late_sort", xstrfmt("%.6g", late ? (l->days_known ? l->days : 0.5) : 0.0));
+    set_own_points(row, "late_penalty", fmt_points(l->penalty));
+    tpl_set_bool(row, "has_late_penalty", late && l->penalty > 0);
+    if (late)
+        strbuf_addstr(tags, " late");
+}
+
+/* The submission's failures by verdict, most first ("CE ×4, WA ×2"): `verdicts`, each with
+ * `code` and `count`; how many cases tampered (CH). */
+static int set_row_verdicts(const struct results *r, struct tpl_value *row)
+{
+    int count[V_GRADER + 1] = {0};
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
+                enum verdict k = r->exercises[e].variants[v].cases[c].verdict;
+                if (verdict_is_failure(k) && (size_t)k <= V_GRADER)
+                    count[k]++;
+            }
+    struct tpl_value *list = tpl_set_list(row, "verdicts");
+    for (int done = 0; !done;) {
+        int top = -1;
+        for (int k = 0; k <= V_GRADER; k++)
+            if (count[k] > 0 && (top < 0 || count[k] > count[top]))
+                top = k;
+        done = top < 0;
+        if (done)
+            break;
+        struct tpl_value *item = tpl_push_map(list);
+        tpl_set_str(item, "code", verdict_code((enum verdict)top));
+        tpl_set_num(item, "count", count[top]);
+        count[top] = -count[top];
+    }
+    tpl_set_bool(row, "has_verdicts", tpl_list_len(list) > 0);
+    return count[V_CHEAT] < 0 ? -count[V_CHEAT] : 0;
+}
+
+/* Every status that applies to the row, as the page's filter reads them (`tags`), and the
+ * one gradebook.csv puts first (`status`, "" for a complete grade). */
+static bool set_row_status(const struct results *r, struct tpl_value *row, struct strbuf *tags)
+{
+    struct grade_gap_info g;
+    bool graded = grade_gap_of(r, &g) == GAP_NONE;
+    int not_timed = results_count_not_timed(r);
+    const struct {
+        const char *key, *tag;
+        bool on;
+    } st[] = {
+        {"status_ok", "ok", graded && r->n_fail == 0 && r->n_skipped == 0},
+        {"status_failed", "failed", r->n_fail > 0},
+        {"status_incomplete", "incomplete", r->n_skipped > 0},
+        {"status_grader", "grader", r->n_grader_errors > 0 || g.gap == GAP_UNREADABLE},
+        {"status_not_timed", "not-timed", not_timed > 0},
+    };
+    for (size_t k = 0; k < sizeof(st) / sizeof(st[0]); k++) {
+        tpl_set_bool(row, st[k].key, st[k].on);
+        if (st[k].on)
+            strbuf_addf(tags, "%s%s", tags->len ? " " : "", st[k].tag);
+    }
+    tpl_set_bool(row, "graded", graded);
+    tpl_set_str(row, "status", graded ? "" : grade_gap_status(g.gap));
+    tpl_set_num(row, "n_not_timed", not_timed);
+    return graded;
+}
+
+/* A student's row: who, the grade or why there is none yet, the counts, the points per
+ * exercise, lateness, the failures by verdict and every status that applies. */
+/* Similarity: how many pairs and groups name the student, and the link to similarity.html's
+ * evidence about them (the anchor similarity.html gives each submission). */
+static void set_row_similar(const struct results *r, const int *similar, size_t i,
+                            struct tpl_value *row, struct strbuf *tags)
+{
+    int sim = similar ? similar[i] : 0;
+    tpl_set_num(row, "similar", sim);
+    tpl_set_bool(row, "has_similarity", similar != NULL);
+    struct strbuf href = STRBUF_INIT;
+    strbuf_addstr(&href, "similarity.html#");
+    esc_anchor(&href, "sub-", r->student_id);
+    tpl_set_md(row, "sim_href", strbuf_str(&href));
+    strbuf_release(&href);
+    if (sim)
+        strbuf_addstr(tags, " similar");
+}
+
+static void set_row(const struct results *r, const char *const *ids, size_t n_ids,
+                    const int *similar, size_t i, struct tpl_value *row)
+{
+    struct strbuf tags = STRBUF_INIT, href = STRBUF_INIT;
+    summary_student_cells(row, r);
+    html_url_segment(&href, r->student_id);
+    strbuf_addstr(&href, "/report.html");
+    tpl_set_md(row, "href", strbuf_str(&href));
+    bool graded = set_row_status(r, row, &tags);
+    set_own(row, "score", fmt_points(r->score));
+    set_own(row, "final_score", fmt_points(results_final_score(r)));
+    /* A grade not complete yet sorts below every grade: it is none. */
+    set_own(row, "score_sort", xstrfmt("%.6g", graded ? results_final_score(r) : -1.0));
+    set_own(row, "max_score", fmt_points(r->max_score));
+    set_own(row, "pct", fmt_pct(results_final_score(r), r->max_score));
+    tpl_set_num(row, "n_pass", r->n_pass);
+    tpl_set_num(row, "n_fail", r->n_fail);
+    tpl_set_num(row, "n_skipped", r->n_skipped);
+    tpl_set_num(row, "n_grader_errors", r->n_grader_errors);
+    tpl_set_bool(row, "has_grader_errors", r->n_grader_errors > 0);
+    set_row_points(r, ids, n_ids, graded, row);
+    set_row_late(r, row, &tags);
+    int cheat = set_row_verdicts(r, row);
+    tpl_set_num(row, "cheat", cheat);
+    if (cheat)
+        strbuf_addstr(&tags, " cheat");
+    set_row_similar(r, similar, i, row, &tags);
+    /* The flags column sorts by tampering, then grader errors, then similarity. */
+    set_own(row, "flags_sort",
+            xstrfmt("%d", cheat * 10000 + r->n_grader_errors * 100 + (similar ? similar[i] : 0)));
+    tpl_set_str(row, "tags", strbuf_str(&tags));
+    strbuf_release(&tags);
+    strbuf_release(&href);
+}
+
+/* The exercises as the students table's columns, in first-seen order (`columns`). */
+static const char **set_columns(const struct results *const *rs, size_t n, struct tpl_value *m,
+                                size_t *n_ids)
+{
+    struct tpl_value *cols = tpl_set_list(m, "columns");
+    const char **ids = xcalloc(1, sizeof(*ids));
+    *n_ids = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t e = 0; e < rs[i]->n_exercises; e++) {
+            const struct exercise_result *ex = &rs[i]->exercises[e];
+            bool seen = !ex->exercise_id;
+            for (size_t k = 0; k < *n_ids && !seen; k++)
+                seen = !strcmp(ids[k], ex->exercise_id);
+            if (seen)
+                continue;
+            ids = xrealloc(ids, (*n_ids + 1) * sizeof(*ids));
+            ids[(*n_ids)++] = ex->exercise_id;
+            struct tpl_value *cv = tpl_push_map(cols);
+            tpl_set_str(cv, "id", ex->exercise_id);
+            tpl_set_str(cv, "title", ex->title && *ex->title ? ex->title : ex->exercise_id);
+            set_own(cv, "max_points", fmt_points(ex->max_points));
+        }
+    return ids;
+}
+
+void summary_students(const struct results *const *rs, size_t n, const int *similar,
+                      struct tpl_value *m)
+{
+    size_t n_ids;
+    const char **ids = set_columns(rs, n, m, &n_ids);
+    struct tpl_value *students = tpl_set_list(m, "students");
+    for (size_t i = 0; i < n; i++)
+        set_row(rs[i], ids, n_ids, similar, i, tpl_push_map(students));
+    free(ids);
 }

@@ -34,7 +34,12 @@ void class_scores_set(const struct class_scores *cs, size_t n_students, struct t
 /* The scores of the complete grades: mean, median, min, max, the histogram and its plot. */
 void summary_scores(struct report_ctx *rc, const struct results *const *rs, size_t n,
                     struct tpl_value *m);
-/* students: one row each, with its status when the grade is incomplete. */
-void summary_students(const struct results *const *rs, size_t n, struct tpl_value *m);
+/* columns (the exercises) and students: one row each, with its grade or why there is none
+ * yet, its points per exercise, lateness, failures by verdict and the statuses that apply
+ * (docs/html.md names the keys). similar (may be NULL: no similarity check was run): per
+ * student, how many similarity pairs and groups name them; the row then links to
+ * similarity.html's evidence. */
+void summary_students(const struct results *const *rs, size_t n, const int *similar,
+                      struct tpl_value *m);
 
 #endif

@@ -340,9 +340,10 @@ static void point_title(struct strbuf *out, const struct svg_series *s, const st
             esc_html(out, s->name);
             strbuf_addstr(out, ": ");
         }
-        strbuf_addf(out, "%g, %g", p->x, p->y);
+        /* Rounded as the pages' tables round: a tooltip is read, not computed with. */
+        strbuf_addf(out, "%.4g, %.4g", p->x, p->y);
         if (isfinite(p->lo) && isfinite(p->hi))
-            strbuf_addf(out, " [%g, %g]", p->lo, p->hi);
+            strbuf_addf(out, " [%.4g, %.4g]", p->lo, p->hi);
     }
     strbuf_addstr(out, "</title>");
 }

@@ -1,6 +1,7 @@
 #include "report/table.h"
 
 #include "base/alloc.h"
+#include "report/cases.h"
 #include "report/findings.h"
 #include "report/overview.h"
 #include "report/points.h"
@@ -152,9 +153,14 @@ static void print_not_run(const struct table *t, const struct not_run_item *it)
                 it->count);
         break;
     case SKIP_HIDDEN:
+        /* Each hidden case once, however many variants it runs on (overview.h). */
         fprintf(t->f,
-                one ? messages_get(m, "%zu hidden case") : messages_get(m, "%zu hidden cases"),
-                it->count);
+                it->cases == 1 ? messages_get(m, "%zu hidden case")
+                               : messages_get(m, "%zu hidden cases"),
+                it->cases);
+        if (it->count > it->cases)
+            fprintf(t->f, messages_get(m, ", each on every variant of its exercise (%zu runs)"),
+                    it->count);
         break;
     case SKIP_OTHER:
         fprintf(t->f,
@@ -294,7 +300,12 @@ static void print_overview(const struct table *t)
                 print_lost_item(t, &ov.lost[i]);
     }
     print_not_graded(t, &ov);
-    if (ov.hidden_total > ov.hidden_not_run)
+    if (ov.hidden_total > ov.hidden_not_run && ov.hidden_total > ov.hidden_cases)
+        fprintf(t->f,
+                messages_get(m, "Hidden cases: %zu, each run on every variant of its exercise: "
+                                "%zu of %zu runs passed, %zu failed.\n"),
+                ov.hidden_cases, ov.hidden_passed, ov.hidden_total, ov.hidden_failed);
+    else if (ov.hidden_total > ov.hidden_not_run)
         fprintf(t->f, messages_get(m, "Hidden cases: %zu of %zu passed, %zu failed.\n"),
                 ov.hidden_passed, ov.hidden_total, ov.hidden_failed);
     print_next(t, &ov);
@@ -314,33 +325,6 @@ static void print_header(const struct table *t)
             r->student_name ? r->student_name : "");
 }
 
-/* Why a correct case has no time: said with what the grader saw (results.h's not_timed). */
-static char *not_timed_text(const struct messages *m, const struct case_result *cr)
-{
-    const char *d = cr->not_timed_detail ? cr->not_timed_detail : "?";
-    switch (cr->not_timed) {
-    case NOT_TIMED_BUSY:
-        return cr->not_timed_detail
-                   ? xstrfmt(messages_get(m, "not timed: the machine was busy (its turn held by "
-                                             "%s); grade again later"),
-                             d)
-                   : xstrdup(messages_get(m, "not timed: the machine was busy; grade again later"));
-    case NOT_TIMED_SHARED:
-        if (cr->not_timed_gpu_pid > 0)
-            return xstrfmt(messages_get(m, "not timed: another process (%s, pid %ld) computed on "
-                                           "its GPU each time it was measured; grade again "
-                                           "later"),
-                           d, cr->not_timed_gpu_pid);
-        return xstrfmt(messages_get(m, "not timed: other processes took %.1f of its cores each "
-                                       "time it was measured; grade again later"),
-                       cr->not_timed_cpus);
-    case NOT_TIMED_COORDINATOR:
-        return xstrfmt(messages_get(m, "not timed: %s"), d);
-    default:
-        return xstrdup("");
-    }
-}
-
 /* What the last column says: a failure's message, a passing case's first finding worth
  * showing (findings.h), why a case was not run in a word (the whole reason is above). */
 static void case_note(const struct table *t, const struct variant_result *vr,
@@ -349,7 +333,7 @@ static void case_note(const struct table *t, const struct variant_result *vr,
     const char *text = "";
     char *own = NULL;
     if (case_not_timed(cr)) {
-        own = not_timed_text(t->m, cr);
+        own = case_not_timed_reason(t->m, cr);
         text = own;
     } else if (cr->verdict == V_PASS) {
         for (size_t i = 0; i < cr->n_findings && !*text; i++)

@@ -12,6 +12,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The compiler's first error a page shows above the whole output. */
+#define FIRST_ERROR_LINES 8
+
+static bool reports_error(const char *line, size_t len)
+{
+    static const char *const marks[] = {"error:", "error :",    "): error", "undefined reference",
+                                        "Error:", "fatal error"};
+    for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++) {
+        size_t k = strlen(marks[m]);
+        for (size_t i = 0; i + k <= len; i++)
+            if (!memcmp(line + i, marks[m], k))
+                return true;
+    }
+    return false;
+}
+
+char *first_compiler_error(const char *log)
+{
+    const char *p = log ? log : "", *start = NULL;
+    while (*p && !start) {
+        size_t len = strcspn(p, "\n");
+        if (reports_error(p, len))
+            start = p;
+        else
+            p += len + (p[len] == '\n');
+    }
+    if (!start)
+        return NULL;
+    /* The error line, then the lines that show it: indented, or gcc's "  7 |" gutter. */
+    const char *end = start + strcspn(start, "\n");
+    for (int lines = 1; *end == '\n' && lines < FIRST_ERROR_LINES; lines++) {
+        const char *next = end + 1;
+        if (*next != ' ' && *next != '\t')
+            break;
+        end = next + strcspn(next, "\n");
+    }
+    return xstrndup(start, (size_t)(end - start));
+}
+
 /* The findings the report shows (findings.h); how many. */
 static size_t shown_findings(const struct report_ctx *rc, const struct variant_result *vr,
                              const struct case_result *cr, struct tpl_value *list)
@@ -23,18 +62,25 @@ static size_t shown_findings(const struct report_ctx *rc, const struct variant_r
         n++;
         if (list) {
             char *f = esc_clip(cr->findings[i], FINDING_CHARS);
-            tpl_push(list, tpl_string(f));
+            tpl_set_str(tpl_push_map(list), "text", f);
             free(f);
         }
     }
     return n;
 }
 
+/* Whether the case's detail block is shown: once per verdict and variant (the caller's
+ * detail), and not when its mismatches are: the block says them again, in English. */
+static bool shows_detail(const struct case_result *cr, bool detail)
+{
+    return detail && has_text(cr->detail) && cr->n_mismatches == 0;
+}
+
 static bool case_has_notes(const struct report_ctx *rc, const struct variant_result *vr,
                            const struct case_result *cr, bool detail)
 {
-    return case_shows_message(cr) || (detail && has_text(cr->detail)) ||
-           shown_findings(rc, vr, cr, NULL);
+    return case_shows_message(cr) || shows_detail(cr, detail) || cr->n_mismatches > 0 ||
+           case_not_timed(cr) || shown_findings(rc, vr, cr, NULL);
 }
 
 /* detail: whether to show the case's detail block (the first case of a verdict only). */
@@ -54,10 +100,16 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct va
     tpl_set_bool(m, "slow", cr->slow);
     set_case_points(rc, m, cr);
     set_case_times(m, cr);
+    /* A correct case the machine kept from timing: why, in the report's words. */
+    bool not_timed = case_not_timed(cr);
+    char *why = not_timed ? case_not_timed_reason(&rc->msgs, cr) : xstrdup("");
+    tpl_set_bool(m, "not_timed", not_timed);
+    tpl_set_str(m, "not_timed_reason", why);
+    free(why);
 
-    bool has_detail = detail && has_text(cr->detail);
+    bool has_detail = shows_detail(cr, detail);
     tpl_set_bool(m, "has_detail", has_detail);
-    set_own(m, "detail", has_detail ? code_block(rc, cr->detail) : xstrdup(""));
+    set_code(rc, m, "detail", has_detail ? cr->detail : "", CODE_LINES);
 
     struct tpl_value *fl = tpl_set_list(m, "findings");
     tpl_set_bool(m, "has_findings", shown_findings(rc, vr, cr, fl) > 0);
@@ -190,6 +242,7 @@ static bool add_variant_cases(const struct report_ctx *rc, const struct variant_
     bool all_not_run = set_not_run(rc, vr, m);
     /* Hidden cases that were not run: counted once, on the first page. */
     tpl_set_bool(m, "has_hidden_summary", h_total > h_skip);
+    tpl_set_bool(m, "hidden_several", h_total > 1);
     tpl_set_num(m, "hidden_total", h_total);
     tpl_set_num(m, "hidden_passed", h_pass);
     tpl_set_num(m, "hidden_failed", h_fail);
@@ -211,9 +264,13 @@ struct tpl_value *variant_value(const struct report_ctx *rc, const struct varian
     tpl_set_bool(m, "is_transfer", variant_is_transfer(vr));
     tpl_set_bool(m, "built", vr->built);
     tpl_set_num(m, "n_warnings", vr->n_warnings);
+    char *first = vr->built ? NULL : first_compiler_error(vr->build_log);
+    tpl_set_bool(m, "has_first_error", first != NULL);
+    set_code(rc, m, "first_error", first ? first : "", FIRST_ERROR_LINES);
+    free(first);
     bool log = has_text(vr->build_log);
     tpl_set_bool(m, "has_build_log", log);
-    set_own(m, "build_log", log ? code_block(rc, vr->build_log) : xstrdup(""));
+    set_code(rc, m, "build_log", log ? vr->build_log : "", CODE_LINES);
     *shows_table = add_variant_cases(rc, vr, m);
     add_sanitizer_runs(rc, vr, m);
     add_profile(rc, vr, m);

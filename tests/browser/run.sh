@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The HTML pages in a real browser (docs/html.md, tests/browser/README.md): grade a small
 # fixture class (CPU lab, a hostile student among them), add a similarity and a mutation
-# result, render a class of 300 and the Spanish pages, then open them all in headless Chromium
-# (test_pages.py) and validate them with the Nu Html Checker.
+# result, render a class of 300 and the Spanish pages, render the pages' fixture (every kind of
+# case, tests/fixtures/pages), then open them all in headless Chromium (test_pages.py: each
+# page states what its Markdown states) and validate them with the Nu Html Checker.
 #
 #   tests/browser/run.sh            (make test-browser; make test runs it)
 #
@@ -67,6 +68,23 @@ for i in range(300):
 open(os.path.join(sys.argv[2], "gradebook.csv"), "w").close()
 EOF
 "$bin" report "$lab" --out "$out/big" --no-pdf > "$out/report-big.log" 2>&1 || { cat "$out/report-big.log"; exit 1; }
+# The pages' fixture (tests/fixtures/pages/README.md): every kind of case a page must state as
+# its Markdown does (XX, not timed, slow, hidden, CE, WA with NaN, a GPU variant not run), from
+# results frozen so that every machine renders the same pages: a graded class in Spanish (the
+# lab's language) and in English, and a student's own check.
+pagelab=tests/fixtures/pages
+mkdir -p "$out/pages/lab97" "$out/pages-check/lab97"
+cp -r "$pagelab"/results/class/* "$out/pages/lab97/"
+: > "$out/pages/lab97/gradebook.csv" # a graded class: report renders its summary too
+cp tests/browser/pages-similarity.json "$out/pages/lab97/similarity.json"
+cp -r "$pagelab/results/check/s07" "$out/pages-check/lab97/"
+cp -r "$out/pages" "$out/pages-en"
+for run in "pages:" "pages-en:--lang en" "pages-check:"; do
+    dir=${run%%:*} args=${run#*:}
+    # shellcheck disable=SC2086 # args is one option and its value, or nothing
+    "$bin" report "$pagelab" --out "$out/$dir" --no-pdf $args > "$out/report-$dir.log" 2>&1 ||
+        { cat "$out/report-$dir.log"; exit 1; }
+done
 echo "browser: pages ready ($((SECONDS - t0)) s): index.html $(stat -c %s "$labout/index.html") bytes," \
      "a student's report.html $(stat -c %s "$labout/s10/report.html") bytes," \
      "300 students' index.html $(stat -c %s "$out/big/lab99/index.html") bytes"
@@ -80,7 +98,9 @@ jar=""
 if command -v npm >/dev/null; then jar=$(npm root -g 2>/dev/null)/vnu-jar/build/dist/vnu.jar; fi
 if [ -n "$jar" ] && [ -f "$jar" ] && command -v java >/dev/null; then
     pages=("$labout/index.html" "$labout"/s*/report.html "$out/class-es/lab99/index.html"
-           "$out/class-es/lab99/s10/report.html" "$out/big/lab99/index.html")
+           "$out/class-es/lab99/s10/report.html" "$out/big/lab99/index.html"
+           "$out/pages/lab97/index.html" "$out/pages/lab97"/s*/report.html
+           "$out/pages-en/lab97/index.html" "$out/pages-check/lab97/s07/report.html")
     if java -jar "$jar" --errors-only "${pages[@]}" > "$out/vnu.log" 2>&1; then
         echo "browser: validation: ${#pages[@]} pages valid (Nu Html Checker)"
     else

@@ -14,6 +14,7 @@
 #include "report/html.h"
 #include "report/html_parts.h"
 #include "report/report.h"
+#include "report/sections.h"
 #include "report/svg.h"
 
 #include <check.h>
@@ -118,19 +119,19 @@ END_TEST
 
 START_TEST(test_first_error)
 {
-    char *e = html_first_error("$ compile dot.c\nsrc/dot.c: In function 'f':\n"
-                               "src/dot.c:7:5: error: expected ';'\n    7 |  for (;;)\n"
-                               "      |  ^~~\nsrc/dot.c:9:1: error: second\n");
+    char *e = first_compiler_error("$ compile dot.c\nsrc/dot.c: In function 'f':\n"
+                                   "src/dot.c:7:5: error: expected ';'\n    7 |  for (;;)\n"
+                                   "      |  ^~~\nsrc/dot.c:9:1: error: second\n");
     ck_assert_str_eq(e, "src/dot.c:7:5: error: expected ';'\n    7 |  for (;;)\n      |  ^~~");
     free(e);
-    e = html_first_error("k.cu(12): error: identifier \"x\" is undefined\n");
+    e = first_compiler_error("k.cu(12): error: identifier \"x\" is undefined\n");
     ck_assert_str_eq(e, "k.cu(12): error: identifier \"x\" is undefined");
     free(e);
-    e = html_first_error("main.o: undefined reference to `saxpy_cpu'\ncollect2: ld returned 1");
+    e = first_compiler_error("main.o: undefined reference to `saxpy_cpu'\ncollect2: ld returned 1");
     ck_assert_str_eq(e, "main.o: undefined reference to `saxpy_cpu'");
     free(e);
-    ck_assert_ptr_null(html_first_error("warning: unused variable\n"));
-    ck_assert_ptr_null(html_first_error(NULL));
+    ck_assert_ptr_null(first_compiler_error("warning: unused variable\n"));
+    ck_assert_ptr_null(first_compiler_error(NULL));
 }
 END_TEST
 
@@ -353,7 +354,8 @@ START_TEST(test_class_page)
     ck_assert_ptr_nonnull(strstr(html, "secret7")); /* the instructor's page */
     ck_assert_ptr_nonnull(strstr(html, "Mutation score: <strong>75.0%</strong>"));
     ck_assert_ptr_nonnull(strstr(html, "&lt;/pre&gt;&lt;script&gt;"));
-    ck_assert_ptr_nonnull(strstr(html, ">similar ×2<")); /* s2: one group, one pair */
+    /* s2: one group, one pair; the row links to the evidence about s2. */
+    ck_assert_ptr_nonnull(strstr(html, "href=\"similarity.html#sub-s2\">similarity ×2<"));
     /* The script is there, allowed by its hash alone. */
     ck_assert_ptr_nonnull(strstr(html, "script-src &#39;sha256-"));
     size_t scripts = 0;
@@ -397,11 +399,13 @@ START_TEST(test_class_page_incomplete_grade)
     report_opts_init(&o);
     o.templates_dir = TEMPLATES;
     ck_assert_msg(report_summary(all, 2, dir, &o, &out, &err) == 0, "%s", err.msg);
-    char *html = slurp(out.html_path), *mean = xstrfmt("Mean <strong>%g</strong>", a.score);
+    char *html = slurp(out.html_path);
+    char *mean = xstrfmt("<tbody><tr><td class=\"num\">%g</td>", a.score);
     ck_assert_ptr_nonnull(strstr(html, mean));
-    ck_assert_ptr_nonnull(strstr(html, "Of the complete grades only: 1 of 2."));
+    ck_assert_ptr_nonnull(strstr(html, "Of the complete grades only: 1 of 2 students."));
     ck_assert_ptr_nonnull(strstr(html, "<span class=\"badge st-not-timed\">not timed</span>"));
-    ck_assert_ptr_nonnull(strstr(html, "data-tags=\"not-timed"));
+    ck_assert_ptr_nonnull(strstr(html, "data-tags=\"failed not-timed\""));
+    ck_assert_ptr_nonnull(strstr(html, "<strong>no grade yet</strong> (not-timed)"));
     free(mean);
     free(html);
     remove_tree(dir, NULL);
