@@ -12,10 +12,11 @@
  * TeX math and YAML metadata turned off, so nothing in a report becomes LaTeX.
  *
  * The code is split by concern: student.c (report.md) and summary.c (summary.md)
- * build the contexts, from sections.h's parts (summary_grades.h: the class's grades);
- * render.h holds what one rendering shares, format.h how numbers read, points.h how
- * printed points add up, pdf.h the PDF, html.h the HTML pages written beside the Markdown
- * (report.html, index.html: docs/html.md).
+ * build the contexts, from sections.h's parts (summary_grades.h: the class's grades,
+ * class_stats.h: its cases, failures and speedups); each context is built once and rendered
+ * twice, as the Markdown and as its HTML page (html.h: report.html, index.html,
+ * docs/html.md), so that the two state the same facts. render.h holds what one rendering
+ * shares, format.h how numbers read, points.h how printed points add up, pdf.h the PDF.
  *
  * Files are written atomically. A missing or failing pandoc, xelatex or gnuplot
  * never costs the Markdown: plots are replaced by a sentence saying why, and a
