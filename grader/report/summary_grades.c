@@ -228,6 +228,7 @@ static void set_row_late(const struct results *r, struct tpl_value *row, struct 
 static int set_row_verdicts(const struct results *r, struct tpl_value *row)
 {
     int count[V_GRADER + 1] = {0};
+    bool listed[V_GRADER + 1] = {false};
     for (size_t e = 0; e < r->n_exercises; e++)
         for (size_t v = 0; v < r->exercises[e].n_variants; v++)
             for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
@@ -236,21 +237,20 @@ static int set_row_verdicts(const struct results *r, struct tpl_value *row)
                     count[k]++;
             }
     struct tpl_value *list = tpl_set_list(row, "verdicts");
-    for (int done = 0; !done;) {
+    for (;;) {
         int top = -1;
         for (int k = 0; k <= V_GRADER; k++)
-            if (count[k] > 0 && (top < 0 || count[k] > count[top]))
+            if (count[k] > 0 && !listed[k] && (top < 0 || count[k] > count[top]))
                 top = k;
-        done = top < 0;
-        if (done)
+        if (top < 0)
             break;
+        listed[top] = true;
         struct tpl_value *item = tpl_push_map(list);
         tpl_set_str(item, "code", verdict_code((enum verdict)top));
         tpl_set_num(item, "count", count[top]);
-        count[top] = -count[top];
     }
     tpl_set_bool(row, "has_verdicts", tpl_list_len(list) > 0);
-    return count[V_CHEAT] < 0 ? -count[V_CHEAT] : 0;
+    return count[V_CHEAT];
 }
 
 /* Every status that applies to the row, as the page's filter reads them (`tags`), and the
