@@ -25,17 +25,18 @@ static const char *msg_of(const struct case_result *cr)
     return cr->message ? cr->message : "";
 }
 
-/* Whether (ex, the case's id) was seen before, among hidden cases (skipped ones only when
- * skipped): each hidden case is then counted once however many variants ran it. */
+/* Whether (ex, the case's id) was seen before under tag (HIDDEN_COUNTED, or the skip_kind it
+ * was not run for): each hidden case is then counted once however many variants ran it. */
+#define HIDDEN_COUNTED (-1)
 static bool seen_before(struct overview *o, const struct exercise_result *ex,
-                        const struct case_result *cr, bool skipped)
+                        const struct case_result *cr, int tag)
 {
     const char *id = cr->case_id ? cr->case_id : "";
     for (size_t i = 0; i < o->n_seen; i++)
-        if (o->seen[i].ex == ex && o->seen[i].skipped == skipped && !strcmp(o->seen[i].case_id, id))
+        if (o->seen[i].ex == ex && o->seen[i].tag == tag && !strcmp(o->seen[i].case_id, id))
             return true;
     ALLOC_GROW(o->seen, o->n_seen + 1, o->alloc_seen);
-    o->seen[o->n_seen++] = (struct hidden_seen){ex, id, skipped};
+    o->seen[o->n_seen++] = (struct hidden_seen){ex, id, tag};
     return false;
 }
 
@@ -57,7 +58,8 @@ static void add_not_run(struct overview *o, const struct results *r,
         it->message = msg_of(cr);
     }
     it->count++;
-    it->cases += kind != SKIP_HIDDEN || !seen_before(o, ex, cr, true);
+    /* A hidden case not run, whatever the reason (a kit's check withholds it), once. */
+    it->cases += !cr->hidden || !seen_before(o, ex, cr, (int)kind);
     it->points += cr->max_points - cr->points;
 }
 
@@ -112,7 +114,7 @@ struct hidden_count {
 static void count_hidden(struct overview *o, const struct exercise_result *ex,
                          const struct case_result *cr, struct hidden_count *h)
 {
-    o->hidden_cases += !seen_before(o, ex, cr, false);
+    o->hidden_cases += !seen_before(o, ex, cr, HIDDEN_COUNTED);
     o->hidden_total++;
     o->hidden_passed += cr->verdict == V_PASS;
     o->hidden_not_run += cr->verdict == V_SKIPPED || cr->verdict == V_GRADER;

@@ -64,7 +64,7 @@ struct not_run_item {
     enum skip_kind kind;
     const char *message; /* SKIP_OTHER: the message they share */
     size_t count;        /* the cases' runs, one per variant */
-    size_t cases;        /* SKIP_HIDDEN: the hidden cases, each counted once (else count) */
+    size_t cases;        /* the cases, a hidden one once however many variants it runs on */
     double points;       /* points not graded here */
     long shown;          /* as printed, in hundredths: the parts add up to not_graded_shown */
 };
@@ -106,11 +106,12 @@ struct overview {
      * and how the runs went. */
     size_t hidden_cases;
     size_t hidden_total, hidden_passed, hidden_failed, hidden_not_run;
-    /* Every hidden case seen, once: (exercise, case id), and whether skipped as hidden. */
+    /* Every hidden case seen, once: (exercise, case id), and as what (counted in the student
+     * view, or not run for a skip_kind). */
     struct hidden_seen {
         const struct exercise_result *ex;
         const char *case_id;
-        bool skipped;
+        int tag;
     } * seen;
     size_t n_seen, alloc_seen;
     /* What the score is of (score.h), and as printed, in hundredths: score of graded_shown;

@@ -164,8 +164,12 @@ static void print_not_run(const struct table *t, const struct not_run_item *it)
         break;
     case SKIP_OTHER:
         fprintf(t->f,
-                one ? messages_get(m, "%zu case not run") : messages_get(m, "%zu cases not run"),
-                it->count);
+                it->cases == 1 ? messages_get(m, "%zu case not run")
+                               : messages_get(m, "%zu cases not run"),
+                it->cases);
+        if (it->count > it->cases)
+            fprintf(t->f, messages_get(m, ", each on every variant of its exercise (%zu runs)"),
+                    it->count);
         break;
     }
     if (it->shown > 0)

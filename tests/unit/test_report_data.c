@@ -301,6 +301,41 @@ START_TEST(test_check_not_graded_parts)
 }
 END_TEST
 
+/* A kit's check withholds a hidden case (run with --hidden, not in the kit): not run for a
+ * reason of its own on both variants, it is still one case (issue 47). */
+START_TEST(test_withheld_hidden_case_once)
+{
+    struct results r;
+    graded(&r, "s3", "en");
+    free(r.mode);
+    r.mode = xstrdup("check");
+    free(r.machine.gpu_status);
+    r.machine.gpu_status = xstrdup("available");
+    struct exercise_result *ex = &r.exercises[0];
+    for (size_t v = 0; v < ex->n_variants; v++)
+        for (size_t c = 0; c < ex->variants[v].n_cases; c++) {
+            struct case_result *cr = &ex->variants[v].cases[c];
+            if (!cr->hidden)
+                continue;
+            cr->verdict = V_SKIPPED;
+            cr->points = 0;
+            free(cr->message);
+            cr->message = xstrdup("hidden case, not in this kit");
+        }
+    results_tally(&r);
+    char *dir = tmpdir(), *md, *html;
+    render(&r, dir, "en", &md, &html);
+    BOTH(md, html,
+         "1 case not run, each on every variant of its exercise (2 runs) (2 points): "
+         "hidden case, not in this kit");
+    free(md);
+    free(html);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
 /* The class: s1 above (no grade yet), s2 complete with a compile error. */
 START_TEST(test_class_page_states_what_summary_states)
 {
@@ -398,6 +433,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_student_page_states_what_markdown_states);
     tcase_add_test(tc, test_check_not_graded_parts);
+    tcase_add_test(tc, test_withheld_hidden_case_once);
     tcase_add_test(tc, test_class_page_states_what_summary_states);
     tcase_add_test(tc, test_exports_count_as_the_reports);
     suite_add_tcase(s, tc);
