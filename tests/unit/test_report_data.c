@@ -260,33 +260,58 @@ START_TEST(test_student_page_states_what_markdown_states)
 }
 END_TEST
 
+/* graded()'s student as a check of their own, the cases skip() picks not run (with why, when
+ * why is not NULL), then both reports rendered in English into *md and *html (under *dir). */
+static void as_check(struct results *r, bool (*skip)(size_t v, const struct case_result *cr),
+                     const char *why, char **dir, char **md, char **html)
+{
+    free(r->mode);
+    r->mode = xstrdup("check");
+    struct exercise_result *ex = &r->exercises[0];
+    for (size_t v = 0; v < ex->n_variants; v++)
+        for (size_t c = 0; c < ex->variants[v].n_cases; c++) {
+            struct case_result *cr = &ex->variants[v].cases[c];
+            if (!skip(v, cr))
+                continue;
+            cr->verdict = V_SKIPPED;
+            cr->points = 0;
+            cr->not_timed = NOT_TIMED_NO;
+            if (why) {
+                free(cr->message);
+                cr->message = xstrdup(why);
+            }
+        }
+    ex->variants[0].cases[1].not_timed = NOT_TIMED_NO;
+    results_tally(r);
+    *dir = tmpdir();
+    render(r, *dir, "en", md, html);
+}
+
+static bool gpu_slow_or_hidden(size_t v, const struct case_result *cr)
+{
+    return cr->hidden || v == 1 || cr->slow;
+}
+
+static bool hidden_only(size_t v, const struct case_result *cr)
+{
+    (void)v;
+    return cr->hidden;
+}
+
 /* A student's own check without a GPU: the GPU cases, the slow and the hidden ones, and the
  * speed points, each a part of what was not graded here, adding up to it in both. */
 START_TEST(test_check_not_graded_parts)
 {
     struct results r;
     graded(&r, "s2", "en");
-    free(r.mode);
-    r.mode = xstrdup("check");
     r.hidden = r.full = false;
     struct exercise_result *ex = &r.exercises[0];
     ex->perf_max_points = 2;
     free(ex->perf_variant);
     ex->perf_variant = xstrdup("gpu");
-    for (size_t v = 0; v < ex->n_variants; v++)
-        for (size_t c = 0; c < ex->variants[v].n_cases; c++) {
-            struct case_result *cr = &ex->variants[v].cases[c];
-            if (cr->hidden || v == 1 || !strcmp(cr->case_id, "n2M")) {
-                cr->verdict = V_SKIPPED;
-                cr->points = 0;
-                cr->slow = !strcmp(cr->case_id, "n2M");
-                cr->not_timed = NOT_TIMED_NO;
-            }
-        }
-    ex->variants[0].cases[1].not_timed = NOT_TIMED_NO;
-    results_tally(&r);
-    char *dir = tmpdir(), *md, *html;
-    render(&r, dir, "en", &md, &html);
+    ex->variants[0].cases[2].slow = true; /* n2M */
+    char *dir, *md, *html;
+    as_check(&r, gpu_slow_or_hidden, NULL, &dir, &md, &html);
     BOTH(md, html, "Score: 2 / 8 (25%).");
     BOTH(md, html, "Not graded here (6 points)");
     BOTH(md, html, "1 GPU case not run here (1 point)");
@@ -307,24 +332,10 @@ START_TEST(test_withheld_hidden_case_once)
 {
     struct results r;
     graded(&r, "s3", "en");
-    free(r.mode);
-    r.mode = xstrdup("check");
     free(r.machine.gpu_status);
     r.machine.gpu_status = xstrdup("available");
-    struct exercise_result *ex = &r.exercises[0];
-    for (size_t v = 0; v < ex->n_variants; v++)
-        for (size_t c = 0; c < ex->variants[v].n_cases; c++) {
-            struct case_result *cr = &ex->variants[v].cases[c];
-            if (!cr->hidden)
-                continue;
-            cr->verdict = V_SKIPPED;
-            cr->points = 0;
-            free(cr->message);
-            cr->message = xstrdup("hidden case, not in this kit");
-        }
-    results_tally(&r);
-    char *dir = tmpdir(), *md, *html;
-    render(&r, dir, "en", &md, &html);
+    char *dir, *md, *html;
+    as_check(&r, hidden_only, "hidden case, not in this kit", &dir, &md, &html);
     BOTH(md, html,
          "1 case not run, each on every variant of its exercise (2 runs) (2 points): "
          "hidden case, not in this kit");
