@@ -198,6 +198,15 @@ static void render(const struct results *r, const char *dir, const char *lang, c
     free(h);
 }
 
+static void finish(struct results *r, char *dir, char *md, char *html)
+{
+    free(md);
+    free(html);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(r);
+}
+
 /* Both state s. */
 #define BOTH(md, html, s)                                                                          \
     do {                                                                                           \
@@ -252,11 +261,7 @@ START_TEST(test_student_page_states_what_markdown_states)
                                                       "points", "not timed", "usted", NULL};
          *w; w++)
         ck_assert_msg(strstr(html, *w) == NULL, "English or usted in the Spanish page: %s", *w);
-    free(md);
-    free(html);
-    remove_tree(dir, NULL);
-    free(dir);
-    results_release(&r);
+    finish(&r, dir, md, html);
 }
 END_TEST
 
@@ -318,11 +323,7 @@ START_TEST(test_check_not_graded_parts)
     BOTH(md, html, "1 slow case not run (1 point)");
     BOTH(md, html, "1 hidden case, each on every variant of its exercise (2 runs) (2 points)");
     BOTH(md, html, "speed points of scale (2 points): measured on gpu, which did not run here");
-    free(md);
-    free(html);
-    remove_tree(dir, NULL);
-    free(dir);
-    results_release(&r);
+    finish(&r, dir, md, html);
 }
 END_TEST
 
@@ -339,11 +340,7 @@ START_TEST(test_withheld_hidden_case_once)
     BOTH(md, html,
          "1 case not run, each on every variant of its exercise (2 runs) (2 points): "
          "hidden case, not in this kit");
-    free(md);
-    free(html);
-    remove_tree(dir, NULL);
-    free(dir);
-    results_release(&r);
+    finish(&r, dir, md, html);
 }
 END_TEST
 
