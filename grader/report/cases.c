@@ -134,7 +134,26 @@ void set_case_points(const struct report_ctx *rc, struct tpl_value *m, const str
     }
 }
 
-void set_case_times(struct tpl_value *m, const struct case_result *cr)
+/* How many pairs the speed-up's interval came from, and why the series stopped there where that
+ * is not its precision: "22 pairs", "11 pairs, the time budget spent". */
+static char *timing_note(const struct messages *msgs, const struct case_result *cr)
+{
+    if (!strcmp(cr->stopped, "alone"))
+        return xstrdup(messages_get(msgs, "1 call, against the reference's time on this machine"));
+    char *pairs = xstrfmt(
+        cr->pairs == 1 ? messages_get(msgs, "%d pair") : messages_get(msgs, "%d pairs"), cr->pairs);
+    const char *why = !strcmp(cr->stopped, "budget") ? messages_get(msgs, "the time budget spent")
+                      : !strcmp(cr->stopped, "pairs")
+                          ? messages_get(msgs, "the most the lab allows")
+                          : NULL;
+    if (!why)
+        return pairs;
+    char *note = xstrfmt("%s, %s", pairs, why);
+    free(pairs);
+    return note;
+}
+
+void set_case_times(struct tpl_value *m, const struct messages *msgs, const struct case_result *cr)
 {
     tpl_set_bool(m, "has_time", cr->time.valid);
     set_own(m, "time", fmt_timing(&cr->time));
@@ -147,6 +166,7 @@ void set_case_times(struct tpl_value *m, const struct case_result *cr)
     tpl_set_bool(m, "has_interval", cr->speedup_lo > 0 && cr->speedup_hi > 0);
     set_own(m, "speedup_lo", fmt_x(cr->speedup_lo));
     set_own(m, "speedup_hi", fmt_x(cr->speedup_hi));
+    set_own(m, "timing_note", cr->pairs > 0 ? timing_note(msgs, cr) : xstrdup(""));
     set_rate(m, cr);
 }
 

@@ -54,9 +54,10 @@ void set_case_points(const struct report_ctx *rc, struct tpl_value *m,
  * already says, and why a case was not run is said once, on the first page, for all the cases
  * it stopped. */
 bool case_shows_message(const struct case_result *cr);
-/* A case's times, speed-ups (with their interval) and rate, for report.md's table and the
- * page's alike: numbers, safe in either format. */
-void set_case_times(struct tpl_value *m, const struct case_result *cr);
+/* A case's times, speed-ups (with their interval, the pairs it came from and why the series
+ * stopped: docs/timing.md, "When a series stops") and rate, for report.md's table and the
+ * page's alike, in m's language: numbers and words, safe in either format. */
+void set_case_times(struct tpl_value *m, const struct messages *msgs, const struct case_result *cr);
 
 /* Why a correct case has no time, said with what the grader saw (results.h's not_timed), in m's
  * language: the console's last column, report.md's and report.html's notes. "" for a case that

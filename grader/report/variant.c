@@ -99,7 +99,7 @@ static struct tpl_value *case_value(const struct report_ctx *rc, const struct va
     tpl_set_bool(m, "hidden", cr->hidden);
     tpl_set_bool(m, "slow", cr->slow);
     set_case_points(rc, m, cr);
-    set_case_times(m, cr);
+    set_case_times(m, &rc->msgs, cr);
     /* A correct case the machine kept from timing: why, in the report's words. */
     bool not_timed = case_not_timed(cr);
     char *why = not_timed ? case_not_timed_reason(&rc->msgs, cr) : xstrdup("");

@@ -1740,6 +1740,38 @@ START_TEST(test_plot_names_and_missing_gnuplot)
 }
 END_TEST
 
+/* Each timed case says how many pairs its speed-up's interval came from and, where its series
+ * did not stop on its precision, why (docs/timing.md, "When a series stops"): in report.md as in
+ * report.html, in the report's language. */
+START_TEST(test_pairs_and_why_the_series_stopped)
+{
+    struct results r;
+    struct error err;
+    results_init(&r);
+    ck_assert(results_read(&r, "tests/fixtures/results/lab6-h200.json", &err) == 0);
+    struct case_result *gd = &r.exercises[0].variants[2].cases[1];
+    struct case_result *cpu = &r.exercises[0].variants[0].cases[1];
+    ck_assert(gd->pairs > 1 && cpu->pairs > 1);
+    snprintf(gd->stopped, sizeof(gd->stopped), "budget");
+    snprintf(cpu->stopped, sizeof(cpu->stopped), "alone");
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, "en", false, &md);
+    char *budget = xstrfmt("%d pairs, the time budget spent", gd->pairs);
+    ck_assert_msg(strstr(md, budget), "%s", md);
+    ck_assert(strstr(md, "1 call, against the reference's time on this machine"));
+    free(md);
+    render_md(&r, dir, "es", false, &md);
+    char *es = xstrfmt("%d pares, agotado el presupuesto de tiempo", gd->pairs);
+    ck_assert_msg(strstr(md, es), "%s", md);
+    free(es);
+    free(budget);
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -1764,6 +1796,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_console_first_screen);
     tcase_add_test(tc, test_points_add_up);
     tcase_add_test(tc, test_incomplete_grade_said_first);
+    tcase_add_test(tc, test_pairs_and_why_the_series_stopped);
     suite_add_tcase(s, tc);
     return s;
 }
