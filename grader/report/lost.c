@@ -78,10 +78,10 @@ static void set_not_run(const struct report_ctx *rc, const struct results *r,
 static void set_next(struct tpl_value *m, const struct overview *o)
 {
     static const char *const names[N_NEXT_STEPS] = {
-        [NEXT_COMPILE] = "compile", [NEXT_WRONG] = "wrong",   [NEXT_CRASH] = "crash",
-        [NEXT_LIMITS] = "limits",   [NEXT_CHEAT] = "cheat",   [NEXT_SANITIZER] = "sanitizer",
-        [NEXT_GRADER] = "grader",   [NEXT_NO_GPU] = "no_gpu", [NEXT_SLOW] = "slow",
-        [NEXT_SPEED] = "speed",     [NEXT_DONE] = "done",
+        [NEXT_COMPILE] = "compile",     [NEXT_MISSING] = "missing", [NEXT_WRONG] = "wrong",
+        [NEXT_CRASH] = "crash",         [NEXT_LIMITS] = "limits",   [NEXT_CHEAT] = "cheat",
+        [NEXT_SANITIZER] = "sanitizer", [NEXT_GRADER] = "grader",   [NEXT_NO_GPU] = "no_gpu",
+        [NEXT_SLOW] = "slow",           [NEXT_SPEED] = "speed",     [NEXT_DONE] = "done",
     };
     struct tpl_value *next = tpl_set_map(m, "next");
     for (int i = 0; i < N_NEXT_STEPS; i++)

@@ -83,7 +83,7 @@ static bool is_hidden(const struct case_result *cr, bool hide_hidden)
 static void note_verdict(struct overview *o, enum verdict v)
 {
     static const enum next_step step[] = {
-        [V_COMPILE] = NEXT_COMPILE, [V_MISSING] = NEXT_COMPILE, [V_WRONG] = NEXT_WRONG,
+        [V_COMPILE] = NEXT_COMPILE, [V_MISSING] = NEXT_MISSING, [V_WRONG] = NEXT_WRONG,
         [V_CRASH] = NEXT_CRASH,     [V_EXIT] = NEXT_CRASH,      [V_TIMEOUT] = NEXT_LIMITS,
         [V_MEMORY] = NEXT_LIMITS,   [V_OUTPUT] = NEXT_LIMITS,   [V_CHEAT] = NEXT_CHEAT,
         [V_GRADER] = NEXT_GRADER,

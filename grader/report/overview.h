@@ -80,7 +80,8 @@ struct speed_item {
 
 /* What to try next, in the order a student should: the first that applies matters most. */
 enum next_step {
-    NEXT_COMPILE,   /* a variant does not build (CE, MF) */
+    NEXT_COMPILE,   /* a variant does not build (CE) */
+    NEXT_MISSING,   /* a file or function the lab asks for is missing (MF): nothing was built */
     NEXT_WRONG,     /* wrong values (WA) */
     NEXT_CRASH,     /* killed by a signal or a runtime error (SG, RE) */
     NEXT_LIMITS,    /* time, memory or output limit (TO, ML, OL) */

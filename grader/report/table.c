@@ -212,6 +212,9 @@ static void print_next(const struct table *t, const struct overview *ov)
     const char *say[N_NEXT_STEPS] = {
         [NEXT_COMPILE] = messages_get(m, "make it build first: the compiler's first error is "
                                          "under the variant below, all of it in the report"),
+        [NEXT_MISSING] = messages_get(m, "hand in what the lab asks for: the variant below names "
+                                         "the file or function missing (nothing of it was "
+                                         "compiled)"),
         [NEXT_WRONG] = messages_get(m, "fix the wrong values: the report lists the first "
                                        "elements that differ, with the values expected"),
         [NEXT_CRASH] = messages_get(m, "find the crash: run it under a debugger, or with "

@@ -1772,6 +1772,35 @@ START_TEST(test_pairs_and_why_the_series_stopped)
 }
 END_TEST
 
+/* A missing file is not a compile error: nothing was built, so the advice is to hand in what
+ * the lab asks for, not to read the compiler's first error (there is none). */
+START_TEST(test_missing_file_advice)
+{
+    struct results r;
+    struct error err;
+    results_init(&r);
+    ck_assert(results_read(&r, "tests/fixtures/results/lab6-h200.json", &err) == 0);
+    struct variant_result *vr = &r.exercises[1].variants[0];
+    for (size_t c = 0; c < vr->n_cases; c++) {
+        vr->cases[c].verdict = V_MISSING;
+        vr->cases[c].points = 0;
+    }
+    results_tally(&r);
+    char *out = console(&r, "en", true);
+    ck_assert_msg(strstr(out, "hand in what the lab asks for") &&
+                      !strstr(out, "make it build first"),
+                  "%s", out);
+    free(out);
+    char *dir = make_tmpdir(), *md;
+    render_md(&r, dir, "en", true, &md);
+    ck_assert(strstr(md, "Hand in what the lab asks for") && !strstr(md, "Make it build first"));
+    free(md);
+    remove_tree(dir, NULL);
+    free(dir);
+    results_release(&r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -1797,6 +1826,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_points_add_up);
     tcase_add_test(tc, test_incomplete_grade_said_first);
     tcase_add_test(tc, test_pairs_and_why_the_series_stopped);
+    tcase_add_test(tc, test_missing_file_advice);
     suite_add_tcase(s, tc);
     return s;
 }
