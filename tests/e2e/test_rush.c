@@ -14,6 +14,10 @@
 
 #include "base/json.h"
 
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
 enum { N_RUSH = 20 };
 
 static char *tmp_dir, *tarball;
@@ -57,7 +61,7 @@ struct answer {
     char *text;
 };
 
-static void answer_start(struct answer *a, const char *tag, int k)
+static void answer_start_with(struct answer *a, const char *tag, int k, const char *limit)
 {
     a->out = xstrfmt("%s/%s-%d.json", tmp_dir, tag, k);
     a->log = xstrfmt("%s/%s-%d.log", tmp_dir, tag, k);
@@ -72,9 +76,14 @@ static void answer_start(struct answer *a, const char *tag, int k)
         dup2(out, 1);
         dup2(log, 2);
         execl(e2e_bin(), e2e_bin(), "autograde", "tests/fixtures/labrush", "--stdin-tar",
-              "--gpu-policy", "fail", (char *)NULL);
+              "--gpu-policy", "fail", limit ? "--time-limit" : (char *)NULL, limit, (char *)NULL);
         _exit(127);
     }
+}
+
+static void answer_start(struct answer *a, const char *tag, int k)
+{
+    answer_start_with(a, tag, k, NULL);
 }
 
 static void answer_wait(struct answer *a)
@@ -162,6 +171,53 @@ START_TEST(test_rush_of_twenty_cold_then_warm)
 }
 END_TEST
 
+/* Every core of the machine held by another process for good: the answer still comes before the
+ * runner's limit (--time-limit 60: every wait ends 30 s in), with the case's correctness verdict
+ * and points, saying it could not be timed, never an autograder failure. */
+START_TEST(test_answer_before_its_limit)
+{
+    char *cache = xstrfmt("%s/cache", tmp_dir), *coord = xstrfmt("%s/coord", tmp_dir);
+    ck_assert_int_eq(mkdir(coord, 0777), 0);
+    chmod(coord, 01777);
+    setenv("LABGRADER_CACHE", cache, 1);
+    setenv("LABGRADER_COORDINATOR", coord, 1);
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t holder = fork();
+    ck_assert_int_ge(holder, 0);
+    if (holder == 0) {
+        for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < 1024; c++) {
+            char *path = xstrfmt("%s/cpu%ld.lock", coord, c);
+            int fd = open(path, O_RDONLY | O_CREAT, 0644);
+            if (fd < 0 || flock(fd, LOCK_EX) != 0)
+                _exit(1);
+            free(path);
+        }
+        if (write(ready[1], "r", 1) != 1)
+            _exit(1);
+        pause();
+        _exit(0);
+    }
+    char c;
+    close(ready[1]);
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    struct answer a;
+    memset(&a, 0, sizeof(a));
+    answer_start_with(&a, "held", 0, "60");
+    answer_wait(&a);
+    kill(holder, SIGKILL);
+    waitpid(holder, NULL, 0);
+    ck_assert_msg(json_get_number(a.doc, "score", -1) == 10, "%s", a.text);
+    ck_assert_msg(strstr(a.text, "could not be timed before Gradescope's time limit"), "%s",
+                  a.text);
+    answer_release(&a);
+    unsetenv("LABGRADER_COORDINATOR");
+    free(cache);
+    free(coord);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rush");
@@ -170,6 +226,7 @@ int main(void)
     tcase_set_timeout(tc, 1500);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_rush_of_twenty_cold_then_warm);
+    tcase_add_test(tc, test_answer_before_its_limit);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
