@@ -1,6 +1,7 @@
 /* normalize: tokens as the similarity check compares them. See normalize.h. */
 #include "analyze/normalize.h"
 
+#include "analyze/canon.h"
 #include "analyze/syntax.h"
 #include "base/alloc.h"
 
@@ -153,6 +154,24 @@ static uint32_t literal_sym(const char *s)
 }
 
 /* The symbol of kept token i (not dropped, not a comment). */
+/* Whether the file itself defines s: a macro, a function or a parameter is the student's to
+ * name, even when the name looks like a library's (CUBLAS_CHECK, cudaKernel). */
+static bool defined_here(const struct norm_ctx *c, const char *s)
+{
+    const struct syntax *syn = &c->syn;
+    for (size_t m = 0; m < syn->n_macros; m++)
+        if (!strcmp(syn->macros[m].name, s))
+            return true;
+    for (size_t f = 0; f < syn->n_funcs; f++) {
+        if (!strcmp(syn->funcs[f].name, s))
+            return true;
+        for (size_t p = 0; p < syn->funcs[f].n_params; p++)
+            if (syn->funcs[f].params[p].name && !strcmp(syn->funcs[f].params[p].name, s))
+                return true;
+    }
+    return false;
+}
+
 static uint32_t symbol_of(const struct norm_ctx *c, size_t i)
 {
     const struct token *t = &c->l->items[i];
@@ -160,7 +179,7 @@ static uint32_t symbol_of(const struct norm_ctx *c, size_t i)
         return literal_sym(t->text);
     if (t->kind != TOK_IDENT)
         return spelling_sym(t->text);
-    if (norm_kept_name(t->text))
+    if (norm_kept_name(t->text) && !defined_here(c, t->text))
         return spelling_sym(t->text);
     /* A member of a kept built-in: threadIdx.x stays threadIdx.x. */
     if (i >= 2 && tok_is(c->l, i - 1, ".") && norm_kept_name(c->l->items[i - 2].text))
@@ -168,21 +187,46 @@ static uint32_t symbol_of(const struct norm_ctx *c, size_t i)
     return NORM_ID;
 }
 
-static void push(struct norm_stream *s, const struct token *t, uint32_t sym, uint16_t file)
+static void push(struct norm_stream *s, const struct token *t, const struct canon_tok *c,
+                 uint16_t file)
 {
     ALLOC_GROW(s->t, s->n + 1, s->alloc);
     struct norm_token *n = &s->t[s->n++];
-    n->sym = sym;
+    n->sym = c->sym;
     n->file = file;
     n->flags = 0;
+    n->unit = c->unit;
+    n->gap = 0;
     n->line = t->line;
     n->offset = t->offset;
     n->len = t->len;
 }
 
+/* Every token's symbol, 0 for those not compared: comments, dropped tokens, and a launch
+ * configuration after its `<<<` (which stands for all of it). */
+static uint32_t *symbols(const struct norm_ctx *c)
+{
+    const struct token_list *l = c->l;
+    uint32_t *sym = xcalloc(l->n + 1, sizeof(*sym));
+    for (size_t i = 0; i < l->n; i++) {
+        const struct token *t = &l->items[i];
+        if (c->drop[i] || t->kind == TOK_COMMENT)
+            continue;
+        if (!strcmp(t->text, "<<<")) {
+            sym[i] = NORM_LAUNCH;
+            while (i + 1 < l->n && strcmp(l->items[i].text, ">>>"))
+                i++;
+            continue;
+        }
+        sym[i] = symbol_of(c, i);
+    }
+    return sym;
+}
+
 void norm_append(struct norm_stream *s, const struct token_list *l, uint16_t file)
 {
     struct norm_ctx c;
+    struct canon_out order;
     memset(&c, 0, sizeof(c));
     c.l = l;
     syntax_init(&c.syn);
@@ -190,20 +234,15 @@ void norm_append(struct norm_stream *s, const struct token_list *l, uint16_t fil
     c.drop = xcalloc(l->n ? l->n : 1, sizeof(*c.drop));
     drop_directives(&c);
     drop_boilerplate(&c);
-    for (size_t i = 0; i < l->n; i++) {
-        const struct token *t = &l->items[i];
-        if (c.drop[i] || t->kind == TOK_COMMENT)
-            continue;
-        if (!strcmp(t->text, "<<<")) {
-            size_t j = i;
-            while (j < l->n && strcmp(l->items[j].text, ">>>"))
-                j++;
-            push(s, t, NORM_LAUNCH, file);
-            i = j;
-            continue;
-        }
-        push(s, t, symbol_of(&c, i), file);
-    }
+    uint32_t *sym = symbols(&c);
+    canon_out_init(&order);
+    order.units = s->units;
+    canon_file(l, &c.syn, sym, spelling_sym("while"), &order);
+    s->units = order.units;
+    for (size_t i = 0; i < order.n; i++)
+        push(s, &l->items[order.v[i].tok], &order.v[i], file);
+    canon_out_release(&order);
+    free(sym);
     free(c.drop);
     free(c.checkers);
     syntax_release(&c.syn);

@@ -13,10 +13,15 @@
  *   - CUDA boilerplate is neutral and left out: an error-check macro (a #define whose body
  *     calls cudaGetErrorString) and every statement that calls it, and every statement
  *     calling cudaMalloc, cudaFree, cudaMemcpy, cudaMemset, a synchronize or
- *     cudaGetLastError (error-checked or not).
+ *     cudaGetLastError (error-checked or not);
+ *   - a name the file defines (a macro, a function, a parameter) is ID even when it looks
+ *     like a library's (CUBLAS_CHECK);
+ *   - the tokens are then put in their canonical order (canon.h): dead statements, braces
+ *     and prototypes out, for as while, independent statements and top-level items in an
+ *     order of their content.
  *
- * Each normalized token remembers where it came from (file, line, byte range), for the
- * report's side-by-side view. struct norm_stream owns its array.
+ * Each normalized token remembers where it came from (file, line, byte range, its top-level
+ * item), for the report's side-by-side view. struct norm_stream owns its array.
  */
 #ifndef LG_NORMALIZE_H
 #define LG_NORMALIZE_H
@@ -36,6 +41,8 @@ struct norm_token {
     uint32_t sym;   /* NORM_* or the hash of a kept spelling */
     uint16_t file;  /* index of the file among the submission's */
     uint16_t flags; /* NORM_SKELETON */
+    uint32_t unit;  /* the top-level item (function, declaration, macro) it belongs to */
+    uint32_t gap;   /* a hash of what was left out right before it (similarity.c), 0: nothing */
     unsigned line;  /* 1-based, of the token's first character */
     unsigned offset, len;
 };
@@ -43,6 +50,7 @@ struct norm_token {
 struct norm_stream {
     struct norm_token *t;
     size_t n, alloc;
+    uint32_t units; /* top-level items numbered so far */
 };
 
 void norm_stream_init(struct norm_stream *s);
