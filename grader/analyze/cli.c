@@ -28,22 +28,24 @@ static void print_findings(const struct sim_result *r, const char *outdir)
     for (size_t i = 0; i < r->n_groups; i++) {
         const struct sim_group *g = &r->groups[i];
         if (g->kind == SIM_GROUP_SHARED)
-            printf("  group %zu: %zu submissions share %u tokens%s: ", i + 1, g->n, g->tokens,
-                   g->matches_solution ? " (the instructor's solution)" : "");
+            printf("  group %zu: %zu submissions hold %u tokens of code in common%s: ", i + 1, g->n,
+                   g->shared_tokens, g->matches_solution ? " (the instructor's solution)" : "");
         else
-            printf("  group %zu: %zu submissions linked by pairs: ", i + 1, g->n);
+            printf("  group %zu: %zu submissions linked by pairs of %.0f%% to %.0f%%: ", i + 1,
+                   g->n, 100 * g->min_similarity, 100 * g->max_similarity);
         print_members(r, g->members, g->n, 8);
     }
     for (size_t i = 0; i < r->n_solmatches && i < 20; i++)
         printf("  %s matches the instructor's solution: %u tokens in %zu fragments\n",
-               r->subs[r->solmatches[i].sub].id, r->solmatches[i].tokens, r->solmatches[i].n_frags);
+               r->subs[r->solmatches[i].sub].id, r->solmatches[i].held, r->solmatches[i].n_frags);
     if (r->n_solmatches > 20)
         printf("  ... and %zu more matching the instructor's solution\n", r->n_solmatches - 20);
     for (size_t i = 0; i < shown; i++) {
         const struct sim_pair *p = &r->pairs[i];
-        printf("  %-16s %-16s %3.0f%%  (%.0f%% / %.0f%%), longest %u tokens\n", r->subs[p->a].id,
-               r->subs[p->b].id, 100 * p->similarity, 100 * p->a_in_b, 100 * p->b_in_a,
-               p->frags[0].tokens);
+        printf(
+            "  %-16s %-16s %3.0f%%  (a in b %.0f%%, b in a %.0f%%), longest fragment %u tokens\n",
+            r->subs[p->a].id, r->subs[p->b].id, 100 * p->similarity, 100 * p->a_in_b,
+            100 * p->b_in_a, p->frags[0].tokens);
     }
     if (r->n_reported > shown)
         printf("  ... and %zu more\n", r->n_reported - shown);

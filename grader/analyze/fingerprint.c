@@ -16,7 +16,6 @@ void fp_set_release(struct fp_set *f)
     free(f->all);
     free(f->win);
     free(f->at);
-    free(f->common);
     memset(f, 0, sizeof(*f));
 }
 
@@ -40,6 +39,9 @@ uint64_t *fp_kgram_hashes(const struct norm_stream *s, int k, size_t *n)
         for (size_t j = i; j < i + kk && ok; j++) {
             ok = !(s->t[j].flags & NORM_SKELETON) && s->t[j].file == s->t[i].file;
             x = x * 0x100000001b3ull + mix(s->t[j].sym);
+            /* What was left out between two of its tokens is part of the k-gram. */
+            if (j > i && s->t[j].gap)
+                x = x * 0x100000001b3ull + mix((uint64_t)s->t[j].gap << 32);
         }
         h[i] = ok ? (x ? x : 1) : 0;
     }
@@ -141,10 +143,17 @@ void fp_build(struct fp_set *f, const struct norm_stream *s, int k, int w)
     f->n_at = n;
 }
 
-void fp_mark_common(struct fp_set *f, const uint64_t *common, size_t n_common)
+size_t fp_common_tokens(const struct fp_set *f, int k, const uint64_t *common, size_t n_common,
+                        bool *is_common)
 {
-    free(f->common);
-    f->common = xcalloc(f->n_at ? f->n_at : 1, sizeof(*f->common));
-    for (size_t i = 0; i < f->n_at; i++)
-        f->common[i] = f->at[i] && fp_contains(common, n_common, f->at[i]);
+    size_t set = 0;
+    for (size_t i = 0; i < f->n_at; i++) {
+        if (!f->at[i] || !fp_contains(common, n_common, f->at[i]))
+            continue;
+        for (size_t j = i; j < i + (size_t)k; j++) {
+            set += !is_common[j];
+            is_common[j] = true;
+        }
+    }
+    return set;
 }

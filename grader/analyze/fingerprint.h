@@ -4,10 +4,11 @@
  * method of MOSS and Dolos).
  *
  * A k-gram is k consecutive tokens of one file, none of them part of the skeleton; its hash
- * is a 64-bit polynomial hash of the symbols. Winnowing keeps, of every window of w
- * consecutive k-grams, the one with the smallest hash (the rightmost of equals): any run of
- * w + k - 1 tokens that two streams share gives them a fingerprint in common, while a stream
- * keeps only about 2/(w+1) of its k-grams.
+ * is a 64-bit polynomial hash of the symbols and of what was left out between them (the
+ * tokens' gaps, normalize.h), so that equal k-grams are the same code on both sides. Winnowing
+ * keeps, of every window of w consecutive k-grams, the one with the smallest hash (the rightmost of
+ * equals): any run of w + k - 1 tokens that two streams share gives them a fingerprint in common,
+ * while a stream keeps only about 2/(w+1) of its k-grams.
  *
  * struct fp_set owns its arrays.
  */
@@ -32,8 +33,6 @@ struct fp_set {
     size_t n_win;
     uint64_t *at; /* the hash of the k-gram at each position, 0 for none (fp_kgram_hashes) */
     size_t n_at;
-    bool *common; /* per position: its k-gram is common in the class (fp_mark_common); NULL:
-                     none is */
 };
 
 void fp_set_init(struct fp_set *f);
@@ -53,8 +52,10 @@ size_t fp_mark_skeleton(struct norm_stream *s, int k, const uint64_t *skel, size
 /* The k-grams and the winnowed fingerprints of s (after fp_mark_skeleton). */
 void fp_build(struct fp_set *f, const struct norm_stream *s, int k, int w);
 
-/* Flag the positions of f whose k-gram is in common (sorted). */
-void fp_mark_common(struct fp_set *f, const uint64_t *common, size_t n_common);
+/* Set is_common[p] for every token p of f's stream inside a k-gram whose hash is in common
+ * (sorted); returns how many it set. */
+size_t fp_common_tokens(const struct fp_set *f, int k, const uint64_t *common, size_t n_common,
+                        bool *is_common);
 
 /* Whether h is in the sorted array set. */
 bool fp_contains(const uint64_t *set, size_t n, uint64_t h);

@@ -1,4 +1,4 @@
-/* match: shared fragments of two token streams. See match.h. */
+/* match: runs, tiles and chains two token streams share. See match.h. */
 #include "analyze/match.h"
 
 #include "base/alloc.h"
@@ -19,6 +19,7 @@ void match_result_init(struct match_result *m)
 void match_result_release(struct match_result *m)
 {
     free(m->frags);
+    free(m->chains);
     memset(m, 0, sizeof(*m));
 }
 
@@ -30,46 +31,36 @@ size_t match_countable(const struct norm_stream *s)
     return n;
 }
 
-/* A maximal run of agreeing tokens; rare: one of its k-grams is not common. */
-struct run {
-    uint32_t a, b, len;
-    bool rare;
-};
-
-struct runs {
-    struct run *v;
+struct tiles {
+    struct match_frag *v;
     size_t n, alloc;
 };
 
-/* Whether token i of x and token j of y can be part of one fragment. */
+/* Whether token i of x and token j of y can be part of one run. */
 static bool same(const struct norm_stream *x, size_t i, const struct norm_stream *y, size_t j)
 {
     const struct norm_token *p = &x->t[i], *q = &y->t[j];
     return p->sym == q->sym && !(p->flags & NORM_SKELETON) && !(q->flags & NORM_SKELETON);
 }
 
-struct pair_ctx {
-    const struct norm_stream *a, *b;
-    const struct fp_set *fa, *fb;
-    int k;
-};
-
-/* The run through the equal k-grams at x and y, grown both ways as far as tokens agree (in
- * one file on each side). */
-static struct run grow(const struct pair_ctx *c, uint32_t x, uint32_t y)
+/* Whether a run may go on from token i - 1 to token i of a and j - 1 to j of b: the code left
+ * out between them (handed out, or common in the class) is the same on both sides. */
+static bool joined(const struct norm_stream *a, size_t i, const struct norm_stream *b, size_t j)
 {
-    const struct norm_stream *a = c->a, *b = c->b;
-    uint32_t len = 0;
-    while (x > 0 && y > 0 && same(a, x - 1, b, y - 1) && a->t[x - 1].file == a->t[x].file &&
-           b->t[y - 1].file == b->t[y].file)
+    return a->t[i].gap == b->t[j].gap;
+}
+
+/* The run through the equal k-grams at x and y, grown both ways as far as tokens agree. */
+static struct match_frag grow(const struct norm_stream *a, const struct norm_stream *b, uint32_t x,
+                              uint32_t y)
+{
+    uint32_t len = 1;
+    while (x > 0 && y > 0 && same(a, x - 1, b, y - 1) && joined(a, x, b, y))
         x--, y--;
     while (x + len < a->n && y + len < b->n && same(a, x + len, b, y + len) &&
-           a->t[x + len].file == a->t[x].file && b->t[y + len].file == b->t[y].file)
+           joined(a, x + len, b, y + len))
         len++;
-    struct run r = {x, y, len, !c->fa->common};
-    for (uint32_t p = x; !r.rare && p + (uint32_t)c->k <= x + len; p++)
-        r.rare = c->fa->at[p] && !c->fa->common[p];
-    return r;
+    return (struct match_frag){x, y, len};
 }
 
 /*
@@ -77,9 +68,9 @@ static struct run grow(const struct pair_ctx *c, uint32_t x, uint32_t y)
  * (a merge of the two sorted k-gram lists), and only a seed whose diagonal predecessor is
  * not one too starts a run (every other lies inside the run it starts).
  */
-static void find_runs(const struct pair_ctx *c, struct runs *out)
+static void find_runs(const struct norm_stream *a, const struct fp_set *fa,
+                      const struct norm_stream *b, const struct fp_set *fb, struct tiles *out)
 {
-    const struct fp_set *fa = c->fa, *fb = c->fb;
     size_t i = 0, j = 0;
     while (i < fa->n_all && j < fb->n_all) {
         uint64_t h = fa->all[i].hash;
@@ -97,10 +88,10 @@ static void find_runs(const struct pair_ctx *c, struct runs *out)
                 uint32_t pa = fa->all[x].pos, pb = fb->all[y].pos;
                 if (pa > 0 && pb > 0 && fa->at[pa - 1] && fa->at[pa - 1] == fb->at[pb - 1])
                     continue;
-                if (!same(c->a, pa, c->b, pb))
+                if (!same(a, pa, b, pb))
                     continue;
                 ALLOC_GROW(out->v, out->n + 1, out->alloc);
-                out->v[out->n++] = grow(c, pa, pb);
+                out->v[out->n++] = grow(a, b, pa, pb);
             }
         i = i1;
         j = j1;
@@ -109,7 +100,7 @@ static void find_runs(const struct pair_ctx *c, struct runs *out)
 
 static int by_length(const void *x, const void *y)
 {
-    const struct run *a = x, *b = y;
+    const struct match_frag *a = x, *b = y;
     if (a->len != b->len)
         return a->len > b->len ? -1 : 1;
     if (a->a != b->a)
@@ -117,29 +108,26 @@ static int by_length(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-static int frag_by_length(const void *x, const void *y)
+static int by_place(const void *x, const void *y)
 {
     const struct match_frag *a = x, *b = y;
-    if (a->len != b->len)
-        return a->len > b->len ? -1 : 1;
-    return a->a < b->a ? -1 : a->a > b->a;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* Greedy tiling of the runs (the rare ones only, or all): longest first, each cut to its
- * longest stretch of tokens not taken. */
-static void tile(const struct runs *s, size_t na, size_t nb, int min_match, bool rare_only,
-                 struct match_result *out)
+/* Greedy tiling of the runs (sorted longest first): each cut to its longest stretch whose
+ * tokens are free on the exclusive sides, kept from min_len tokens on; in a's order. */
+static void tile(const struct tiles *runs, size_t na, size_t nb, uint32_t min_len, bool excl_b,
+                 struct tiles *out)
 {
-    bool *ta = xcalloc(na ? na : 1, 1), *tb = xcalloc(nb ? nb : 1, 1);
-    match_result_release(out);
-    for (size_t i = 0; i < s->n; i++) {
-        struct run f = s->v[i];
-        struct match_frag best = {0, 0, 0};
+    bool *ta = xcalloc(na + 1, 1), *tb = xcalloc(nb + 1, 1);
+    out->n = 0;
+    for (size_t i = 0; i < runs->n; i++) {
+        struct match_frag f = runs->v[i], best = {0, 0, 0};
         uint32_t run = 0;
-        if (rare_only && !f.rare)
-            continue;
         for (uint32_t t = 0; t <= f.len; t++) {
-            if (t < f.len && !ta[f.a + t] && !tb[f.b + t]) {
+            if (t < f.len && !ta[f.a + t] && !(excl_b && tb[f.b + t])) {
                 run++;
                 continue;
             }
@@ -147,41 +135,89 @@ static void tile(const struct runs *s, size_t na, size_t nb, int min_match, bool
                 best = (struct match_frag){f.a + t - run, f.b + t - run, run};
             run = 0;
         }
-        if (best.len < (uint32_t)min_match)
+        if (best.len < min_len)
             continue;
         memset(ta + best.a, 1, best.len);
         memset(tb + best.b, 1, best.len);
-        ALLOC_GROW(out->frags, out->n + 1, out->alloc);
-        out->frags[out->n++] = best;
-        out->covered_a += best.len;
-        out->covered_b += best.len;
+        ALLOC_GROW(out->v, out->n + 1, out->alloc);
+        out->v[out->n++] = best;
     }
     free(ta);
     free(tb);
-    /* qsort must not be given NULL, even for no elements (C11 7.22.5). */
-    if (out->n)
-        qsort(out->frags, out->n, sizeof(*out->frags), frag_by_length);
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof(*out->v), by_place);
 }
 
-void match_pair_all(const struct norm_stream *a, const struct fp_set *fa,
-                    const struct norm_stream *b, const struct fp_set *fb,
-                    const struct match_params *p, struct match_result *rare,
-                    struct match_result *all)
+/* Whether tile t continues the chain that ends with tile p. */
+static bool continues(const struct match_frag *p, const struct match_frag *t, uint32_t gap)
 {
-    struct runs s = {NULL, 0, 0};
-    struct pair_ctx c = {a, b, fa, fb, p->k};
-    find_runs(&c, &s);
-    if (s.n > 1)
-        qsort(s.v, s.n, sizeof(*s.v), by_length);
-    if (rare)
-        tile(&s, a->n, b->n, p->min_match, true, rare);
-    if (all)
-        tile(&s, a->n, b->n, p->min_match, false, all);
-    free(s.v);
+    uint32_t ga = t->a - (p->a + p->len), gb = t->b - (p->b + p->len);
+    return t->a >= p->a + p->len && t->b >= p->b + p->len && ga <= gap && gb <= gap &&
+           (ga == 0 || gb == 0);
+}
+
+/* The tiles (in a's order) as chains; those of min_match tokens or more into out (when not
+ * NULL); the tokens of a in them. */
+static size_t chain(const struct tiles *t, const struct match_params *p, struct match_result *out)
+{
+    size_t covered = 0;
+    for (size_t i = 0; i < t->n;) {
+        size_t j = i + 1, tokens = t->v[i].len;
+        while (j < t->n && continues(&t->v[j - 1], &t->v[j], (uint32_t)p->gap))
+            tokens += t->v[j++].len;
+        if (tokens >= (size_t)p->min_match) {
+            covered += tokens;
+            if (out) {
+                ALLOC_GROW(out->frags, out->n + (j - i), out->alloc);
+                ALLOC_GROW(out->chains, out->n_chains + 1, out->alloc_chains);
+                out->chains[out->n_chains++] =
+                    (struct match_chain){(uint32_t)out->n, (uint32_t)(j - i), (uint32_t)tokens};
+                memcpy(out->frags + out->n, t->v + i, (j - i) * sizeof(*t->v));
+                out->n += j - i;
+            }
+        }
+        i = j;
+    }
+    return covered;
+}
+
+static int chain_by_tokens(const void *x, const void *y)
+{
+    const struct match_chain *a = x, *b = y;
+    if (a->tokens != b->tokens)
+        return a->tokens > b->tokens ? -1 : 1;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* The runs with a and b swapped, for b's one-sided tiling. */
+static void swap_sides(struct tiles *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        t->v[i] = (struct match_frag){t->v[i].b, t->v[i].a, t->v[i].len};
 }
 
 void match_pair(const struct norm_stream *a, const struct fp_set *fa, const struct norm_stream *b,
-                const struct fp_set *fb, const struct match_params *p, struct match_result *out)
+                const struct fp_set *fb, const struct match_params *p, struct match_result *out,
+                struct match_held *held)
 {
-    match_pair_all(a, fa, b, fb, p, out, NULL);
+    struct tiles runs = {NULL, 0, 0}, t = {NULL, 0, 0};
+    match_result_release(out);
+    find_runs(a, fa, b, fb, &runs);
+    if (runs.n > 1)
+        qsort(runs.v, runs.n, sizeof(*runs.v), by_length);
+    tile(&runs, a->n, b->n, (uint32_t)p->k, true, &t);
+    out->covered_a = out->covered_b = chain(&t, p, out);
+    if (out->n_chains > 1)
+        qsort(out->chains, out->n_chains, sizeof(*out->chains), chain_by_tokens);
+    if (held) {
+        tile(&runs, a->n, b->n, (uint32_t)p->k, false, &t);
+        held->a = chain(&t, p, NULL);
+        swap_sides(&runs);
+        if (runs.n > 1)
+            qsort(runs.v, runs.n, sizeof(*runs.v), by_length);
+        tile(&runs, b->n, a->n, (uint32_t)p->k, false, &t);
+        held->b = chain(&t, p, NULL);
+    }
+    free(runs.v);
+    free(t.v);
 }

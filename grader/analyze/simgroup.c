@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MEMBER_NUM 9
+#define MEMBER_DEN 10
+
 void sim_links_init(struct sim_links *l)
 {
     memset(l, 0, sizeof(*l));
@@ -38,24 +41,25 @@ unsigned sim_link_tokens(int group_tokens)
     return (unsigned)((9 * (long)group_tokens + 9) / 10);
 }
 
-/* m's fragments as spans: a in x, b in y (caller frees). */
-static struct sim_frag *spans(const struct norm_stream *x, const struct norm_stream *y,
-                              const struct match_frag *f, size_t n)
+/* m's chains as fragments to show: a in x, b in y (caller frees; *n their number). */
+static struct sim_frag *chain_frags(const struct norm_stream *x, const struct norm_stream *y,
+                                    const struct match_result *m, size_t *n)
 {
-    struct sim_frag *out = xcalloc(n ? n : 1, sizeof(*out));
-    for (size_t i = 0; i < n; i++) {
-        out[i].a = sim_span_of(x, f[i].a, f[i].len);
-        out[i].b = sim_span_of(y, f[i].b, f[i].len);
-        out[i].tokens = f[i].len;
-    }
+    struct sim_frag *out = NULL;
+    size_t alloc = 0;
+    *n = 0;
+    for (size_t i = 0; i < m->n_chains; i++)
+        sim_frags_of(x, y, m->frags + m->chains[i].first, m->chains[i].n, &out, n, &alloc);
+    if (*n > 1)
+        qsort(out, *n, sizeof(*out), sim_frag_cmp);
     return out;
 }
 
 static int by_tokens(const void *x, const void *y)
 {
     const struct sim_solmatch *a = x, *b = y;
-    if (a->tokens != b->tokens)
-        return a->tokens > b->tokens ? -1 : 1;
+    if (a->held != b->held)
+        return a->held > b->held ? -1 : 1;
     return a->sub < b->sub ? -1 : a->sub > b->sub;
 }
 
@@ -63,7 +67,7 @@ static int by_tokens(const void *x, const void *y)
 static void match_solution(const struct sim_result *r, const struct sim_sub *s,
                            const struct match_params *mp, struct match_result *out)
 {
-    match_pair_all(&s->toks, &s->fp, &r->sol.toks, &r->sol.fp, mp, NULL, out);
+    match_pair(&s->toks, &s->fp, &r->sol.toks, &r->sol.fp, mp, out, NULL);
 }
 
 void sim_solution_matches(struct sim_result *r, const struct match_params *mp)
@@ -81,9 +85,8 @@ void sim_solution_matches(struct sim_result *r, const struct match_params *mp)
         ALLOC_GROW(r->solmatches, r->n_solmatches + 1, alloc);
         struct sim_solmatch *sm = &r->solmatches[r->n_solmatches++];
         sm->sub = i;
-        sm->tokens = (unsigned)m.covered_a;
-        sm->frags = spans(&s->toks, &r->sol.toks, m.frags, m.n);
-        sm->n_frags = m.n;
+        sm->held = (unsigned)m.covered_a;
+        sm->frags = chain_frags(&s->toks, &r->sol.toks, &m, &sm->n_frags);
     }
     match_result_release(&m);
     if (r->n_solmatches > 1)
@@ -160,18 +163,8 @@ static size_t covered_in(const bool *core, const struct match_frag *f, size_t n)
     return c;
 }
 
-static int by_span_tokens(const void *x, const void *y)
-{
-    const struct sim_frag *a = x, *b = y;
-    if (a->tokens != b->tokens)
-        return a->tokens > b->tokens ? -1 : 1;
-    if (a->a.file != b->a.file)
-        return a->a.file < b->a.file ? -1 : 1;
-    return a->a.first_line < b->a.first_line ? -1 : a->a.first_line > b->a.first_line;
-}
-
 /* The core as fragments of the representative (a) and of the member shown beside it (b): the
- * core's runs cut by the member's own fragments. */
+ * core's runs cut by the member's own tiles. */
 static void group_frags(struct sim_group *g, const struct sim_result *r, const bool *core,
                         const struct cover *beside)
 {
@@ -185,15 +178,14 @@ static void group_frags(struct sim_group *g, const struct sim_result *r, const b
             while (q < f->a + f->len && core[q])
                 q++;
             if (q > p) {
-                ALLOC_GROW(g->frags, g->n_frags + 1, alloc);
-                g->frags[g->n_frags++] = (struct sim_frag){
-                    sim_span_of(x, p, q - p), sim_span_of(y, p - f->a + f->b, q - p), q - p};
+                struct match_frag piece = {p, p - f->a + f->b, q - p};
+                sim_frags_of(x, y, &piece, 1, &g->frags, &g->n_frags, &alloc);
             }
             p = q > p ? q : p + 1;
         }
     }
     if (g->n_frags > 1)
-        qsort(g->frags, g->n_frags, sizeof(*g->frags), by_span_tokens);
+        qsort(g->frags, g->n_frags, sizeof(*g->frags), sim_frag_cmp);
 }
 
 /* Whether most of the representative's core is in its match with the instructor's code. */
@@ -224,12 +216,18 @@ static int cmp_size(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* The share of a group's core a member holds (MEMBER_NUM / MEMBER_DEN of it). */
+static size_t member_tokens(size_t core_n)
+{
+    return (MEMBER_NUM * core_n + MEMBER_DEN - 1) / MEMBER_DEN;
+}
+
 /* The members of rep's group: rep, the one that holds most of its core, then the rest in
  * the class's order; marked in grouped. */
 static void add_shared_group(struct sim_result *r, size_t rep, struct cover *cv, size_t n_cv,
                              size_t core_n, const bool *core, bool *grouped)
 {
-    size_t need = (9 * core_n + 9) / 10, n = 0;
+    size_t need = member_tokens(core_n), n = 0;
     qsort(cv, n_cv, sizeof(*cv), by_in_core);
     r->groups = xrealloc(r->groups, (r->n_groups + 1) * sizeof(*r->groups));
     struct sim_group *g = &r->groups[r->n_groups++];
@@ -242,8 +240,9 @@ static void add_shared_group(struct sim_result *r, size_t rep, struct cover *cv,
     if (n > 3)
         qsort(g->members + 2, n - 2, sizeof(*g->members), cmp_size);
     g->n = n;
-    g->tokens = (unsigned)core_n;
+    g->shared_tokens = (unsigned)core_n;
     group_frags(g, r, core, &cv[0]);
+    g->longest = g->n_frags ? g->frags[0].tokens : 0;
     for (size_t i = 0; i < n; i++)
         grouped[g->members[i]] = true;
 }
@@ -261,72 +260,175 @@ static struct cover cover_of(const struct sim_links *l, const struct adjacency *
     return c;
 }
 
-/* Look at rep: a group when more than max_common hold group_tokens of its code. */
-static bool try_group(struct sim_result *r, size_t rep, const struct sim_links *l,
-                      const struct adjacency *g, bool *grouped, const struct match_params *mp)
+/* A submission looked at as a group's representative: the shares of its code its linked
+ * submissions hold (not grouped yet), its core, and how many hold nine tenths of it (itself
+ * included). */
+struct look {
+    struct cover *cv;
+    size_t n_cv, core_n, members;
+    bool *core;
+};
+
+static void look_release(struct look *k)
+{
+    for (size_t i = 0; i < k->n_cv; i++)
+        free(k->cv[i].frags);
+    free(k->cv);
+    free(k->core);
+}
+
+static void look_at(const struct sim_result *r, size_t rep, const struct sim_links *l,
+                    const struct adjacency *g, const bool *grouped, struct look *k)
 {
     const struct sim_sub *s = &r->subs[rep];
-    struct cover *cv = xcalloc(degree(g, rep) + 1, sizeof(*cv));
     unsigned *count = xcalloc(s->toks.n + 1, sizeof(*count));
-    bool *core = xcalloc(s->toks.n + 1, sizeof(*core)), found = false;
-    size_t n_cv = 0, need, members = 1;
+    k->cv = xcalloc(degree(g, rep) + 1, sizeof(*k->cv));
+    k->core = xcalloc(s->toks.n + 1, sizeof(*k->core));
+    k->n_cv = 0;
+    k->members = 1;
     for (size_t i = g->start[rep]; i < g->start[rep + 1]; i++) {
         if (grouped[g->to[i]])
             continue;
-        cv[n_cv] = cover_of(l, g, rep, i);
-        for (size_t f = 0; f < cv[n_cv].n; f++)
-            for (uint32_t p = cv[n_cv].frags[f].a; p < cv[n_cv].frags[f].a + cv[n_cv].frags[f].len;
-                 p++)
+        struct cover *c = &k->cv[k->n_cv++];
+        *c = cover_of(l, g, rep, i);
+        for (size_t f = 0; f < c->n; f++)
+            for (uint32_t p = c->frags[f].a; p < c->frags[f].a + c->frags[f].len; p++)
                 count[p]++;
-        n_cv++;
     }
-    size_t core_n = core_of(r, &s->toks, count, core);
-    need = (9 * core_n + 9) / 10;
-    for (size_t i = 0; i < n_cv; i++) {
-        cv[i].in_core = covered_in(core, cv[i].frags, cv[i].n);
-        members += cv[i].in_core >= need;
+    k->core_n = core_of(r, &s->toks, count, k->core);
+    size_t need = member_tokens(k->core_n);
+    for (size_t i = 0; i < k->n_cv; i++) {
+        k->cv[i].in_core = covered_in(k->core, k->cv[i].frags, k->cv[i].n);
+        k->members += k->cv[i].in_core >= need;
     }
-    if (core_n >= (size_t)r->group_tokens && members > (size_t)r->max_common) {
-        add_shared_group(r, rep, cv, n_cv, core_n, core, grouped);
-        r->groups[r->n_groups - 1].matches_solution = core_is_solution(r, rep, core, core_n, mp);
-        found = true;
-    }
-    for (size_t i = 0; i < n_cv; i++)
-        free(cv[i].frags);
-    free(cv);
     free(count);
-    free(core);
-    return found;
 }
 
-struct by_degree_ctx {
-    size_t i, deg;
-};
-
-static int by_degree(const void *x, const void *y)
+static bool is_group(const struct sim_result *r, const struct look *k)
 {
-    const struct by_degree_ctx *a = x, *b = y;
-    if (a->deg != b->deg)
-        return a->deg > b->deg ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i;
+    return k->core_n >= (size_t)r->group_tokens && k->members > (size_t)r->max_common;
 }
 
+/* How much of a's core (rep of a group) b holds, from their link; 0 when they are not
+ * linked. */
+static size_t held_core(const struct sim_links *l, const struct adjacency *g, size_t a, size_t b,
+                        const bool *core)
+{
+    for (size_t i = g->start[a]; i < g->start[a + 1]; i++)
+        if (g->to[i] == b) {
+            struct cover c = cover_of(l, g, a, i);
+            size_t n = covered_in(core, c.frags, c.n);
+            free(c.frags);
+            return n;
+        }
+    return 0;
+}
+
+/* Whether b holds two thirds or more of the core of a group whose representative is a. */
+static bool holds_most(const struct sim_links *l, const struct adjacency *g, size_t a, size_t b,
+                       const bool *core, unsigned core_n)
+{
+    return 3 * held_core(l, g, a, b, core) >= 2 * (size_t)core_n;
+}
+
+/*
+ * Two groups are one leak when one's representative holds two thirds of the other's core or
+ * more: copies of one solution that inlined a function lack the calls the others have and hold
+ * the callee twice, so they gather apart (nine tenths of a core), yet most of their code is
+ * the others'. The first (larger) keeps its core and takes the members.
+ */
+static void merge_groups(struct sim_result *r, const struct sim_links *l, const struct adjacency *g,
+                         bool **cores)
+{
+    for (size_t i = 0; i < r->n_groups; i++)
+        for (size_t j = i + 1; j < r->n_groups;) {
+            struct sim_group *x = &r->groups[i], *y = &r->groups[j];
+            size_t rx = x->members[0], ry = y->members[0];
+            if (!holds_most(l, g, rx, ry, cores[i], x->shared_tokens) &&
+                !holds_most(l, g, ry, rx, cores[j], y->shared_tokens)) {
+                j++;
+                continue;
+            }
+            x->members = xrealloc(x->members, (x->n + y->n) * sizeof(*x->members));
+            memcpy(x->members + x->n, y->members, y->n * sizeof(*y->members));
+            x->n += y->n;
+            free(y->members);
+            free(y->frags);
+            free(cores[j]);
+            memmove(y, y + 1, (r->n_groups - j - 1) * sizeof(*y));
+            memmove(cores + j, cores + j + 1, (r->n_groups - j - 1) * sizeof(*cores));
+            r->n_groups--;
+        }
+}
+
+/*
+ * A submission linked to a group's representative that holds two thirds of its core, as merged
+ * groups do of each other's, joins it: a copy that changed the leaked code more than the
+ * others (a function split as only a few copies did) and so gathered with too few to be a
+ * group of its own.
+ */
+static void adopt(struct sim_result *r, const struct sim_links *l, const struct adjacency *g,
+                  bool **cores, bool *grouped)
+{
+    for (size_t i = 0; i < r->n_groups; i++) {
+        struct sim_group *x = &r->groups[i];
+        size_t rep = x->members[0];
+        for (size_t k = g->start[rep]; k < g->start[rep + 1]; k++) {
+            size_t s = g->to[k];
+            if (grouped[s] || !holds_most(l, g, rep, s, cores[i], x->shared_tokens))
+                continue;
+            x->members = xrealloc(x->members, (x->n + 1) * sizeof(*x->members));
+            x->members[x->n++] = s;
+            grouped[s] = true;
+        }
+    }
+}
+
+/*
+ * Groups one at a time: of the submissions linked to at least max_common others and not in a
+ * group yet, the one whose core is held the most (its tokens times the members who hold it)
+ * is the next group's representative: the copy of a leak that changed least is the one the
+ * others hold, so it gathers them, where a copy with changes of its own would gather only
+ * those that made the same changes, and an honest student close to the leak's source would
+ * gather them around the little it shares with it. Then the groups that are one leak are
+ * merged.
+ */
 static void shared_groups(struct sim_result *r, const struct sim_links *links,
                           const struct match_params *mp, bool *grouped)
 {
     struct adjacency g;
-    size_t n = r->n_subs, m = 0;
-    adjacency_build(&g, links, n);
-    struct by_degree_ctx *order = xcalloc(n + 1, sizeof(*order));
-    for (size_t i = 0; i < n; i++)
-        if (degree(&g, i) >= (size_t)r->max_common)
-            order[m++] = (struct by_degree_ctx){i, degree(&g, i)};
-    if (m > 1)
-        qsort(order, m, sizeof(*order), by_degree);
-    for (size_t i = 0; i < m; i++)
-        if (!grouped[order[i].i])
-            try_group(r, order[i].i, links, &g, grouped, mp);
-    free(order);
+    bool **cores = NULL;
+    adjacency_build(&g, links, r->n_subs);
+    for (;;) {
+        size_t best = SIZE_MAX, best_held = 0;
+        for (size_t i = 0; i < r->n_subs; i++) {
+            struct look k;
+            if (grouped[i] || degree(&g, i) < (size_t)r->max_common)
+                continue;
+            look_at(r, i, links, &g, grouped, &k);
+            if (is_group(r, &k) && k.members * k.core_n > best_held) {
+                best = i;
+                best_held = k.members * k.core_n;
+            }
+            look_release(&k);
+        }
+        if (best == SIZE_MAX)
+            break;
+        struct look k;
+        look_at(r, best, links, &g, grouped, &k);
+        add_shared_group(r, best, k.cv, k.n_cv, k.core_n, k.core, grouped);
+        r->groups[r->n_groups - 1].matches_solution =
+            core_is_solution(r, best, k.core, k.core_n, mp);
+        cores = xrealloc(cores, r->n_groups * sizeof(*cores));
+        cores[r->n_groups - 1] = k.core;
+        k.core = NULL;
+        look_release(&k);
+    }
+    merge_groups(r, links, &g, cores);
+    adopt(r, links, &g, cores, grouped);
+    for (size_t i = 0; i < r->n_groups; i++)
+        free(cores[i]);
+    free(cores);
     free(g.start);
     free(g.to);
     free(g.link);
@@ -369,7 +471,7 @@ static void add_pairs_group(struct sim_result *r, size_t *parent, size_t c, size
             memcpy(g->frags, pr->frags, pr->n_frags * sizeof(*g->frags));
             g->n_frags = pr->n_frags;
         }
-        g->tokens = pr->frags[0].tokens > g->tokens ? pr->frags[0].tokens : g->tokens;
+        g->longest = pr->frags[0].tokens > g->longest ? pr->frags[0].tokens : g->longest;
         g->min_similarity = pr->similarity < g->min_similarity ? pr->similarity : g->min_similarity;
         g->max_similarity = pr->similarity > g->max_similarity ? pr->similarity : g->max_similarity;
     }
@@ -418,6 +520,30 @@ static int by_size(const void *x, const void *y)
     return a->members[0] < b->members[0] ? -1 : a->members[0] > b->members[0];
 }
 
+/*
+ * A pair whose two submissions are in one group of shared code is no finding of its own: the
+ * group shows their code, and what is left of their own code once the group's is common can
+ * be a few tokens (the same edit two copies made), a high share of nothing much. Such pairs
+ * move below the reported ones.
+ */
+static void unreport_grouped(struct sim_result *r, const size_t *group_of)
+{
+    size_t kept = 0, moved = 0;
+    struct sim_pair *out = xcalloc(r->n_reported + 1, sizeof(*out));
+    for (size_t p = 0; p < r->n_reported; p++) {
+        const struct sim_pair *pr = &r->pairs[p];
+        if (group_of[pr->a] != SIZE_MAX && group_of[pr->a] == group_of[pr->b])
+            out[moved++] = *pr;
+        else
+            r->pairs[kept++] = *pr;
+    }
+    memcpy(r->pairs + kept, out, moved * sizeof(*out));
+    r->n_reported = kept;
+    if (r->n_pairs - kept > 1)
+        qsort(r->pairs + kept, r->n_pairs - kept, sizeof(*r->pairs), sim_pair_cmp);
+    free(out);
+}
+
 void sim_find_groups(struct sim_result *r, const struct sim_links *links,
                      const struct match_params *mp)
 {
@@ -432,6 +558,7 @@ void sim_find_groups(struct sim_result *r, const struct sim_links *links,
     for (size_t g = 0; g < r->n_groups; g++)
         for (size_t j = 0; j < r->groups[g].n; j++)
             group_of[r->groups[g].members[j]] = g;
+    unreport_grouped(r, group_of);
     pairs_groups(r, group_of);
     free(grouped);
     free(group_of);

@@ -1,5 +1,5 @@
 /*
- * simgroup: the findings of the similarity check beyond pairs (issue 41).
+ * simgroup: the findings of the similarity check beyond pairs (issues 41 and 48).
  *
  * Groups of shared code. K-grams that more than max_common submissions hold are no evidence
  * for a pair (similarity.h): every honest student writes a BLAS call or a grid-stride loop
@@ -10,20 +10,25 @@
  *
  *   - two submissions are linked when they share at least nine tenths of group_tokens tokens
  *     of code of any kind (fragments of min_match tokens or more);
- *   - a submission r linked to at least max_common others is looked at: its core is the code
- *     of r that more than max_common submissions (r included) hold, in runs of min_match
- *     tokens or more; its members are r and every submission linked to it that holds nine
- *     tenths of the core or more;
+ *   - a submission r linked to at least max_common others can represent a group: its core is
+ *     the code of r that more than max_common submissions (r included) hold, in runs of
+ *     min_match tokens or more; its members are r and every submission linked to it that holds
+ *     nine tenths of the core or more;
  *   - more than max_common members and a core of group_tokens tokens or more make a group.
- *     Its members are taken out, and the next submission is looked at, most linked first.
+ *     The group whose core is held the most (tokens times members) is taken first; its
+ *     members are taken out, and the next is looked for;
+ *   - two groups where one's representative holds two thirds of the other's core are one leak
+ *     (copies that inlined a function gather apart from the rest), and are merged; a
+ *     submission linked to a representative that holds two thirds of its core joins it.
  * The threshold group_tokens comes from the spreads measured on honest classes
  * (docs/similarity.md): no honest set of more than max_common submissions shares that much.
  *
+ * A reported pair inside one group of shared code is the group's, and is reported no more.
  * Three or more submissions chained by reported pairs (a copy passed between a few students)
  * are a group too, unless one group of shared code already holds them all.
  *
  * Solution matches: a submission that holds solution_tokens tokens or more of the instructor's
- * code (handout.h), in fragments of min_match tokens or more, handed-out code left out.
+ * code (handout.h), in chains of min_match tokens or more, handed-out code left out.
  *
  * struct sim_links owns its array.
  */

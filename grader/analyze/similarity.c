@@ -38,6 +38,8 @@ static void sub_release(struct sim_sub *s, size_t n_files)
     free(s->name);
     norm_stream_release(&s->toks);
     fp_set_release(&s->fp);
+    norm_stream_release(&s->own);
+    fp_set_release(&s->own_fp);
 }
 
 void sim_result_release(struct sim_result *r)
@@ -120,9 +122,50 @@ static int load_files(struct sim_result *r, const char *dir, const char *who, st
     return 0;
 }
 
+/* The tokens of s that keep[] says, in order (into out, emptied first). Each remembers what
+ * was left out right before it (its gap: a hash of those tokens, and of their own gaps), so
+ * that a run goes on over left-out code only where both sides left out the same. */
+static void compact(const struct norm_stream *s, const bool *keep, struct norm_stream *out)
+{
+    uint64_t gap = 0;
+    norm_stream_release(out);
+    out->units = s->units;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->t[i].gap)
+            gap = (gap ^ s->t[i].gap) * 0x100000001b3ull + 1;
+        if (!keep[i]) {
+            gap = (gap ^ s->t[i].sym) * 0x100000001b3ull + 1;
+            continue;
+        }
+        ALLOC_GROW(out->t, out->n + 1, out->alloc);
+        out->t[out->n] = s->t[i];
+        out->t[out->n++].gap = gap ? (uint32_t)(gap ^ gap >> 32) | 1u : 0;
+        gap = 0;
+    }
+}
+
+/* s less what was handed out (the skeleton's k-grams: skel, sorted), fingerprinted: the code
+ * that is compared (sim_sub.toks). Until the class's common code is known, its own code is
+ * the same. */
+static void code_of(struct sim_sub *s, const struct sim_result *r, const uint64_t *skel,
+                    size_t n_skel)
+{
+    bool *keep = xcalloc(s->toks.n + 1, sizeof(*keep));
+    fp_mark_skeleton(&s->toks, r->opts.k, skel, n_skel);
+    for (size_t i = 0; i < s->toks.n; i++)
+        keep[i] = !(s->toks.t[i].flags & NORM_SKELETON);
+    struct norm_stream all = s->toks;
+    norm_stream_init(&s->toks);
+    compact(&all, keep, &s->toks);
+    norm_stream_release(&all);
+    free(keep);
+    fp_build(&s->fp, &s->toks, r->opts.k, r->opts.window);
+    s->countable = s->toks.n;
+}
+
 /*
  * The lab's own code (handout.h): the k-grams of what was handed out, sorted, into *set
- * (caller frees); the instructor's code as r->sol, handed-out code marked in it too.
+ * (caller frees); the instructor's code as r->sol, handed-out code left out of it too.
  */
 static int load_lab_code(struct sim_result *r, const struct lab *lab, uint64_t **set, size_t *n,
                          struct error *err)
@@ -148,9 +191,7 @@ static int load_lab_code(struct sim_result *r, const struct lab *lab, uint64_t *
     }
     r->sol.toks = c.code;
     norm_stream_init(&c.code);
-    fp_mark_skeleton(&r->sol.toks, r->opts.k, *set, *n);
-    fp_build(&r->sol.fp, &r->sol.toks, r->opts.k, r->opts.window);
-    r->sol.countable = match_countable(&r->sol.toks);
+    code_of(&r->sol, r, *set, *n);
     r->solution_checked = !c.published && r->sol.countable > 0;
     lab_code_release(&c);
     return 0;
@@ -169,9 +210,7 @@ static int load_subs(struct sim_result *r, const struct submission_set *set, con
         fp_set_init(&s->fp);
         if (load_files(r, set->items[i].dir, s->id, &s->toks, s->files, err) != 0)
             return -1;
-        fp_mark_skeleton(&s->toks, r->opts.k, skel, n_skel);
-        fp_build(&s->fp, &s->toks, r->opts.k, r->opts.window);
-        s->countable = match_countable(&s->toks);
+        code_of(s, r, skel, n_skel);
     }
     return 0;
 }
@@ -260,8 +299,64 @@ static unsigned char *candidate_pairs(const struct sim_result *r)
 
 struct sim_span sim_span_of(const struct norm_stream *s, uint32_t first, uint32_t len)
 {
-    const struct norm_token *a = &s->t[first], *b = &s->t[first + len - 1];
-    return (struct sim_span){a->file, a->line, b->line};
+    struct sim_span sp = {s->t[first].file, s->t[first].line, s->t[first].line};
+    for (uint32_t i = first; i < first + len; i++) {
+        /* Statements are compared in their canonical order: lines need not rise. */
+        sp.first_line = s->t[i].line < sp.first_line ? s->t[i].line : sp.first_line;
+        sp.last_line = s->t[i].line > sp.last_line ? s->t[i].line : sp.last_line;
+    }
+    return sp;
+}
+
+static void span_add(struct sim_span *sp, const struct norm_token *t)
+{
+    sp->first_line = t->line < sp->first_line ? t->line : sp->first_line;
+    sp->last_line = t->line > sp->last_line ? t->line : sp->last_line;
+}
+
+static void frag_push(struct sim_frag **out, size_t *n_out, size_t *alloc, struct sim_frag f)
+{
+    ALLOC_GROW(*out, *n_out + 1, *alloc);
+    (*out)[(*n_out)++] = f;
+}
+
+void sim_frags_of(const struct norm_stream *x, const struct norm_stream *y,
+                  const struct match_frag *tiles, size_t n, struct sim_frag **out, size_t *n_out,
+                  size_t *alloc)
+{
+    struct sim_frag cur = {{0, 0, 0}, {0, 0, 0}, 0};
+    uint32_t ua = 0, ub = 0;
+    bool open = false;
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < tiles[i].len; k++) {
+            const struct norm_token *p = &x->t[tiles[i].a + k], *q = &y->t[tiles[i].b + k];
+            if (open && (p->unit != ua || q->unit != ub)) {
+                frag_push(out, n_out, alloc, cur);
+                open = false;
+            }
+            if (!open) {
+                cur =
+                    (struct sim_frag){{p->file, p->line, p->line}, {q->file, q->line, q->line}, 0};
+                ua = p->unit;
+                ub = q->unit;
+                open = true;
+            }
+            span_add(&cur.a, p);
+            span_add(&cur.b, q);
+            cur.tokens++;
+        }
+    if (open)
+        frag_push(out, n_out, alloc, cur);
+}
+
+int sim_frag_cmp(const void *x, const void *y)
+{
+    const struct sim_frag *a = x, *b = y;
+    if (a->tokens != b->tokens)
+        return a->tokens > b->tokens ? -1 : 1;
+    if (a->a.file != b->a.file)
+        return a->a.file < b->a.file ? -1 : 1;
+    return a->a.first_line < b->a.first_line ? -1 : a->a.first_line > b->a.first_line;
 }
 
 const char *sim_file_name(const struct sim_result *r, unsigned f, bool sol)
@@ -269,31 +364,34 @@ const char *sim_file_name(const struct sim_result *r, unsigned f, bool sol)
     return sol ? r->sol.files[f].name : r->files[f];
 }
 
-/* The pair's evidence (m: fragments from rare k-grams) as *out; false when there is none. */
+/* The pair's evidence (m: the chains of their own code; held: each one's tokens the other
+ * holds) as *out; false when there is none. */
 static bool pair_of(const struct sim_result *r, size_t a, size_t b, const struct match_result *m,
-                    struct sim_pair *out)
+                    const struct match_held *held, struct sim_pair *out)
 {
     const struct sim_sub *x = &r->subs[a], *y = &r->subs[b];
-    if (m->n == 0 || x->countable == 0 || y->countable == 0)
+    size_t alloc = 0;
+    if (m->n_chains == 0 || x->own.n == 0 || y->own.n == 0)
         return false;
     memset(out, 0, sizeof(*out));
     out->a = a;
     out->b = b;
-    out->shared = (unsigned)m->covered_a;
-    out->a_in_b = (double)m->covered_a / (double)x->countable;
-    out->b_in_a = (double)m->covered_b / (double)y->countable;
-    out->similarity = (double)(m->covered_a + m->covered_b) / (double)(x->countable + y->countable);
-    out->frags = xcalloc(m->n, sizeof(*out->frags));
-    out->n_frags = m->n;
-    for (size_t i = 0; i < m->n; i++) {
-        out->frags[i].a = sim_span_of(&x->toks, m->frags[i].a, m->frags[i].len);
-        out->frags[i].b = sim_span_of(&y->toks, m->frags[i].b, m->frags[i].len);
-        out->frags[i].tokens = m->frags[i].len;
-    }
+    out->own_a = (unsigned)x->own.n;
+    out->own_b = (unsigned)y->own.n;
+    out->held_a = (unsigned)held->a;
+    out->held_b = (unsigned)held->b;
+    out->a_in_b = (double)held->a / (double)x->own.n;
+    out->b_in_a = (double)held->b / (double)y->own.n;
+    out->similarity = (double)(held->a + held->b) / (double)(x->own.n + y->own.n);
+    for (size_t i = 0; i < m->n_chains; i++)
+        sim_frags_of(&x->own, &y->own, m->frags + m->chains[i].first, m->chains[i].n, &out->frags,
+                     &out->n_frags, &alloc);
+    if (out->n_frags > 1)
+        qsort(out->frags, out->n_frags, sizeof(*out->frags), sim_frag_cmp);
     return true;
 }
 
-static int by_similarity(const void *x, const void *y)
+int sim_pair_cmp(const void *x, const void *y)
 {
     const struct sim_pair *a = x, *b = y;
     if (a->similarity != b->similarity)
@@ -303,37 +401,62 @@ static int by_similarity(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* Every pair that shares a fingerprint, matched once: its evidence (pairs) and whether it
- * shares enough code of any kind to be linked in a group (links). */
+/* Every pair that shares a fingerprint, matched: its evidence from their own code (pairs),
+ * and whether they share enough code of any kind to be linked in a group (links). */
 static void compare_all(struct sim_result *r, const struct match_params *mp,
                         struct sim_links *links)
 {
     size_t n = r->n_subs, alloc = 0;
     unsigned link_at = sim_link_tokens(r->group_tokens);
     unsigned char *cand = candidate_pairs(r);
-    struct match_result rare, all;
-    match_result_init(&rare);
+    struct match_result own, all;
+    struct match_held held;
+    match_result_init(&own);
     match_result_init(&all);
     for (size_t a = 0; a < n; a++)
         for (size_t b = a + 1; b < n; b++) {
             if (!cand[tri(n, a, b)])
                 continue;
             const struct sim_sub *x = &r->subs[a], *y = &r->subs[b];
-            match_pair_all(&x->toks, &x->fp, &y->toks, &y->fp, mp, &rare, &all);
+            match_pair(&x->own, &x->own_fp, &y->own, &y->own_fp, mp, &own, &held);
             ALLOC_GROW(r->pairs, r->n_pairs + 1, alloc);
-            if (pair_of(r, a, b, &rare, &r->pairs[r->n_pairs]))
+            if (pair_of(r, a, b, &own, &held, &r->pairs[r->n_pairs]))
                 r->n_pairs++;
+            if (x->toks.n < link_at || y->toks.n < link_at)
+                continue;
+            match_pair(&x->toks, &x->fp, &y->toks, &y->fp, mp, &all, NULL);
             if (all.covered_a >= link_at)
                 sim_links_add(links, a, b, &all);
         }
-    match_result_release(&rare);
+    match_result_release(&own);
     match_result_release(&all);
     free(cand);
     if (r->n_pairs > 1)
-        qsort(r->pairs, r->n_pairs, sizeof(*r->pairs), by_similarity);
+        qsort(r->pairs, r->n_pairs, sizeof(*r->pairs), sim_pair_cmp);
     while (r->n_reported < r->n_pairs &&
            r->pairs[r->n_reported].similarity >= r->opts.threshold - 1e-12)
         r->n_reported++;
+}
+
+/* Each submission's own code: its code less every token inside a k-gram that more than
+ * max_common submissions hold. */
+static void own_code(struct sim_result *r)
+{
+    size_t n_common = 0;
+    uint64_t *common = common_hashes(r, &n_common);
+    for (size_t i = 0; i < r->n_subs; i++) {
+        struct sim_sub *s = &r->subs[i];
+        bool *is_common = xcalloc(s->toks.n + 1, sizeof(*is_common));
+        bool *keep = xcalloc(s->toks.n + 1, sizeof(*keep));
+        fp_common_tokens(&s->fp, r->opts.k, common, n_common, is_common);
+        for (size_t t = 0; t < s->toks.n; t++)
+            keep[t] = !is_common[t];
+        compact(&s->toks, keep, &s->own);
+        fp_build(&s->own_fp, &s->own, r->opts.k, r->opts.window);
+        free(is_common);
+        free(keep);
+    }
+    free(common);
 }
 
 static int collect(const struct sim_opts *o, struct submission_set *set, struct sim_result *r,
@@ -352,22 +475,18 @@ static int collect(const struct sim_opts *o, struct submission_set *set, struct 
 /* The comparisons, once every submission is loaded: pairs, groups, solution matches. */
 static void compare(struct sim_result *r, const struct sim_opts *o)
 {
-    size_t n_common = 0;
     struct sim_links links;
     r->max_common =
         o->max_common > 0 ? o->max_common : (int)(r->n_subs / 10 > 10 ? r->n_subs / 10 : 10);
     r->group_tokens = o->group_tokens > 0 ? o->group_tokens : SIM_GROUP_TOKENS;
     r->solution_tokens = o->solution_tokens > 0 ? o->solution_tokens : SIM_SOLUTION_TOKENS;
-    uint64_t *common = common_hashes(r, &n_common);
-    struct match_params mp = {o->k, o->min_match};
-    for (size_t i = 0; i < r->n_subs; i++)
-        fp_mark_common(&r->subs[i].fp, common, n_common);
+    struct match_params mp = {o->k, o->min_match, o->k};
+    own_code(r);
     sim_links_init(&links);
     compare_all(r, &mp, &links);
     sim_solution_matches(r, &mp);
     sim_find_groups(r, &links, &mp);
     sim_links_release(&links);
-    free(common);
 }
 
 int sim_run(const struct lab *lab, const struct sim_opts *o, struct sim_result *r,

@@ -1,17 +1,19 @@
 /*
  * similarity: which submissions of a class share more code than independent work would
- * (issues 23 and 41). Each submission's sources (the files the lab's variants name) are lexed
- * (tokens.h), normalized (normalize.h), stripped of what the lab handed out (handout.h),
- * fingerprinted (fingerprint.h) and compared with every other (match.h), and with the
- * instructor's own code (the solution and the references).
+ * (issues 23, 41 and 48). Each submission's sources (the files the lab's variants name) are
+ * lexed (tokens.h), normalized and put in their canonical order (normalize.h, canon.h),
+ * stripped of what the lab handed out (handout.h): its code (sim_sub.toks). Less every token
+ * inside a k-gram that more than max_common submissions hold (every student writes it), it is
+ * its own code (sim_sub.own). Both are fingerprinted (fingerprint.h) and compared with every
+ * other submission's (match.h), and the code with the instructor's own (the solution and the
+ * references).
  *
- * For a pair (a, b):
- *   a_in_b      share of a's tokens (handed-out code left out) inside fragments it shares with b
+ * For a pair (a, b), on their own code:
+ *   a_in_b      share of a's own code in chains of code b also has (match.h's held)
  *   b_in_a      the same the other way
- *   similarity  both together: shared tokens of both over the tokens of both
- * A fragment counts only from min_match tokens on; k-grams that more than max_common
- * submissions have are no evidence for a pair (every student writes them) and start no
- * fragment.
+ *   similarity  both together: the own code each holds of the other over all of their own
+ *               code; identical submissions score 1
+ * A chain counts only from min_match matched tokens on.
  *
  * Groups: more than max_common submissions holding the same code of at least group_tokens
  * tokens (simgroup.h) are one finding, however many they are: a solution that spread
@@ -66,11 +68,13 @@ struct sim_file {
 
 struct sim_sub {
     char *id, *name;
-    struct sim_file *files; /* one per lab file, same order as sim_result.files (the
-                               instructor's code: its own files, sim_result.sol_files) */
-    struct norm_stream toks;
+    struct sim_file *files;  /* one per lab file, same order as sim_result.files (the
+                                instructor's code: its own files, sim_result.sol_files) */
+    struct norm_stream toks; /* its code, handed-out code and boilerplate left out */
     struct fp_set fp;
-    size_t countable; /* tokens left once the skeleton and the boilerplate are out */
+    size_t countable;       /* toks.n */
+    struct norm_stream own; /* its own code: toks less what more than max_common hold */
+    struct fp_set own_fp;
 };
 
 /* Where a fragment lies in one submission: file index and lines. */
@@ -78,16 +82,18 @@ struct sim_span {
     unsigned file, first_line, last_line;
 };
 
+/* A fragment as the pages show it: in one function (or declaration) on each side. */
 struct sim_frag {
     struct sim_span a, b;
-    unsigned tokens;
+    unsigned tokens; /* matched tokens in it */
 };
 
 struct sim_pair {
     size_t a, b; /* indexes into subs, a < b */
     double similarity, a_in_b, b_in_a;
-    unsigned shared;        /* tokens of a (as many of b) in the fragments */
-    struct sim_frag *frags; /* longest first */
+    unsigned own_a, own_b;   /* each one's own code, tokens */
+    unsigned held_a, held_b; /* of it, the tokens the other holds too */
+    struct sim_frag *frags;  /* the shared code shown, longest first */
     size_t n_frags;
 };
 
@@ -100,7 +106,8 @@ struct sim_group {
     enum sim_group_kind kind;
     size_t *members; /* indexes into subs; the fragments are shown in members[0] and [1] */
     size_t n;
-    unsigned tokens;        /* shared: the code they hold in common; pairs: the longest fragment */
+    unsigned shared_tokens; /* shared: the code they all hold (the core), tokens; pairs: 0 */
+    unsigned longest;       /* the longest fragment shown, tokens */
     struct sim_frag *frags; /* that code in members[0] (a) and members[1] (b), longest first */
     size_t n_frags;
     double min_similarity, max_similarity; /* pairs: over the reported pairs inside it */
@@ -110,7 +117,7 @@ struct sim_group {
 /* A submission holding the instructor's code: frags' a in its files, b in sol_files. */
 struct sim_solmatch {
     size_t sub;
-    unsigned tokens;
+    unsigned held;          /* tokens of its code in fragments of the instructor's */
     struct sim_frag *frags; /* longest first */
     size_t n_frags;
 };
@@ -120,9 +127,11 @@ struct sim_result {
     size_t n_files;
     struct sim_sub *subs;
     size_t n_subs;
-    struct sim_pair *pairs; /* every pair with a shared fragment, most similar first */
+    struct sim_pair *pairs; /* every pair with a shared fragment: the reported ones, then the
+                               others, each part most similar first */
     size_t n_pairs;
-    size_t n_reported;        /* the first n_reported pairs are at or above the threshold */
+    size_t n_reported; /* the first n_reported: at or above the threshold, and not both in one
+                          group of shared code (which shows them already) */
     struct sim_group *groups; /* shared-code groups (largest first), then pairs' groups */
     size_t n_groups;
     struct sim_sub sol; /* the instructor's code (handout.h), as one more submission */
@@ -152,8 +161,16 @@ char **sim_lab_files(const struct lab *lab, size_t *n);
 int sim_run(const struct lab *lab, const struct sim_opts *o, struct sim_result *r,
             struct error *err);
 
-/* Where tokens [first, first + len) of s lie. */
+/* Where tokens [first, first + len) of s lie: their file and their first and last lines. */
 struct sim_span sim_span_of(const struct norm_stream *s, uint32_t first, uint32_t len);
+/* Chains as fragments to show (x: stream a, y: stream b): consecutive tiles of one chain
+ * that lie in one top-level item on each side make one fragment, a tile that crosses into
+ * another is cut there. Appended to *out (n, alloc). */
+void sim_frags_of(const struct norm_stream *x, const struct norm_stream *y,
+                  const struct match_frag *tiles, size_t n, struct sim_frag **out, size_t *n_out,
+                  size_t *alloc);
+int sim_frag_cmp(const void *x, const void *y); /* longest first, then by place */
+int sim_pair_cmp(const void *x, const void *y); /* most similar first, then by index */
 /* The name of file f of a span on side a (a submission: sim_result.files) or of the
  * instructor's code (sol true: sim_result.sol.files). */
 const char *sim_file_name(const struct sim_result *r, unsigned f, bool sol);

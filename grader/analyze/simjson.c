@@ -63,35 +63,49 @@ static void where(struct json_writer *w, const char *key, const struct sim_sub *
     free(at);
 }
 
+static void key_number(struct json_writer *w, const char *key, double x)
+{
+    json_writer_key(w, key);
+    json_writer_number(w, x);
+}
+
+static void frag(struct json_writer *w, const struct sim_result *r, const struct sim_group *g,
+                 const struct sim_frag *f)
+{
+    json_writer_begin_object(w);
+    key_number(w, "tokens", f->tokens);
+    where(w, "a", &r->subs[g->members[0]], &f->a);
+    where(w, "b", &r->subs[g->members[1]], &f->b);
+    json_writer_end_object(w);
+}
+
 static void group(struct json_writer *w, const struct sim_result *r, const struct sim_group *g)
 {
     char *text = group_text(r, g);
     json_writer_begin_object(w);
-    json_writer_key(w, "size");
-    json_writer_number(w, (double)g->n);
-    json_writer_key(w, "tokens");
-    json_writer_number(w, g->tokens);
+    json_writer_key(w, "kind");
+    json_writer_string(w, g->kind == SIM_GROUP_SHARED ? "shared" : "pairs");
+    key_number(w, "size", (double)g->n);
     json_writer_key(w, "members");
     json_writer_begin_array(w);
     for (size_t j = 0; j < g->n; j++)
         json_writer_string(w, r->subs[g->members[j]].id);
     json_writer_end_array(w);
-    json_writer_key(w, "fragment");
-    json_writer_string(w, text);
+    if (g->kind == SIM_GROUP_SHARED) {
+        key_number(w, "shared_tokens", g->shared_tokens);
+    } else {
+        key_number(w, "similarity_min", g->min_similarity);
+        key_number(w, "similarity_max", g->max_similarity);
+    }
+    key_number(w, "longest_fragment", g->longest);
     json_writer_key(w, "matches_solution");
     json_writer_bool(w, g->matches_solution);
-    json_writer_key(w, "kind");
-    json_writer_string(w, g->kind == SIM_GROUP_SHARED ? "shared" : "pairs");
+    json_writer_key(w, "fragment");
+    json_writer_string(w, text);
     json_writer_key(w, "fragments");
     json_writer_begin_array(w);
-    for (size_t i = 0; i < g->n_frags; i++) {
-        json_writer_begin_object(w);
-        json_writer_key(w, "tokens");
-        json_writer_number(w, g->frags[i].tokens);
-        where(w, "a", &r->subs[g->members[0]], &g->frags[i].a);
-        where(w, "b", &r->subs[g->members[1]], &g->frags[i].b);
-        json_writer_end_object(w);
-    }
+    for (size_t i = 0; i < g->n_frags; i++)
+        frag(w, r, g, &g->frags[i]);
     json_writer_end_array(w);
     json_writer_end_object(w);
     free(text);
@@ -104,18 +118,15 @@ static void pair(struct json_writer *w, const struct sim_result *r, const struct
     json_writer_string(w, r->subs[p->a].id);
     json_writer_key(w, "b");
     json_writer_string(w, r->subs[p->b].id);
-    json_writer_key(w, "score");
-    json_writer_number(w, p->similarity);
-    json_writer_key(w, "tokens");
-    json_writer_number(w, p->shared);
-    json_writer_key(w, "a_in_b");
-    json_writer_number(w, p->a_in_b);
-    json_writer_key(w, "b_in_a");
-    json_writer_number(w, p->b_in_a);
-    json_writer_key(w, "longest");
-    json_writer_number(w, p->n_frags ? p->frags[0].tokens : 0);
-    json_writer_key(w, "fragments");
-    json_writer_number(w, (double)p->n_frags);
+    key_number(w, "similarity", p->similarity);
+    key_number(w, "a_in_b", p->a_in_b);
+    key_number(w, "b_in_a", p->b_in_a);
+    key_number(w, "a_own_tokens", p->own_a);
+    key_number(w, "b_own_tokens", p->own_b);
+    key_number(w, "a_shared_tokens", p->held_a);
+    key_number(w, "b_shared_tokens", p->held_b);
+    key_number(w, "longest_fragment", p->n_frags ? p->frags[0].tokens : 0);
+    key_number(w, "fragments", (double)p->n_frags);
     json_writer_end_object(w);
 }
 
@@ -127,10 +138,9 @@ static void solmatch(struct json_writer *w, const struct sim_result *r,
     json_writer_string(w, r->subs[s->sub].id);
     json_writer_key(w, "name");
     json_writer_string(w, r->subs[s->sub].name);
-    json_writer_key(w, "tokens");
-    json_writer_number(w, s->tokens);
-    json_writer_key(w, "fragments");
-    json_writer_number(w, (double)s->n_frags);
+    key_number(w, "matched_tokens", s->held);
+    key_number(w, "longest_fragment", s->n_frags ? s->frags[0].tokens : 0);
+    key_number(w, "fragments", (double)s->n_frags);
     json_writer_end_object(w);
 }
 
@@ -138,16 +148,14 @@ static void settings(struct json_writer *w, const struct sim_result *r, const st
 {
     json_writer_key(w, "lab");
     json_writer_string(w, lab->id);
-    json_writer_key(w, "threshold");
-    json_writer_number(w, r->opts.threshold);
-    json_writer_key(w, "submissions");
-    json_writer_number(w, (double)r->n_subs);
-    json_writer_key(w, "max_common");
-    json_writer_number(w, r->max_common);
-    json_writer_key(w, "group_tokens");
-    json_writer_number(w, r->group_tokens);
-    json_writer_key(w, "solution_tokens");
-    json_writer_number(w, r->solution_tokens);
+    key_number(w, "threshold", r->opts.threshold);
+    key_number(w, "submissions", (double)r->n_subs);
+    key_number(w, "kgram", r->opts.k);
+    key_number(w, "window", r->opts.window);
+    key_number(w, "min_match", r->opts.min_match);
+    key_number(w, "max_common", r->max_common);
+    key_number(w, "group_tokens", r->group_tokens);
+    key_number(w, "solution_tokens", r->solution_tokens);
     json_writer_key(w, "solution_checked");
     json_writer_bool(w, r->solution_checked);
 }

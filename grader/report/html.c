@@ -41,8 +41,7 @@ static void base64(const unsigned char *in, size_t n, struct strbuf *out)
     }
 }
 
-/* 'sha256-<base64>' of text, as a CSP source. */
-static void csp_hash(const char *text, size_t len, struct strbuf *out)
+void html_csp_hash(const char *text, size_t len, struct strbuf *out)
 {
     struct sha256 h;
     char hex[65];
@@ -64,10 +63,10 @@ static void set_csp(struct tpl_value *ctx, const struct strbuf *style, const str
 {
     struct strbuf csp = STRBUF_INIT;
     strbuf_addstr(&csp, "default-src 'none'; img-src data:; style-src ");
-    csp_hash(strbuf_str(style), style->len, &csp);
+    html_csp_hash(strbuf_str(style), style->len, &csp);
     strbuf_addstr(&csp, "; script-src ");
     if (script)
-        csp_hash(strbuf_str(script), script->len, &csp);
+        html_csp_hash(strbuf_str(script), script->len, &csp);
     else
         strbuf_addstr(&csp, "'none'");
     strbuf_addstr(&csp, "; base-uri 'none'; form-action 'none'");

@@ -36,6 +36,10 @@
  * name no scheme, query or other folder). */
 void html_url_segment(struct strbuf *out, const char *s);
 
+/* 'sha256-<base64>' of text, as a Content Security Policy source (the similarity page uses it
+ * for its own stylesheet too). */
+void html_csp_hash(const char *text, size_t len, struct strbuf *out);
+
 /*
  * Renders rc->lang_dir/<template_name> with ctx (strict: a misspelt name is an error with
  * its line), adding to ctx `style`, `script` (templates/html/style.css and, when script is

@@ -90,7 +90,7 @@ static void set_groups(const struct report_ctx *rc, const struct json_value *gro
         struct tpl_value *item = tpl_push_map(list);
         tpl_set_num(item, "index", (double)g + 1);
         tpl_set_num(item, "size", json_get_number(gv, "size", (double)members->n));
-        tpl_set_num(item, "tokens", json_get_number(gv, "tokens", 0));
+        tpl_set_num(item, "tokens", json_get_number(gv, "shared_tokens", 0));
         tpl_set_bool(item, "matches_solution", json_get_bool(gv, "matches_solution", false));
         const char *frag = json_get_string(gv, "fragment");
         tpl_set_bool(item, "has_fragment", frag && *frag);
@@ -128,9 +128,9 @@ static void set_pairs(const struct json_value *pairs, const struct results *cons
         struct tpl_value *item = tpl_push_map(list);
         set_member(tpl_set_map(item, "a"), rs, n, a, NULL);
         set_member(tpl_set_map(item, "b"), rs, n, b, NULL);
-        double score = json_get_number(pv, "score", NAN);
+        double score = json_get_number(pv, "similarity", NAN);
         set_own(item, "score", isfinite(score) ? fmt_pct(score, 1) : xstrdup(NO_VALUE));
-        tpl_set_num(item, "tokens", json_get_number(pv, "tokens", 0));
+        tpl_set_num(item, "tokens", json_get_number(pv, "a_shared_tokens", 0));
     }
     tpl_set_bool(m, "has_sim_pairs", tpl_list_len(list) > 0);
     tpl_set_num(m, "sim_pairs_more", (double)(total > MAX_PAIRS ? total - MAX_PAIRS : 0));
@@ -147,7 +147,7 @@ static void set_solution_matches(const struct json_value *sm, const struct resul
             continue;
         struct tpl_value *item = tpl_push_map(list);
         set_member(item, rs, n, id, NULL);
-        tpl_set_num(item, "tokens", json_get_number(v, "tokens", 0));
+        tpl_set_num(item, "tokens", json_get_number(v, "matched_tokens", 0));
         tpl_set_num(item, "fragments", json_get_number(v, "fragments", 0));
     }
     tpl_set_bool(m, "has_sim_solution", tpl_list_len(list) > 0);

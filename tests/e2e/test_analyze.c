@@ -17,9 +17,11 @@
 #include "e2e.h"
 
 #include "../unit/simclass.h"
+#include "base/escape.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "report/html.h"
 
 #include <dirent.h>
 
@@ -85,7 +87,7 @@ START_TEST(test_similarity_command)
     ck_assert_ptr_nonnull(strstr(md, "## Pareja 6:"));
     ck_assert_ptr_null(strstr(md, "## Pareja 7:"));
     /* The group first (the four copies, chained by their pairs), then the pairs. */
-    const char *group = strstr(md, "## Grupo 1: 4 entregas, parejas de"),
+    const char *group = strstr(md, "## Grupo 1: 4 entregas unidas por parejas de"),
                *pairs = strstr(md, "## Parejas");
     ck_assert(group && pairs && group < pairs);
     ck_assert(!strstr(md, "skeleton_only (") && !strstr(md, "skeleton\\_only ("));
@@ -101,6 +103,103 @@ START_TEST(test_similarity_command)
     free(text);
     free(out);
     free(log);
+}
+END_TEST
+
+/* What every similarity.html must be, for the ids given. */
+static void assert_page(const char *html, const char *const *ids, size_t n_ids)
+{
+    /* A viewport for small screens, and a policy that runs nothing and applies only the
+     * page's own stylesheet, by the hash of exactly what the <style> element holds. */
+    ck_assert_ptr_nonnull(strstr(html, "<meta name=\"viewport\" content=\"width=device-width"));
+    const char *style = strstr(html, "<style>"), *end = style ? strstr(style, "</style>") : NULL;
+    ck_assert(style && end);
+    struct strbuf hash = STRBUF_INIT;
+    html_csp_hash(style + 7, (size_t)(end - style - 7), &hash);
+    char *want = xstrfmt("style-src &#39;%.*s&#39;", (int)hash.len - 2, hash.buf + 1);
+    const char *csp = strstr(html, "http-equiv=\"Content-Security-Policy\" content=\"");
+    ck_assert_msg(csp && csp < style && strstr(csp, want) && strstr(csp, "script-src &#39;none"),
+                  "no policy with %s", want);
+    ck_assert_ptr_null(strstr(html, "<script"));
+    ck_assert_ptr_null(strstr(html, " style="));
+    /* Every table in a box that scrolls sideways; a print stylesheet for A4. */
+    size_t tables = 0, boxed = 0;
+    for (const char *p = html; (p = strstr(p, "<table>")); p++, tables++)
+        boxed += p - html >= 20 && !strncmp(p - 20, "<div class=\"scroll\">", 20);
+    ck_assert_uint_gt(tables, 2);
+    ck_assert_uint_eq(boxed, tables);
+    ck_assert(strstr(html, "@media print") && strstr(html, "size: A4"));
+    /* Exactly one element per submission, under the id the class page links to. */
+    for (size_t i = 0; i < n_ids; i++) {
+        struct strbuf anchor = STRBUF_INIT;
+        esc_anchor(&anchor, "sub-", ids[i]);
+        char *attr = xstrfmt("id=\"%s\"", strbuf_str(&anchor));
+        const char *at = strstr(html, attr);
+        ck_assert_msg(at && !strstr(at + 1, attr), "%s: %s", ids[i], attr);
+        free(attr);
+        strbuf_release(&anchor);
+    }
+    free(want);
+    strbuf_release(&hash);
+}
+
+/* The page of the fixture class, its first submission's folder renamed "a<b> c&d" (its id
+ * becomes a-b-c-d; the roster's names would be text too): every id with exactly one element,
+ * skeleton_only's under an escaped anchor, the evidence about each inside its element. */
+START_TEST(test_similarity_page)
+{
+    static const char *const folders[] = {"a<b> c&d", "renamed", "reordered",    "commented",
+                                          "indep1",   "indep2",  "skeleton_only"};
+    static const char *const ids[] = {"a-b-c-d", "renamed", "reordered",    "commented",
+                                      "indep1",  "indep2",  "skeleton_only"};
+    char *class_dir = xstrfmt("%s/hostile", out_dir), *out = xstrfmt("%s/simpage", out_dir);
+    char *log = xstrfmt("%s/simpage.log", out_dir);
+    struct error err;
+    for (size_t i = 0; i < sizeof(folders) / sizeof(*folders); i++) {
+        const char *from_id = i ? folders[i] : "orig";
+        char *src = xstrfmt("tests/fixtures/similarity/class/%s", from_id);
+        char *dst = xstrfmt("%s/%s", class_dir, folders[i]);
+        ck_assert_msg(mkdir_p(dst, &err) == 0, "%s", err.msg);
+        DIR *d = opendir(src);
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            if (e->d_name[0] == '.')
+                continue;
+            char *from = xstrfmt("%s/%s", src, e->d_name), *to = xstrfmt("%s/%s", dst, e->d_name);
+            ck_assert_msg(copy_file(from, to, &err) == 0, "%s", err.msg);
+            free(from);
+            free(to);
+        }
+        closedir(d);
+        free(src);
+        free(dst);
+    }
+    const char *argv[] = {e2e_bin(), "similarity", "labs/lab6", "--submissions",
+                          class_dir, "--out",      out,         "--lang",
+                          "en",      NULL};
+    int status = e2e_run(argv, log);
+    char *text = slurp(log);
+    ck_assert_msg(status == 0, "exit %d: %s", status, text);
+    char *html_path = xstrfmt("%s/lab6/similarity.html", out), *html = slurp(html_path);
+    assert_page(html, ids, sizeof(ids) / sizeof(*ids));
+    /* The hostile id is text, and its element holds its evidence; an independent solution's
+     * says nothing was found. */
+    ck_assert_ptr_null(strstr(html, "a<b>"));
+    ck_assert_ptr_nonnull(strstr(html, "id=\"sub-skeleton_5Fonly\""));
+    const char *row = strstr(html, "id=\"sub-a-b-c-d\"");
+    ck_assert_ptr_nonnull(row);
+    const char *row_end = strstr(row, "</tr>");
+    const char *group = strstr(row, "href=\"#group1\""), *pair = strstr(row, "href=\"#pair");
+    ck_assert(group && group < row_end && pair && pair < row_end);
+    row = strstr(html, "id=\"sub-indep1\"");
+    ck_assert(row && strstr(row, "Nothing found") &&
+              strstr(row, "Nothing found") < strstr(row, "</tr>"));
+    free(html);
+    free(html_path);
+    free(text);
+    free(log);
+    free(out);
+    free(class_dir);
 }
 END_TEST
 
@@ -130,7 +229,7 @@ START_TEST(test_similarity_leaked_solution)
     ck_assert_msg(status == 0, "exit %d: %s", status, text);
     ck_assert_ptr_nonnull(strstr(text, "lab6: 60 submissions, 0 pairs at or above 50%, 1 group, "
                                        "20 matching the instructor's solution"));
-    ck_assert_ptr_nonnull(strstr(text, "group 1: 20 submissions share "));
+    ck_assert_ptr_nonnull(strstr(text, "group 1: 20 submissions hold "));
     char *json_path = xstrfmt("%s/lab6/similarity.json", out);
     struct json_value *v = read_json(json_path);
     const struct json_value *groups = json_get(v, "groups"), *g = json_at(groups, 0);
@@ -143,7 +242,7 @@ START_TEST(test_similarity_leaked_solution)
     /* Groups, then the solution's matches, then the pairs (none); the group's fragments side
      * by side, as two columns of one code block. */
     char *md_path = xstrfmt("%s/lab6/similarity.md", out), *md = slurp(md_path);
-    const char *groups_at = strstr(md, "## Group 1: 20 submissions share ");
+    const char *groups_at = strstr(md, "## Group 1: 20 submissions hold ");
     const char *sol_at = strstr(md, "## Matches with the instructor's solution");
     const char *pairs_at = strstr(md, "No pair reaches 50%.");
     ck_assert(groups_at && sol_at && pairs_at && groups_at < sol_at && sol_at < pairs_at);
@@ -340,6 +439,7 @@ static Suite *analyze_suite(void)
     tcase_set_timeout(sim, 3600);
     tcase_add_test(sim, test_similarity_command);
     tcase_add_test(sim, test_similarity_leaked_solution);
+    tcase_add_test(sim, test_similarity_page);
     tcase_add_test(sim, test_similarity_bad_input);
     tcase_add_test(sim, test_grade_with_similarity);
     suite_add_tcase(s, sim);

@@ -4,9 +4,11 @@
  * skeleton as handed out, two independent solutions written differently); then classes
  * generated at test time (simclass.h) for issue 41: 40 honest students from genuinely
  * different implementations beside 20 copies of the lab's solution (one group, the 20 matching
- * the solution, nothing else), or of one student's work (one group of 21, no solution match),
- * or with the solution published (nothing); 500 copies of the solution (one group of 500); the
- * code in the skeleton's comments counted as handed out; similarity.json's schema.
+ * the solution, no pair holding a copier), or of one student's work (one group of 21, no
+ * solution match), or with the solution published (no group, no match); 500 copies of the
+ * solution (one group of 500); the code in the skeleton's comments counted as handed out;
+ * similarity.json's schema. Issue 48: byte-identical copies of every lab's solution score
+ * 100%; 120 copies of one solution, differently disguised, are one group.
  * 20 to 40 s on two loaded cores (6 to 11 s of CPU), most of it the 500 copies.
  */
 #include "analyze/fingerprint.h"
@@ -22,6 +24,7 @@
 #include "spec/spec.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,8 +79,13 @@ START_TEST(test_normalization)
                "void h(float *x, int n) { k<<<(n + 127) / 128, 128>>>(x, n); }",
                SRC_CUDA, &c);
     ck_assert(!same_syms(&a, &c));
-    ck_assert_uint_eq(a.t[0].sym, b.t[0].sym); /* __global__ kept */
-    ck_assert_uint_eq(a.t[2].sym, NORM_ID);
+    /* __global__ is kept (offset 0), the kernel's name is a name like any other (offset 16). */
+    for (size_t i = 0; i < a.n; i++) {
+        if (a.t[i].offset == 0)
+            ck_assert_uint_ne(a.t[i].sym, NORM_ID);
+        if (a.t[i].offset == 16)
+            ck_assert_uint_eq(a.t[i].sym, NORM_ID);
+    }
     norm_stream_release(&a);
     norm_stream_release(&b);
     norm_stream_release(&c);
@@ -112,7 +120,8 @@ static void synthetic(struct norm_stream *s, uint32_t seed, size_t shared_from, 
         bool common = i >= shared_from && i < shared_from + shared;
         uint32_t v = common ? (uint32_t)(i - shared_from) * 7919u + 17u
                             : (uint32_t)(seed * 1000003u + i * 104729u);
-        s->t[s->n++] = (struct norm_token){v | 0x80000000u, 0, 0, (unsigned)i + 1, (unsigned)i, 1};
+        s->t[s->n++] = (struct norm_token){
+            .sym = v | 0x80000000u, .line = (unsigned)i + 1, .offset = (unsigned)i, .len = 1};
     }
 }
 
@@ -133,17 +142,17 @@ START_TEST(test_winnowing_and_fragments)
     for (size_t i = 0; i < fa.n_win; i++)
         shared |= fp_contains(fb.win, fb.n_win, fa.win[i]);
     ck_assert(shared);
-    struct match_params mp = {k, 15};
+    struct match_params mp = {k, 15, k};
     struct match_result m;
     match_result_init(&m);
-    match_pair(&a, &fa, &b, &fb, &mp, &m);
+    match_pair(&a, &fa, &b, &fb, &mp, &m, NULL);
     ck_assert_uint_eq(m.n, 1);
     ck_assert_uint_eq(m.frags[0].a, 30);
     ck_assert_uint_eq(m.frags[0].b, 70);
     ck_assert_uint_eq(m.frags[0].len, (unsigned)(w + k - 1));
     ck_assert_uint_eq(m.covered_a, (size_t)(w + k - 1));
     mp.min_match = w + k;
-    match_pair(&a, &fa, &b, &fb, &mp, &m);
+    match_pair(&a, &fa, &b, &fb, &mp, &m, NULL);
     ck_assert_uint_eq(m.n, 0);
     /* A skeleton covering the run: nothing left to share. */
     size_t n_skel;
@@ -151,7 +160,7 @@ START_TEST(test_winnowing_and_fragments)
     ck_assert_uint_eq(fp_mark_skeleton(&b, k, skel, n_skel), (size_t)(w + k - 1));
     fp_build(&fb, &b, k, w);
     mp.min_match = 1;
-    match_pair(&a, &fa, &b, &fb, &mp, &m);
+    match_pair(&a, &fa, &b, &fb, &mp, &m, NULL);
     ck_assert_uint_eq(m.n, 0);
     ck_assert_uint_eq(match_countable(&b), 150 - (size_t)(w + k - 1));
     free(skel);
@@ -235,8 +244,10 @@ START_TEST(test_csv)
     run_fixture(&lab, &r, &work);
     sim_report_csv(&r, &csv);
     const char *s = strbuf_str(&csv);
-    static const char header[] = "a,b,similarity,a_in_b,b_in_a,longest_tokens,longest_a,"
-                                 "longest_b,fragments,a_name,b_name\r\n";
+    static const char header[] =
+        "a,b,similarity,a_in_b,b_in_a,a_own_tokens,b_own_tokens,"
+        "a_shared_tokens,b_shared_tokens,longest_fragment,"
+        "longest_fragment_a,longest_fragment_b,fragments,a_name,b_name\r\n";
     ck_assert(!strncmp(s, header, strlen(header)));
     size_t rows = 0;
     double last = 2;
@@ -248,7 +259,7 @@ START_TEST(test_csv)
         rows++;
     }
     ck_assert_uint_eq(rows, 21);
-    ck_assert_ptr_nonnull(strstr(s, "commented,orig,0.9"));
+    ck_assert_ptr_nonnull(strstr(s, "commented,orig,1.0000,1.0000,1.0000,"));
     strbuf_release(&csv);
     sim_result_release(&r);
     lab_release(&lab);
@@ -316,9 +327,27 @@ static void assert_members(const struct sim_result *r, const struct sim_group *g
     }
 }
 
+/*
+ * No reported pair holds a copier (and, with_h00, the student they copied): the copies' code
+ * is common in the class, the group's, not a pair's evidence. Honest students who took the same
+ * approach from the same implementation may pair (simclass makes them from a few templates:
+ * 37% to 57% for the most similar two of a class of 40, docs/similarity.md).
+ */
+static void assert_no_copier_pair(const struct sim_result *r, bool with_h00)
+{
+    for (size_t i = 0; i < r->n_reported; i++) {
+        size_t x = r->pairs[i].a, y = r->pairs[i].b;
+        bool copier =
+            is_copier(r, x) || is_copier(r, y) ||
+            (with_h00 && (!strcmp(r->subs[x].id, "h00") || !strcmp(r->subs[y].id, "h00")));
+        ck_assert_msg(!copier, "%s and %s reported (%.2f)", r->subs[x].id, r->subs[y].id,
+                      r->pairs[i].similarity);
+    }
+}
+
 /* 40 honest students and 20 copies of the lab's solution (renamed, reordered, re-commented,
  * some with a helper of their own): one group of 20 whose code is the solution's, the 20
- * (and only they) matching the solution, no pair and no other group. */
+ * (and only they) matching the solution, no other group, no pair holding a copier. */
 START_TEST(test_class_of_60)
 {
     struct lab lab;
@@ -330,15 +359,14 @@ START_TEST(test_class_of_60)
     ck_assert_int_eq(r.groups[0].kind, SIM_GROUP_SHARED);
     assert_members(&r, &r.groups[0], 20, false);
     ck_assert(r.groups[0].matches_solution);
-    ck_assert_uint_ge(r.groups[0].tokens, (unsigned)r.group_tokens);
+    ck_assert_uint_ge(r.groups[0].shared_tokens, (unsigned)r.group_tokens);
     ck_assert_uint_ge(r.groups[0].n_frags, 2);
-    ck_assert_msg(r.n_reported == 0, "%s and %s reported", r.subs[r.pairs[0].a].id,
-                  r.subs[r.pairs[0].b].id);
+    assert_no_copier_pair(&r, false);
     ck_assert(r.solution_checked);
     ck_assert_uint_eq(r.n_solmatches, 20);
     for (size_t i = 0; i < r.n_solmatches; i++) {
         ck_assert(is_copier(&r, r.solmatches[i].sub));
-        ck_assert_uint_ge(r.solmatches[i].tokens, (unsigned)r.solution_tokens);
+        ck_assert_uint_ge(r.solmatches[i].held, (unsigned)r.solution_tokens);
     }
     sim_result_release(&r);
     lab_release(&lab);
@@ -357,7 +385,7 @@ START_TEST(test_leak_from_a_student)
     assert_members(&r, &r.groups[0], 21, true);
     ck_assert(!r.groups[0].matches_solution);
     ck_assert_uint_eq(r.n_solmatches, 0);
-    ck_assert_uint_eq(r.n_reported, 0);
+    assert_no_copier_pair(&r, true);
     sim_result_release(&r);
     lab_release(&lab);
 }
@@ -373,7 +401,7 @@ START_TEST(test_published_solution)
     ck_assert(!r.solution_checked);
     ck_assert_uint_eq(r.n_solmatches, 0);
     ck_assert_uint_eq(r.n_groups, 0);
-    ck_assert_uint_eq(r.n_reported, 0);
+    assert_no_copier_pair(&r, false);
     sim_result_release(&r);
     lab_release(&lab);
 }
@@ -395,7 +423,7 @@ START_TEST(test_json)
     const struct json_value *groups = json_get(v, "groups"), *g = json_at(groups, 0);
     ck_assert_uint_eq(groups->n, 1);
     ck_assert(json_get_number(g, "size", 0) == 20);
-    ck_assert(json_get_number(g, "tokens", 0) == r.groups[0].tokens);
+    ck_assert(json_get_number(g, "shared_tokens", 0) == r.groups[0].shared_tokens);
     ck_assert(json_get_bool(g, "matches_solution", false));
     ck_assert_uint_eq(json_get(g, "members")->n, 20);
     ck_assert_str_eq(json_at(json_get(g, "members"), 0)->string, r.subs[r.groups[0].members[0]].id);
@@ -404,7 +432,7 @@ START_TEST(test_json)
     ck_assert_uint_eq(json_get(v, "pairs")->n, 0);
     const struct json_value *sm = json_get(v, "solution_matches");
     ck_assert_uint_eq(sm->n, 20);
-    ck_assert(json_get_number(json_at(sm, 0), "tokens", 0) >= 100);
+    ck_assert(json_get_number(json_at(sm, 0), "matched_tokens", 0) >= 100);
     ck_assert(json_get_number(json_at(sm, 0), "fragments", 0) >= 2);
     json_value_free(v);
     strbuf_release(&out);
@@ -470,6 +498,84 @@ START_TEST(test_hints_are_handed_out)
 }
 END_TEST
 
+/* A class of two byte-identical copies of labs/labN/solution's files. */
+static void identical_class(const char *lab, const char *dir)
+{
+    char *sol = xstrfmt("labs/%s/solution", lab);
+    DIR *d = opendir(sol);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.' || !strchr(e->d_name, '.'))
+            continue;
+        char *path = path_join(sol, e->d_name), *text = sc_read(path);
+        for (int copy = 0; copy < 2; copy++) {
+            char *sub = xstrfmt("%s/copy%d", dir, copy);
+            sc_write(sub, e->d_name, text);
+            free(sub);
+        }
+        free(text);
+        free(path);
+    }
+    closedir(d);
+    free(sol);
+}
+
+/* Issue 48: two byte-identical submissions share all of their own code, whatever the
+ * handed-out code cuts it into and however small a file's own part is (lab 6: 78% before). */
+START_TEST(test_identical_is_whole)
+{
+    static const char *const labs[] = {"lab3", "lab4", "lab6", "lab7", "lab8", "lab9", NULL};
+    for (size_t i = 0; labs[i]; i++) {
+        struct lab lab;
+        struct sim_result r;
+        struct sim_opts o;
+        struct error err;
+        char *yaml = xstrfmt("labs/%s/lab.yaml", labs[i]);
+        char *dir = xstrfmt("%s/identical-%s", gen_dir, labs[i]),
+             *work = path_join(gen_dir, "work");
+        identical_class(labs[i], dir);
+        lab_init(&lab);
+        ck_assert_msg(spec_load(&lab, yaml, NULL, &err) == 0, "%s", err.msg);
+        sim_opts_init(&o);
+        o.submissions = dir;
+        o.work_dir = work;
+        sim_result_init(&r);
+        ck_assert_msg(sim_run(&lab, &o, &r, &err) == 0, "%s", err.msg);
+        ck_assert_msg(r.n_pairs == 1 && r.pairs[0].similarity == 1.0, "%s: %.4f", labs[i],
+                      r.n_pairs ? r.pairs[0].similarity : 0.0);
+        ck_assert_uint_eq(r.pairs[0].held_a, r.pairs[0].own_a);
+        ck_assert_uint_gt(r.pairs[0].own_a, 0);
+        sim_result_release(&r);
+        lab_release(&lab);
+        free(yaml);
+        free(dir);
+        free(work);
+    }
+}
+END_TEST
+
+/* Issue 48: 120 copies of the solution, renamed, their functions reordered, half with a helper
+ * of their own, are one group (seed 6 made them 2 groups of 64 and 56 before: the function
+ * order decided where the copies' short pieces of code met). */
+START_TEST(test_disguised_leak_is_one_group)
+{
+    struct lab lab;
+    struct sim_result r;
+    char *dir = path_join(gen_dir, "c120");
+    struct simclass c = {dir, 0, 120, "labs/lab6/solution", 2, false, 6};
+    simclass_make(&c);
+    run_class("c120", false, &lab, &r);
+    ck_assert_uint_eq(r.n_subs, 120);
+    ck_assert_uint_eq(r.n_groups, 1);
+    ck_assert_uint_eq(r.groups[0].n, 120);
+    ck_assert(r.groups[0].matches_solution);
+    ck_assert_uint_eq(r.n_reported, 0);
+    sim_result_release(&r);
+    lab_release(&lab);
+    free(dir);
+}
+END_TEST
+
 static Suite *similarity_suite(void)
 {
     Suite *s = suite_create("similarity");
@@ -490,6 +596,8 @@ static Suite *similarity_suite(void)
     tcase_add_test(gen, test_json);
     tcase_add_test(gen, test_hints_are_handed_out);
     tcase_add_test(gen, test_500_copies);
+    tcase_add_test(gen, test_identical_is_whole);
+    tcase_add_test(gen, test_disguised_leak_is_one_group);
     suite_add_tcase(s, gen);
     return s;
 }
