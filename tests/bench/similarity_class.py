@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """similarity_class.py OUT N [PAIRS]: a generated class of N lab 6 submissions for `make bench`.
-similarity_class.py --copies OUT N: N copies of lab 6's solution (issue 41's leak).
+similarity_class.py --copies OUT N: N copies of lab 6's solution (issues 41 and 48: one leak),
+each renamed and disguised at random by the similarity corpus's generator
+(tests/fixtures/similarity/corpus/generate.py: dead statements, reordered statements, a
+function split or inlined, macros renamed, loops rewritten, launches changed, reformatted),
+half with a function of their own; what each copy got goes to OUT/copies.txt.
 
 Each submission is assembled from independent choices, the way students differ: loop forms and
 index types, guards or grid-stride kernels, block sizes and how the block count is rounded,
@@ -266,47 +270,15 @@ def disguise(text, rnd):
 
 
 def copies(out, n):
-    """N copies of labs/lab6/solution, each with every name of its own renamed at random,
-    every comment removed, and half of them with a helper function of their own: a solution
+    """N copies of labs/lab6/solution, disguised as generate.py's leak classes are: a solution
     that leaked and spread through the class."""
-    rnd = random.Random(41)
-    sol = os.path.join(os.path.dirname(__file__), "../../labs/lab6/solution")
-    texts = {f: open(os.path.join(sol, f)).read() for f in list(GENERATORS) + ["lab6.h"]}
-    keep = set(re.findall(r"\b\w+\b", texts["lab6.h"]))
-    for s in range(n):
-        d = os.path.join(out, "class", "s%04d" % s)
-        os.makedirs(d, exist_ok=True)
-        helped = rnd.choice(sorted(GENERATORS)) if s % 2 else None
-        for name, text in texts.items():
-            if name != "lab6.h":
-                text = rename_all(strip_comments(text), rnd, keep)
-                if name == helped:
-                    text += "\n" + helper(rnd)
-            with open(os.path.join(d, name), "w") as f:
-                f.write(text)
-
-
-def strip_comments(text):
-    return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
-
-
-# What a copier cannot rename: C and CUDA's words, the libraries' names, lab6.h's.
-LIBRARY = re.compile(r"(__\w*|cuda\w*|cublas\w*|CUBLAS_\w*|cblas_\w*|Cblas\w*|threadIdx|blockIdx|"
-                     r"blockDim|gridDim|dim3|size_t|u?int\d+_t|const|void|float|double|int|long|unsigned|"
-                     r"char|static|return|if|else|for|while|do|sizeof|NULL|define|include|restrict|"
-                     r"stderr|fprintf|exit|stdio|stdlib|h|printf)")
-
-
-def rename_all(text, rnd, keep):
-    mapping = {}
-    def rename(m):
-        w = m.group(0)
-        if w in keep or LIBRARY.fullmatch(w):
-            return w
-        if w not in mapping:
-            mapping[w] = "%s%d" % (rnd.choice(NAMES), len(mapping))
-        return mapping[w]
-    return re.sub(r"(?<![.\w\"%])[A-Za-z_]\w*", rename, text)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "../fixtures/similarity/corpus"))
+    import generate
+    log = []
+    generate.disguised_copies("lab6", os.path.join(out, "class"), n, log, "s%04d")
+    with open(os.path.join(out, "copies.txt"), "w") as f:
+        f.write("\n".join(log) + "\n")
 
 
 def main():
