@@ -106,6 +106,28 @@ START_TEST(test_similarity_command)
 }
 END_TEST
 
+/* The fixture class's submission id copied into class_dir/folder. */
+static void copy_fixture(const char *id, const char *class_dir, const char *folder)
+{
+    struct error err;
+    char *src = xstrfmt("tests/fixtures/similarity/class/%s", id);
+    char *dst = xstrfmt("%s/%s", class_dir, folder);
+    ck_assert_msg(mkdir_p(dst, &err) == 0, "%s: %s", dst, err.msg);
+    DIR *d = opendir(src);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *from = xstrfmt("%s/%s", src, e->d_name), *to = xstrfmt("%s/%s", dst, e->d_name);
+        ck_assert_msg(copy_file(from, to, &err) == 0, "%s: %s", from, err.msg);
+        free(from);
+        free(to);
+    }
+    closedir(d);
+    free(src);
+    free(dst);
+}
+
 /* What every similarity.html must be, for the ids given. */
 static void assert_page(const char *html, const char *const *ids, size_t n_ids)
 {
@@ -154,26 +176,8 @@ START_TEST(test_similarity_page)
                                       "indep1",  "indep2",  "skeleton_only"};
     char *class_dir = xstrfmt("%s/hostile", out_dir), *out = xstrfmt("%s/simpage", out_dir);
     char *log = xstrfmt("%s/simpage.log", out_dir);
-    struct error err;
-    for (size_t i = 0; i < sizeof(folders) / sizeof(*folders); i++) {
-        const char *from_id = i ? folders[i] : "orig";
-        char *src = xstrfmt("tests/fixtures/similarity/class/%s", from_id);
-        char *dst = xstrfmt("%s/%s", class_dir, folders[i]);
-        ck_assert_msg(mkdir_p(dst, &err) == 0, "%s", err.msg);
-        DIR *d = opendir(src);
-        ck_assert_ptr_nonnull(d);
-        for (struct dirent *e; (e = readdir(d)) != NULL;) {
-            if (e->d_name[0] == '.')
-                continue;
-            char *from = xstrfmt("%s/%s", src, e->d_name), *to = xstrfmt("%s/%s", dst, e->d_name);
-            ck_assert_msg(copy_file(from, to, &err) == 0, "%s", err.msg);
-            free(from);
-            free(to);
-        }
-        closedir(d);
-        free(src);
-        free(dst);
-    }
+    for (size_t i = 0; i < sizeof(folders) / sizeof(*folders); i++)
+        copy_fixture(i ? folders[i] : "orig", class_dir, folders[i]);
     const char *argv[] = {e2e_bin(), "similarity", "labs/lab6", "--submissions",
                           class_dir, "--out",      out,         "--lang",
                           "en",      NULL};
@@ -306,25 +310,8 @@ static const char *const grade_class_ids[] = {"orig", "renamed", "indep1", NULL}
 static char *make_grade_class(void)
 {
     char *class_dir = xstrfmt("%s/class3", out_dir);
-    struct error err;
-    for (size_t i = 0; grade_class_ids[i]; i++) {
-        char *src = xstrfmt("tests/fixtures/similarity/class/%s", grade_class_ids[i]);
-        char *dst = xstrfmt("%s/%s", class_dir, grade_class_ids[i]);
-        ck_assert_msg(mkdir_p(dst, &err) == 0, "%s: %s", dst, err.msg);
-        DIR *d = opendir(src);
-        ck_assert_ptr_nonnull(d);
-        for (struct dirent *e; (e = readdir(d)) != NULL;) {
-            if (e->d_name[0] == '.')
-                continue;
-            char *from = xstrfmt("%s/%s", src, e->d_name), *to = xstrfmt("%s/%s", dst, e->d_name);
-            ck_assert_msg(copy_file(from, to, &err) == 0, "%s: %s", from, err.msg);
-            free(from);
-            free(to);
-        }
-        closedir(d);
-        free(src);
-        free(dst);
-    }
+    for (size_t i = 0; grade_class_ids[i]; i++)
+        copy_fixture(grade_class_ids[i], class_dir, grade_class_ids[i]);
     return class_dir;
 }
 

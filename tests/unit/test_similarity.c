@@ -441,26 +441,33 @@ START_TEST(test_json)
 }
 END_TEST
 
-/* 500 copies of the solution, every name changed, comments removed, half with a helper of
- * their own: every k-gram is common, so no pair is reported, and they are one group of 500
- * (before issue 41: "0 pairs, 0 groups"). */
-START_TEST(test_500_copies)
+/* n copies of the solution made with seed (every name changed, functions reordered, comments
+ * removed, half with a helper of their own): one group of all n that matches the solution,
+ * every one matching it, no pair reported. */
+static void assert_one_leak(const char *name, int n, uint64_t seed)
 {
     struct lab lab;
     struct sim_result r;
-    char *dir = path_join(gen_dir, "c500");
-    struct simclass c = {dir, 0, 500, "labs/lab6/solution", 2, false, 500};
+    char *dir = path_join(gen_dir, name);
+    struct simclass c = {dir, 0, n, "labs/lab6/solution", 2, false, seed};
     simclass_make(&c);
-    run_class("c500", false, &lab, &r);
-    ck_assert_uint_eq(r.n_subs, 500);
+    run_class(name, false, &lab, &r);
+    ck_assert_uint_eq(r.n_subs, (size_t)n);
     ck_assert_uint_eq(r.n_reported, 0);
     ck_assert_uint_eq(r.n_groups, 1);
-    ck_assert_uint_eq(r.groups[0].n, 500);
+    ck_assert_uint_eq(r.groups[0].n, (size_t)n);
     ck_assert(r.groups[0].matches_solution);
-    ck_assert_uint_eq(r.n_solmatches, 500);
+    ck_assert_uint_eq(r.n_solmatches, (size_t)n);
     sim_result_release(&r);
     lab_release(&lab);
     free(dir);
+}
+
+/* 500 copies: every k-gram is common, so no pair is reported, and they are one group of 500
+ * (before issue 41: "0 pairs, 0 groups"). */
+START_TEST(test_500_copies)
+{
+    assert_one_leak("c500", 500, 500);
 }
 END_TEST
 
@@ -554,25 +561,11 @@ START_TEST(test_identical_is_whole)
 }
 END_TEST
 
-/* Issue 48: 120 copies of the solution, renamed, their functions reordered, half with a helper
- * of their own, are one group (seed 6 made them 2 groups of 64 and 56 before: the function
- * order decided where the copies' short pieces of code met). */
+/* Issue 48: 120 copies made with seed 6 are one group (2 groups of 64 and 56 before: the
+ * function order decided where the copies' short pieces of code met). */
 START_TEST(test_disguised_leak_is_one_group)
 {
-    struct lab lab;
-    struct sim_result r;
-    char *dir = path_join(gen_dir, "c120");
-    struct simclass c = {dir, 0, 120, "labs/lab6/solution", 2, false, 6};
-    simclass_make(&c);
-    run_class("c120", false, &lab, &r);
-    ck_assert_uint_eq(r.n_subs, 120);
-    ck_assert_uint_eq(r.n_groups, 1);
-    ck_assert_uint_eq(r.groups[0].n, 120);
-    ck_assert(r.groups[0].matches_solution);
-    ck_assert_uint_eq(r.n_reported, 0);
-    sim_result_release(&r);
-    lab_release(&lab);
-    free(dir);
+    assert_one_leak("c120", 120, 6);
 }
 END_TEST
 
