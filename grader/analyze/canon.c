@@ -25,6 +25,8 @@ static void out_push(struct canon_out *o, uint32_t tok, uint32_t sym)
 
 static void out_append(struct canon_out *o, const struct canon_out *from)
 {
+    if (from->n == 0)
+        return;
     ALLOC_GROW(o->v, o->n + from->n, o->alloc);
     memcpy(o->v + o->n, from->v, from->n * sizeof(*from->v));
     o->n += from->n;

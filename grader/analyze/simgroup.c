@@ -537,7 +537,8 @@ static void unreport_grouped(struct sim_result *r, const size_t *group_of)
         else
             r->pairs[kept++] = *pr;
     }
-    memcpy(r->pairs + kept, out, moved * sizeof(*out));
+    if (moved)
+        memcpy(r->pairs + kept, out, moved * sizeof(*out));
     r->n_reported = kept;
     if (r->n_pairs - kept > 1)
         qsort(r->pairs + kept, r->n_pairs - kept, sizeof(*r->pairs), sim_pair_cmp);
