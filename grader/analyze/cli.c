@@ -73,10 +73,10 @@ int analyze_similarity(const struct lab *lab, struct analyze_similarity *a,
     } else {
         for (size_t i = 0; i < r.n_warnings && !a->quiet; i++)
             fprintf(stderr, "similarity: %s\n", r.warnings[i]);
-        printf("%s: %zu submissions, %zu pairs at or above %.0f%%, %zu group%s, %zu matching the "
+        printf("%s: %zu submissions, %zu pair%s at or above %.0f%%, %zu group%s, %zu matching the "
                "instructor's solution\n",
-               lab->id, r.n_subs, r.n_reported, 100 * a->o.threshold, r.n_groups,
-               r.n_groups == 1 ? "" : "s", r.n_solmatches);
+               lab->id, r.n_subs, r.n_reported, r.n_reported == 1 ? "" : "s", 100 * a->o.threshold,
+               r.n_groups, r.n_groups == 1 ? "" : "s", r.n_solmatches);
         print_findings(&r, outdir);
         status = EXIT_OK;
     }

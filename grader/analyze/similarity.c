@@ -16,7 +16,9 @@
 void sim_opts_init(struct sim_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    o->threshold = 0.5;
+    /* Copies, however disguised, score 83% and more on the corpus; honest solutions from the
+     * same templates reach 75% in a class of 500 (docs/similarity.md). */
+    o->threshold = 0.8;
     o->k = 12;
     o->window = 8;
     o->min_match = 24;

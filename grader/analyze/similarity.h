@@ -148,7 +148,7 @@ struct sim_result {
     size_t n_warnings;
 };
 
-void sim_opts_init(struct sim_opts *o); /* threshold 0.5, k 12, window 8, min_match 24 */
+void sim_opts_init(struct sim_opts *o); /* threshold 0.8, k 12, window 8, min_match 24 */
 void sim_result_init(struct sim_result *r);
 void sim_result_release(struct sim_result *r);
 

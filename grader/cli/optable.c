@@ -487,7 +487,7 @@ const struct cli_option cli_option_table[] = {
      .metavar = "X",
      .commands = SIMILARITY,
      .offset = AT(threshold),
-     .help = "report the pairs whose similarity is X or more, 0 < X <= 1 (default: 0.5)"},
+     .help = "report the pairs whose similarity is X or more, 0 < X <= 1 (default: 0.8)"},
     {.name = "--min-match",
      .kind = OPT_INT,
      .metavar = "N",

@@ -90,7 +90,14 @@ static void set_groups(const struct report_ctx *rc, const struct json_value *gro
         struct tpl_value *item = tpl_push_map(list);
         tpl_set_num(item, "index", (double)g + 1);
         tpl_set_num(item, "size", json_get_number(gv, "size", (double)members->n));
+        /* A group of shared code: the tokens its members hold in common; a group of pairs: the
+         * range of its pairs' similarity (it has no one fragment all hold). */
+        const char *kind = json_get_string(gv, "kind");
+        bool pairs = kind && !strcmp(kind, "pairs");
+        tpl_set_bool(item, "of_pairs", pairs);
         tpl_set_num(item, "tokens", json_get_number(gv, "shared_tokens", 0));
+        set_own(item, "similarity_min", fmt_pct(json_get_number(gv, "similarity_min", 0), 1));
+        set_own(item, "similarity_max", fmt_pct(json_get_number(gv, "similarity_max", 0), 1));
         tpl_set_bool(item, "matches_solution", json_get_bool(gv, "matches_solution", false));
         const char *frag = json_get_string(gv, "fragment");
         tpl_set_bool(item, "has_fragment", frag && *frag);

@@ -88,7 +88,7 @@ if [ "$SIM" -gt 0 ]; then
         found=0; planted=0
         while read -r a b; do
             planted=$((planted + 1))
-            awk -F, -v a="$a" -v b="$b" '(($1 == a && $2 == b) || ($1 == b && $2 == a)) && $3 >= 0.5 \
+            awk -F, -v a="$a" -v b="$b" '(($1 == a && $2 == b) || ($1 == b && $2 == a)) && $3 >= 0.8 \
                 { f = 1 } END { exit !f }' "$work/sim/out/lab6/similarity.csv" && found=$((found + 1))
         done < "$work/sim/planted.txt"
         row "similarity: $SIM generated, one core (s; $rss_sim)" "$t_sim" "limit: 60" \

@@ -68,7 +68,7 @@ START_TEST(test_similarity_command)
     int status = e2e_run(argv, log);
     char *text = slurp(log);
     ck_assert_msg(status == 0, "exit %d: %s", status, text);
-    ck_assert_ptr_nonnull(strstr(text, "lab6: 7 submissions, 6 pairs at or above 50%, 1 group, 0 "
+    ck_assert_ptr_nonnull(strstr(text, "lab6: 7 submissions, 6 pairs at or above 80%, 1 group, 0 "
                                        "matching the instructor's solution"));
     char *csv_path = xstrfmt("%s/lab6/similarity.csv", out);
     char *csv = slurp(csv_path);
@@ -231,7 +231,7 @@ START_TEST(test_similarity_leaked_solution)
     int status = e2e_run(argv, log);
     char *text = slurp(log);
     ck_assert_msg(status == 0, "exit %d: %s", status, text);
-    ck_assert_ptr_nonnull(strstr(text, "lab6: 60 submissions, 0 pairs at or above 50%, 1 group, "
+    ck_assert_ptr_nonnull(strstr(text, "lab6: 60 submissions, 0 pairs at or above 80%, 1 group, "
                                        "20 matching the instructor's solution"));
     ck_assert_ptr_nonnull(strstr(text, "group 1: 20 submissions hold "));
     char *json_path = xstrfmt("%s/lab6/similarity.json", out);
@@ -248,7 +248,7 @@ START_TEST(test_similarity_leaked_solution)
     char *md_path = xstrfmt("%s/lab6/similarity.md", out), *md = slurp(md_path);
     const char *groups_at = strstr(md, "## Group 1: 20 submissions hold ");
     const char *sol_at = strstr(md, "## Matches with the instructor's solution");
-    const char *pairs_at = strstr(md, "No pair reaches 50%.");
+    const char *pairs_at = strstr(md, "No pair reaches 80%.");
     ck_assert(groups_at && sol_at && pairs_at && groups_at < sol_at && sol_at < pairs_at);
     ck_assert_ptr_nonnull(strstr(groups_at, "It is the instructor's solution"));
     const char *block = strstr(groups_at, "```\n");
@@ -363,7 +363,7 @@ START_TEST(test_grade_with_similarity)
     char *text = slurp(log);
     ck_assert_msg(status == expected_grade_status(out), "exit %d: %s", status, text);
     ck_assert_ptr_nonnull(strstr(text, "lab6: 3 graded"));
-    ck_assert_ptr_nonnull(strstr(text, "lab6: 3 submissions, 1 pairs at or above 50%, 0 groups, 0 "
+    ck_assert_ptr_nonnull(strstr(text, "lab6: 3 submissions, 1 pair at or above 80%, 0 groups, 0 "
                                        "matching the instructor's solution"));
     char *gradebook = xstrfmt("%s/lab6/gradebook.csv", out);
     char *csv = xstrfmt("%s/lab6/similarity.csv", out);

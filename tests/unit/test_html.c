@@ -330,9 +330,11 @@ START_TEST(test_class_page)
     char *dir = tmpdir();
     write_text(
         dir, "similarity.json",
-        "{\"threshold\":0.5,\"new\":1,\"groups\":[{\"size\":2,\"tokens\":9,\"members\":[\"s2\","
-        "\"<b>x</b>\"],\"fragment\":\"</pre><script>\"}],\"pairs\":[{\"a\":\"s2\",\"b\":"
-        "\"a b/../x\",\"score\":0.9,\"tokens\":40}]}");
+        "{\"threshold\":0.8,\"new\":1,\"groups\":[{\"kind\":\"shared\",\"size\":2,"
+        "\"shared_tokens\":9,\"members\":[\"s2\",\"<b>x</b>\"],\"fragment\":\"</pre><script>\"},"
+        "{\"kind\":\"pairs\",\"size\":3,\"similarity_min\":0.81,\"similarity_max\":0.93,"
+        "\"members\":[\"p1\",\"p2\",\"p3\"]}],\"pairs\":[{\"a\":\"s2\",\"b\":\"a b/../x\","
+        "\"similarity\":0.9,\"a_shared_tokens\":40}]}");
     char *mdir = path_join(dir, "mutate");
     ck_assert_int_eq(mkdir_p(mdir, NULL), 0);
     write_text(mdir, "mutants.json",
@@ -354,6 +356,11 @@ START_TEST(test_class_page)
     ck_assert_ptr_nonnull(strstr(html, "secret7")); /* the instructor's page */
     ck_assert_ptr_nonnull(strstr(html, "Mutation score: <strong>75.0%</strong>"));
     ck_assert_ptr_nonnull(strstr(html, "&lt;/pre&gt;&lt;script&gt;"));
+    /* similarity.json's own keys: a group of shared code by its tokens, a group of pairs by the
+     * range of their similarity, a pair by its score. */
+    ck_assert_ptr_nonnull(strstr(html, "2 submissions share 9 tokens of code"));
+    ck_assert_ptr_nonnull(strstr(html, "3 submissions joined by pairs of 81% to 93% similarity"));
+    ck_assert_ptr_nonnull(strstr(html, "<td class=\"num\">90%</td><td class=\"num\">40</td>"));
     /* s2: one group, one pair; the row links to the evidence about s2. */
     ck_assert_ptr_nonnull(strstr(html, "href=\"similarity.html#sub-s2\">similarity ×2<"));
     /* The script is there, allowed by its hash alone. */

@@ -419,7 +419,7 @@ START_TEST(test_json)
     sim_report_json(&r, &lab, &out);
     ck_assert_msg(json_parse(out.buf, out.len, &v, &err) == 0, "%s", err.msg);
     ck_assert_str_eq(json_get_string(v, "lab"), "lab6");
-    ck_assert(json_get_number(v, "threshold", 0) == 0.5);
+    ck_assert(json_get_number(v, "threshold", 0) == 0.8);
     const struct json_value *groups = json_get(v, "groups"), *g = json_at(groups, 0);
     ck_assert_uint_eq(groups->n, 1);
     ck_assert(json_get_number(g, "size", 0) == 20);
