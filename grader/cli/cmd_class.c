@@ -36,10 +36,11 @@ static void batch_from_args(const struct cli *c, struct batch_opts *o)
     o->grade.only = a->only;
     o->grade.keep_work = a->keep;
     o->grade.profile = a->profile;
-    /* Side by side, as a check: a worker's untimed work (start-up, checked calls) overlaps its
-     * other variants' series (on an H200, a class of ten at 7.7 a minute against 6.5 one variant
-     * after another: docs/benchmarks.md). */
-    o->grade.variant_jobs = a->parallel > 0 ? a->parallel : cli_parallel_auto();
+    /* One variant after another unless asked: side by side (a class of ten on an H200 at 7.7 a
+     * minute against 6.5), a worker's series were measured again more often, and five re-grades
+     * of lab 6 spread matmul/cpu n1500 by 5% (docs/benchmarks.md); several workers on one GPU
+     * (--gpus N) overlap their untimed work instead. */
+    o->grade.variant_jobs = a->parallel > 0 ? a->parallel : 1;
     if (a->sanitize >= 0)
         o->grade.sanitize = (enum sanitize_mode)a->sanitize;
     /* Checked when the policy is made, naming the option (class/late.h). */

@@ -214,7 +214,8 @@ const struct cli_option cli_option_table[] = {
      .value = 1,
      .max = 64,
      .help = "variants run side by side, N at a time (grade: in each worker); timed series still "
-             "take turns (default: half the CPUs, at most 4; always 1 on a GPU under 16 GiB)"},
+             "take turns (default: check, half the CPUs, at most 4; grade, 1; always 1 on a GPU "
+             "under 16 GiB)"},
     {.name = "--jobs",
      .kind = OPT_INT,
      .metavar = "N",

@@ -237,8 +237,6 @@ static int profile_side_run(struct grading *g, const struct exercise_spec *ex,
                           .workdir = dir,
                           .checks = 1,
                           .time = false,
-                          /* Counters read beside another grader's kernels are theirs too. */
-                          .exclusive = true,
                           .timing = timing,
                           .memory_limit_bytes = g->env->memory_limit_bytes,
                           .wrap = wrap,

@@ -281,10 +281,7 @@ static void take_turns(const struct run_spec *s, struct sandbox_opts *opts, stru
 {
     const struct turns *t = s->tc->turns;
     bool gpu = s->v->target == TARGET_GPU;
-    enum turns_use use = s->exclusive ? TURNS_EXCLUSIVE
-                         : !s->time   ? TURNS_UNTIMED
-                         : gpu        ? TURNS_GPU_SERIES
-                                      : TURNS_CPU_SERIES;
+    enum turns_use use = !s->time ? TURNS_UNTIMED : gpu ? TURNS_GPU_SERIES : TURNS_CPU_SERIES;
     turns_join(t, use, gpu, opts, l);
 }
 

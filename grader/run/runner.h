@@ -166,9 +166,6 @@ struct run_spec {
     const char *workdir;          /* scratch folder, created and emptied by the caller */
     int checks;
     bool time;
-    /* The whole run has its lane's cores and GPU to itself (run/turns.h's TURNS_EXCLUSIVE): a
-     * measurement that is not a series of pairs, such as Nsight Compute's counters. */
-    bool exclusive;
     /* Each case's reference's own time on this machine, the call alone and with transfers (ms;
      * 0: not known), or NULL: a series whose pair would cost more than its budget times the
      * function alone against it (grader/harness/timing.h). */

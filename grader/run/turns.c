@@ -207,12 +207,10 @@ void turns_locks_make(const struct turns *t, enum turns_use use, bool gpu, struc
     memset(out, 0, sizeof(*out));
     if (!t || !t->dir)
         return;
-    if (gpu && t->gpu) {
+    if (gpu && t->gpu && use != TURNS_EXCLUSIVE) {
         char *key = file_key(t->gpu);
-        enum sb_lock_mode timed =
-            use == TURNS_GPU_SERIES || use == TURNS_EXCLUSIVE ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED;
-        add_lock(out, xstrfmt("%s/gpu-%s.lock", t->dir, key),
-                 use == TURNS_EXCLUSIVE ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED, timed, false);
+        add_lock(out, xstrfmt("%s/gpu-%s.lock", t->dir, key), SB_LOCK_SHARED,
+                 use == TURNS_GPU_SERIES ? SB_LOCK_EXCLUSIVE : SB_LOCK_SHARED, false);
         free(key);
     }
     bool whole = use == TURNS_EXCLUSIVE;

@@ -77,7 +77,10 @@ enum turns_use {
     TURNS_CPU_SERIES, /* a timed CPU run: cores shared, exclusive while its series run */
     TURNS_GPU_SERIES, /* a timed GPU run: GPU shared, exclusive while its series run */
     TURNS_EXCLUSIVE,  /* a measurement of the machine itself (its calibration): the lane's cores
-                       * and GPU exclusive from start to end */
+                       * exclusive from start to end, and so every other grader's run of the lane
+                       * out of the way (each holds them shared); its GPU lock is not taken, as a
+                       * run frozen with its cores given up still holds its GPU's, and waiting for
+                       * that while holding the cores would wait for ever */
 };
 
 struct turns_locks {

@@ -208,7 +208,8 @@ PY
 # autograde costs every other runner, summed from the cases' stages (warm-up and series, which
 # have the GPU or the lane's cores to themselves); and why the series stopped.
 turn_row() {
-    local lab=$1 name=$2 out=$WORK/turn-$name
+    local lab=$1 name=$2
+    local out=$WORK/turn-$name
     rm -rf "$out"
     note "$name: one full grading (every case)"
     "$BIN" grade "$lab" --submissions "$WORK/one-$name" --out "$out" --no-pdf --no-html --force \

@@ -146,6 +146,15 @@ START_TEST(test_locks_of_each_use)
     for (size_t i = 0; i < l.n; i++)
         ck_assert(l.locks[i].timed == SB_LOCK_SHARED);
     turns_locks_release(&l);
+    /* The machine's own measurement: every core exclusive from the start, never the GPU's lock
+     * (a frozen run that gave its cores up still holds it: waiting for it with the cores held
+     * would wait for ever). */
+    turns_locks_make(&t, TURNS_EXCLUSIVE, true, &l);
+    ck_assert_uint_eq(l.n, (size_t)t.n_cpus);
+    for (size_t i = 0; i < l.n; i++)
+        ck_assert(l.locks[i].idle == SB_LOCK_EXCLUSIVE && l.locks[i].timed == SB_LOCK_EXCLUSIVE &&
+                  !l.locks[i].preemptible && strstr(l.locks[i].path, "/cpu"));
+    turns_locks_release(&l);
     turns_release(&t);
 }
 END_TEST
