@@ -247,8 +247,8 @@ if [ $gpu = yes ]; then
             grade2_gpu.cu grade2 gpu_dev
     if want steady lab6; then
         one_student labs/lab6/solution lab6
-        steadiness_rows labs/lab6 labs/lab6/solution lab6
         turn_row labs/lab6 lab6
+        steadiness_rows labs/lab6 labs/lab6/solution lab6
     fi
 fi
 if want check labcpu; then
