@@ -321,8 +321,9 @@ static char *reftime_path(const struct grading *g, const struct exercise_spec *e
     gethostname(host, sizeof(host) - 1);
     plan_key_text(ex, v, c, v->reference.function, 1, &key);
     const struct timing_spec *t = &ex->timing;
-    /* The lane's cores too (run/turns.h): a CPU reference runs on as many as the lane has. */
-    strbuf_addf(&key, "reftime-4 %s %s %s %s %d %d %d %g %g %d %d %d\n", host,
+    /* The lane's cores too (run/turns.h): a CPU reference runs on as many as the lane has.
+     * reftime-5: three calls at least (harness/stop.h), where a long call took one. */
+    strbuf_addf(&key, "reftime-5 %s %s %s %s %d %d %d %g %g %d %d %d\n", host,
                 g->env->gpu.name ? g->env->gpu.name : "-",
                 g->env->blas_forced ? g->env->blas_forced : "-", g->ref_digest, t->warmup,
                 t->min_samples, t->max_samples, t->target_rse, t->budget_s, t->flush_l2,

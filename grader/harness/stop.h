@@ -17,7 +17,8 @@
  *   - max_pairs;
  *   - its budget: a pair that would end past it is not begun, once the series has its floor
  *     (one pair of each order; one pair where a pair alone costs more than the budget; three
- *     where speed points are at stake, as the range of so few pairs is what they come from).
+ *     where speed points are at stake, as the range of so few pairs is what they come from;
+ *     three calls unpaired: a reference's own time, measured once for every grader).
  */
 #ifndef LG_HARNESS_STOP_H
 #define LG_HARNESS_STOP_H

@@ -173,6 +173,10 @@ START_TEST(test_budget_floor_and_cap)
     r.n_bands = 2;
     ck_assert_int_eq(lg_stop_next(&r, stu, ref, "01", 2, true, 2.4), LG_STOP_NOT_YET);
     ck_assert_int_eq(lg_stop_next(&r, stu, ref, "010", 3, true, 3.6), LG_STOP_BUDGET);
+    /* Unpaired (a reference's own time, kept for every grader): three calls at least. */
+    r.n_bands = 0;
+    ck_assert_int_eq(lg_stop_next(&r, stu, NULL, NULL, 1, false, 1.2), LG_STOP_NOT_YET);
+    ck_assert_int_eq(lg_stop_next(&r, stu, NULL, NULL, 3, false, 3.6), LG_STOP_BUDGET);
 }
 END_TEST
 
