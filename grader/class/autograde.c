@@ -256,6 +256,14 @@ static void apply_metadata(struct ag_run *run, struct results *r)
 
 /* ---- grading ---- */
 
+/* Whether an exercise's speed points are measured on this variant (all of them, where the lab
+ * names none). */
+static bool speed_variant(const struct exercise_spec *spec, const struct variant_result *vr)
+{
+    return !spec || !spec->perf.variant ||
+           (vr->variant_id && !strcmp(vr->variant_id, spec->perf.variant));
+}
+
 /* Cases not run here count nothing (Gradescope shows them with max_score 0 and why), nor
  * does a speed score whose variant never ran: a GPU-less runner never lowers a score. */
 static void uncount_not_run(struct results *r, const struct lab *lab)
@@ -267,8 +275,7 @@ static void uncount_not_run(struct results *r, const struct lab *lab)
         bool perf_ran = false;
         for (size_t v = 0; v < ex->n_variants; v++) {
             struct variant_result *vr = &ex->variants[v];
-            bool perf_variant = !spec || !spec->has_perf || !spec->perf.variant ||
-                                (vr->variant_id && !strcmp(vr->variant_id, spec->perf.variant));
+            bool perf_variant = speed_variant(spec, vr);
             for (size_t c = 0; c < vr->n_cases; c++) {
                 if (vr->cases[c].verdict == V_SKIPPED)
                     vr->cases[c].max_points = 0;
@@ -297,9 +304,7 @@ static double defer_untimed_speed(struct results *r, const struct lab *lab)
         bool untimed = false;
         for (size_t v = 0; v < ex->n_variants; v++) {
             const struct variant_result *vr = &ex->variants[v];
-            bool counts = spec && spec->has_perf &&
-                          (!spec->perf.variant ||
-                           (vr->variant_id && !strcmp(vr->variant_id, spec->perf.variant)));
+            bool counts = spec && spec->has_perf && speed_variant(spec, vr);
             for (size_t c = 0; counts && c < vr->n_cases; c++)
                 untimed = untimed || case_not_timed(&vr->cases[c]);
         }
