@@ -38,7 +38,7 @@ static void batch_from_args(const struct cli *c, struct batch_opts *o)
     o->grade.profile = a->profile;
     /* One variant after another unless asked: side by side (a class of ten on an H200 at 7.7 a
      * minute against 6.5), a worker's series were measured again more often, and five re-grades
-     * of lab 6 spread matmul/cpu n1500 by 5% (docs/benchmarks.md); several workers on one GPU
+     * of lab 6 spread one CPU case by 5% (docs/benchmarks.md); several workers on one GPU
      * (--gpus N) overlap their untimed work instead. */
     o->grade.variant_jobs = a->parallel > 0 ? a->parallel : 1;
     if (a->sanitize >= 0)
