@@ -65,7 +65,13 @@ E2E_FIRST := tests/e2e/test_hostile.c tests/e2e/test_labs.c
 E2E_SRC   := $(filter $(E2E_FIRST),$(wildcard tests/e2e/test_*.c)) \
              $(filter-out $(E2E_FIRST),$(wildcard tests/e2e/test_*.c))
 E2E_BIN   := $(E2E_SRC:tests/e2e/%.c=$(BUILD)/tests/%)
-GPU_BIN   := $(patsubst tests/gpu/%.c,$(BUILD)/tests/%,$(wildcard tests/gpu/test_*.c))
+# The longest GPU suites first (their times on an H200: make test-gpu's summary), so that the
+# suites run at once end together rather than one long suite starting last.
+GPU_FIRST := tests/gpu/test_workers_gpu.c tests/gpu/test_newlabs_gpu.c \
+             tests/gpu/test_exploits_gpu.c tests/gpu/test_labs_gpu.c tests/gpu/test_gpu.c
+GPU_SRC   := $(foreach f,$(GPU_FIRST),$(wildcard $(f))) \
+             $(filter-out $(GPU_FIRST),$(wildcard tests/gpu/test_*.c))
+GPU_BIN   := $(GPU_SRC:tests/gpu/%.c=$(BUILD)/tests/%)
 
 VERSION   := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 CPPFLAGS  += -DLG_VERSION='"$(VERSION)"' -DLG_DATADIR='"$(PREFIX)/share/labgrader"'

@@ -36,10 +36,14 @@ if [ -z "${LABGRADER_COORDINATOR:-}" ]; then
     export LABGRADER_COORDINATOR=$own_coord
 fi
 # The GPU suites share the GPU through the machine's timing coordinator as a course's graders do
-# (docs/coordinator.md): two at once where the machine has the cores for their untimed work (a
-# GPU host's 16 and more), so that one's compiles and checked calls overlap the other's series.
+# (docs/coordinator.md), several at once where the machine has the cores for their untimed work,
+# so that one's compiles and checked calls overlap the others' series: two from 8 cores, three
+# from 16 (an H200's lane; make test-gpu must fit one device call of 10 minutes, and two at once
+# took 440 s without ending the longest suite).
 gpu_jobs=1
-[ "$label" = gpu ] && [ "$(nproc 2>/dev/null || echo 1)" -ge 8 ] && gpu_jobs=2
+cores=$(nproc 2>/dev/null || echo 1)
+[ "$label" = gpu ] && [ "$cores" -ge 8 ] && gpu_jobs=2
+[ "$label" = gpu ] && [ "$cores" -ge 16 ] && gpu_jobs=3
 jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo "$gpu_jobs" || echo 2)}
 
 # GPU suites several at once (LG_SUITE_JOBS) on a machine of several GPUs: each suite on a GPU of

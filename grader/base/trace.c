@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int state = -1; /* unknown, off, on */
 static double start;
@@ -43,7 +44,12 @@ void trace_point(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "[trace %8.3f s %5ld MiB] ", now_seconds() - start, peak_mib());
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    /* The wall clock's seconds within the minute as well, so that the traces of graders that
+     * ran at once (a rush) line up. */
+    fprintf(stderr, "[trace %8.3f s %5ld MiB @%06.3f] ", now_seconds() - start, peak_mib(),
+            (double)(wall.tv_sec % 600) + wall.tv_nsec / 1e9);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

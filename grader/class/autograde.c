@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "base/messages.h"
 #include "base/strbuf.h"
+#include "base/trace.h"
 #include "base/util.h"
 #include "class/archive.h"
 #include "class/collect.h"
@@ -57,6 +58,7 @@ struct ag_run {
      * at once share only the cache and the machine's timing coordinator. */
     char *priv;
     int slot_fd; /* the grading slot held (take_slot), -1: none */
+    size_t slot; /* its number: which variant this run grades first (grade_opts.first_variant) */
     FILE *log;   /* the console: stdout, or stderr when stdout carries results.json */
     /* When this run began, and the moment no wait may pass: its runner's limit less the reserve
      * (now_seconds). */
@@ -363,6 +365,7 @@ static int grade_it(struct ag_run *run, struct error *err)
     o.no_timing = run->cli.no_timing;
     o.messages = &run->msgs;
     o.progress = run->log;
+    o.first_variant = run->slot;
     /* GPU cases this runner cannot run are worth nothing here, never XX (grade.h). */
     o.gpu_policy = GPU_POLICY_INFORMATIONAL;
     int rc = grade_submission(&run->env, &run->lab, &o, &run->r, err);
@@ -447,6 +450,8 @@ static void take_slot(struct ag_run *run)
             free(path);
             if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
                 run->slot_fd = fd;
+                run->slot = (size_t)k;
+                trace_point("grading slot %ld taken after %.3f s", k, now_seconds() - t0);
                 return;
             }
             if (fd >= 0)

@@ -183,6 +183,7 @@ int batch_grade_one(struct batch_run *b, const struct todo *t, bool build_only, 
     g.keep_work = build_only || o->grade.keep_work;
     g.reuse_ref_times = true;
     g.progress = NULL;
+    g.first_variant = (size_t)(t - b->todo);
     if (grade_submission(b->env, b->lab, &g, r, err) != 0)
         return -1;
     /* Graded from a copy in a working folder that is gone by the time anyone reads the

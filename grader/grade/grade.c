@@ -312,6 +312,16 @@ static int variant_prepare(struct grading *g, struct variant_task *t, struct err
 }
 
 /* Run and judge the selected cases of a built variant. */
+/* Where a case's wall went, stage by stage, for whoever tunes a rush from the trace. */
+static void trace_case(size_t k, size_t i, const struct run_case_outcome *c)
+{
+    const double *st = c->stage_s;
+    trace_point("  case %zu of run %zu: %.3f s (setup %.3f, checked %.3f, queue %.3f, warm-up "
+                "%.3f, timed %.3f, after %.3f)",
+                k, i, c->wall_s, st[RUN_STAGE_SETUP], st[RUN_STAGE_CHECKED], st[RUN_STAGE_QUEUE],
+                st[RUN_STAGE_WARMUP], st[RUN_STAGE_TIMED], st[RUN_STAGE_AFTER]);
+}
+
 static int run_variant(struct grading *g, const struct variant_task *t, struct error *err)
 {
     const struct exercise_spec *ex = t->ex;
@@ -322,7 +332,7 @@ static int run_variant(struct grading *g, const struct variant_task *t, struct e
     int rc = variant_run(g, ex, v, t->br.runner, t->lib, t->selected, &runs, err);
     for (size_t i = 0; rc == 0 && trace_enabled() && i < runs.n_outcomes; i++)
         for (size_t k = 0; k < runs.outcomes[i].n_cases; k++)
-            trace_point("  case %zu of run %zu: %.3f s", k, i, runs.outcomes[i].cases[k].wall_s);
+            trace_case(k, i, &runs.outcomes[i].cases[k]);
     if (rc == 0)
         rc = judge_runs(g, ex, v, t->vr, &runs, t->expected, t->no_pair, err);
     trace_point("%s/%s ran and judged", ex->id, v->id);
@@ -382,7 +392,7 @@ static int variants_run(struct grading *g, struct variant_task *tasks, size_t n,
     if (jobs > 1 && n > 1)
         return variants_side_by_side(g, tasks, n, jobs, err);
     for (size_t i = 0; i < n; i++)
-        if (variant_execute(g, &tasks[i], err) != 0)
+        if (variant_execute(g, &tasks[(i + g->o->first_variant) % n], err) != 0)
             return -1;
     return 0;
 }

@@ -84,6 +84,11 @@ struct grade_opts {
     /* How many variants run side by side (grading.h's variants_side_by_side); below 2: one
      * after another. */
     int variant_jobs;
+    /* One after another, the variant run first (modulo their number; the order changes no
+     * grade): graders at once (a rush's slots, a class's students) start on different variants,
+     * so that one variant's heavy untimed work (lab 6's CPU matmul at n7000, with every core's
+     * thread) is not run by all of them at once. */
+    size_t first_variant;
     /* The grader's sentences in the report's language (messages.h); NULL: English. */
     const struct messages *messages;
 };

@@ -21,27 +21,36 @@
 enum { N_RUSH = 20 };
 
 static char *tmp_dir, *tarball;
+/* The lab the answers grade: the rush lab, unless a test says otherwise. */
+static const char *rush_lab = "tests/fixtures/labrush";
 
 static void sh(const char *cmd)
 {
     ck_assert_msg(system(cmd) == 0, "%s", cmd);
 }
 
-/* The submission as Gradescope's runner sends it: submission/ and its metadata, a tar.gz. */
+/* The solution of lab as Gradescope's runner sends it: submission/ and its metadata, a tar.gz
+ * in tmp_dir/name. */
+static char *pack(const char *lab, const char *name)
+{
+    char *cmd =
+        xstrfmt("rm -rf '%s/root' && mkdir -p '%s/root/submission' && cp %s/solution/* "
+                "'%s/root/submission/' "
+                "&& printf '{\"users\": [{\"email\": \"s@uni.example\", \"name\": \"S\"}]}' "
+                "> '%s/root/submission_metadata.json' && tar -C '%s/root' -czf '%s/%s' submission "
+                "submission_metadata.json",
+                tmp_dir, tmp_dir, lab, tmp_dir, tmp_dir, tmp_dir, tmp_dir, name);
+    sh(cmd);
+    free(cmd);
+    return xstrfmt("%s/%s", tmp_dir, name);
+}
+
 static void setup(void)
 {
     tmp_dir = e2e_tmpdir("rush");
     ck_assert_ptr_nonnull(tmp_dir);
-    char *cmd = xstrfmt(
-        "mkdir -p '%s/root/submission' && cp tests/fixtures/labrush/solution/* "
-        "'%s/root/submission/' "
-        "&& printf '{\"users\": [{\"email\": \"s@uni.example\", \"name\": \"S\"}]}' "
-        "> '%s/root/submission_metadata.json' && tar -C '%s/root' -czf '%s/sub.tgz' submission "
-        "submission_metadata.json",
-        tmp_dir, tmp_dir, tmp_dir, tmp_dir, tmp_dir);
-    sh(cmd);
-    free(cmd);
-    tarball = xstrfmt("%s/sub.tgz", tmp_dir);
+    rush_lab = "tests/fixtures/labrush";
+    tarball = pack(rush_lab, "sub.tgz");
 }
 
 static void teardown(void)
@@ -75,8 +84,8 @@ static void answer_start_with(struct answer *a, const char *tag, int k, const ch
         dup2(in, 0);
         dup2(out, 1);
         dup2(log, 2);
-        execl(e2e_bin(), e2e_bin(), "autograde", "tests/fixtures/labrush", "--stdin-tar",
-              "--gpu-policy", "fail", limit ? "--time-limit" : (char *)NULL, limit, (char *)NULL);
+        execl(e2e_bin(), e2e_bin(), "autograde", rush_lab, "--stdin-tar", "--gpu-policy", "fail",
+              limit ? "--time-limit" : (char *)NULL, limit, (char *)NULL);
         _exit(127);
     }
 }
@@ -218,6 +227,67 @@ START_TEST(test_answer_before_its_limit)
 }
 END_TEST
 
+/* The first variant an answer's log says it ran (LABGRADER_TRACE's "reference library ready",
+ * which each variant's run begins with). Caller frees. */
+static char *first_variant_run(const char *log)
+{
+    struct strbuf sb = STRBUF_INIT;
+    struct error err;
+    ck_assert_msg(read_file(log, &sb, &err) == 0, "%s", err.msg);
+    const char *at = strstr(sb.buf, " reference library ready");
+    ck_assert_msg(at != NULL, "no variant ran: %s", sb.buf);
+    const char *from = at;
+    while (from > sb.buf && from[-1] != ' ')
+        from--;
+    char *id = xstrndup(from, (size_t)(at - from));
+    strbuf_release(&sb);
+    return id;
+}
+
+/* A grader that finds the first grading slot taken starts on the lab's second variant, so that
+ * graders at once do not all run one variant's heavy untimed work together; the order changes
+ * nothing of the answer, which is a lone run's in the first slot. */
+START_TEST(test_second_slot_starts_on_the_second_variant)
+{
+    char *cache = xstrfmt("%s/cache", tmp_dir), *coord = xstrfmt("%s/coord", tmp_dir);
+    ck_assert_int_eq(mkdir(coord, 0777), 0);
+    chmod(coord, 01777);
+    setenv("LABGRADER_CACHE", cache, 1);
+    setenv("LABGRADER_COORDINATOR", coord, 1);
+    setenv("LABGRADER_AUTOGRADE_SLOTS", "2", 1);
+    setenv("LABGRADER_TRACE", "1", 1);
+    rush_lab = "tests/fixtures/labcpu";
+    free(tarball);
+    tarball = pack(rush_lab, "labcpu.tgz");
+    struct answer first, second;
+    memset(&first, 0, sizeof(first));
+    memset(&second, 0, sizeof(second));
+    answer_start(&first, "slot0", 0);
+    answer_wait(&first);
+    char *slot_path = xstrfmt("%s/autograde-slot-0.lock", coord);
+    int slot0 = open(slot_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    ck_assert_int_ge(slot0, 0);
+    ck_assert_int_eq(flock(slot0, LOCK_EX), 0);
+    answer_start(&second, "slot1", 0);
+    answer_wait(&second);
+    close(slot0);
+    char *v0 = first_variant_run(first.log), *v1 = first_variant_run(second.log);
+    ck_assert_str_eq(v0, "saxpy/cpu");
+    ck_assert_str_eq(v1, "dot/cpu");
+    same_as_alone(&second, &first, "slot 1", 0);
+    answer_release(&first);
+    answer_release(&second);
+    unsetenv("LABGRADER_TRACE");
+    unsetenv("LABGRADER_AUTOGRADE_SLOTS");
+    unsetenv("LABGRADER_COORDINATOR");
+    free(v0);
+    free(v1);
+    free(slot_path);
+    free(cache);
+    free(coord);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("rush");
@@ -227,6 +297,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_rush_of_twenty_cold_then_warm);
     tcase_add_test(tc, test_answer_before_its_limit);
+    tcase_add_test(tc, test_second_slot_starts_on_the_second_variant);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
