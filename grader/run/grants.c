@@ -53,9 +53,13 @@ static void notice(struct grants *g, double now);
 /* Before the run starts: its start-up is untimed work like any other, which waits only for a
  * series on its cores or GPU. A process that holds them past the bound (another user's, or one
  * gone astray) delays the run no further: it goes on holding nothing, and times nothing. */
+static int wait_poll_ms(double since, double now)
+{
+    return now - since < SB_GRANT_EAGER_S ? SB_GRANT_POLL_MS : SB_GRANT_IDLE_POLL_MS;
+}
+
 static void wait_to_start(struct grants *g)
 {
-    struct timespec pause = {0, SB_GRANT_POLL_MS * 1000 * 1000};
     g->wait_since = now_seconds();
     g->next_notice = g->wait_since + GRANTS_NOTICE_FIRST_S;
     while (!phaselock_try_idle(&g->locks)) {
@@ -66,6 +70,7 @@ static void wait_to_start(struct grants *g)
             return;
         }
         notice(g, now);
+        struct timespec pause = {0, wait_poll_ms(g->wait_since, now) * 1000L * 1000L};
         nanosleep(&pause, NULL);
     }
 }
@@ -342,9 +347,13 @@ int grants_serve(struct grants *g, struct sb_control *c, double now)
         serve_timed(g, c, now);
     else
         serve_idle(g, c, now);
-    /* Waiting or settling: tried again soon; holding locks: a look every 20 ms for a series that
-     * waits. */
-    return g->waiting || g->preempted || g->settling ? SB_GRANT_POLL_MS : g->locked ? 20 : -1;
+    /* Waiting, frozen or settling: tried again soon; holding locks: a look every 20 ms for a
+     * series that waits. */
+    if (g->waiting)
+        return wait_poll_ms(g->wait_since, now);
+    if (g->preempted)
+        return wait_poll_ms(g->preempted_since, now);
+    return g->settling ? SB_GRANT_POLL_MS : g->locked ? 20 : -1;
 }
 
 bool grants_frozen(const struct grants *g)

@@ -281,7 +281,7 @@ static int run_spawn(struct run *run)
 static int run_poll_ms(const struct run *run, double deadline, double now, bool ctl_open)
 {
     int timeout_ms = deadline > 0 ? (int)ceil((deadline - now) * 1000.0) : -1;
-    int mw = memwatch_wait_ms(&run->mw, now);
+    int mw = grants_frozen(&run->grants) ? -1 : memwatch_wait_ms(&run->mw, now);
     if (mw >= 0 && (timeout_ms < 0 || mw < timeout_ms))
         timeout_ms = mw;
     if ((run->pidfd < 0 || ctl_open) && (timeout_ms < 0 || timeout_ms > 20))
@@ -317,7 +317,9 @@ static void run_supervise(struct run *run)
             run->case_expired = run->timed_out && sb_control_case_expired(&run->ctl, now);
             break;
         }
-        if (memwatch_poll(&run->mw, now))
+        /* A frozen run holds what it held: no sample of its memory, which would only load the
+         * cores of the series it was frozen for (each sample a walk through /proc). */
+        if (!grants_frozen(&run->grants) && memwatch_poll(&run->mw, now))
             break;
         struct pollfd fds[3];
         nfds_t nfds = 0;

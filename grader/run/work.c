@@ -10,8 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How often a section waiting for its cores looks again. */
+/* How often a section waiting for its cores looks again: soon at first, then seldom, since
+ * every look tries each of the lane's cores' locks on the cores of the series it waits for
+ * (sandbox_internal.h's SB_GRANT_POLL_MS says what that cost on an H200). */
 #define WORK_POLL_MS 5
+#define WORK_EAGER_S 0.05
+#define WORK_IDLE_POLL_MS 10
 
 static struct {
     bool open;
@@ -74,13 +78,15 @@ void work_setup(const struct turns *t)
  * on them, or past the wait bound without them. */
 static void hold(void)
 {
-    struct timespec pause = {0, WORK_POLL_MS * 1000 * 1000};
     double since = now_seconds(), bound = turns_wait_bound(w.t);
     while (!(w.held = phaselock_try_idle(&w.pl))) {
-        if (bound > 0 && now_seconds() - since > bound) {
+        double waited = now_seconds() - since;
+        if (bound > 0 && waited > bound) {
             phaselock_drop(&w.pl);
             return;
         }
+        struct timespec pause = {0, (waited < WORK_EAGER_S ? WORK_POLL_MS : WORK_IDLE_POLL_MS) *
+                                        1000L * 1000L};
         nanosleep(&pause, NULL);
     }
 }

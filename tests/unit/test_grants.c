@@ -14,6 +14,7 @@
 #include "base/fs.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -445,6 +446,78 @@ START_TEST(test_run_killed_while_frozen)
 }
 END_TEST
 
+/* Graders frozen for another's series leave its cores alone: twelve neighbours, each a run of
+ * thirty processes holding the lock shared under a memory limit, are frozen while a CPU series
+ * times on the same core. Their supervisors used to sample their memory (a walk through /proc)
+ * every 25 ms and look for their turn every 2 ms even while frozen, which on an H200 made the
+ * series of a rush look shared (0.3 to 0.7 cores of other processes); the series must be kept,
+ * not shared, at once or once the core is quiet within its bound. */
+enum { NEIGHBOURS = 12 };
+static void memory_limited(struct sandbox_opts *o)
+{
+    static cpu_set_t core0;
+    CPU_ZERO(&core0);
+    CPU_SET(0, &core0);
+    o->cpus = &core0;
+    o->memory_limit_bytes = 1LL << 30;
+}
+
+static pid_t neighbour(void)
+{
+    static const char script[] =
+        "i=0; while [ $i -lt 30 ]; do sleep 60 & i=$((i + 1)); done; mkdir -p up; : > up/$$; "
+        "i=0; while [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done; kill $(jobs -p); exit 0";
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        cpu_set_t c0;
+        CPU_ZERO(&c0);
+        CPU_SET(0, &c0);
+        sched_setaffinity(0, sizeof(c0), &c0);
+        tweak = memory_limited;
+        struct sandbox_result r;
+        int rc = run_script(ISOLATION_SUPERVISOR, script, 60, &r);
+        _exit(rc == 0 && r.status == SB_EXITED && r.exit_code == 0 ? 0 : 1);
+    }
+    return pid;
+}
+
+START_TEST(test_frozen_neighbours_leave_a_series_alone)
+{
+    pid_t pids[NEIGHBOURS];
+    for (int k = 0; k < NEIGHBOURS; k++)
+        pids[k] = neighbour();
+    /* Every neighbour up (its thirty processes started): each leaves a file in up/. The
+     * suite's watchdog bounds a neighbour that never comes up. */
+    char *up = xstrfmt("%s/up", work);
+    for (size_t n = 0; n < NEIGHBOURS;) {
+        struct timespec ms50 = {0, 50 * 1000 * 1000};
+        nanosleep(&ms50, NULL);
+        DIR *d = opendir(up);
+        n = 0;
+        for (struct dirent *e; d && (e = readdir(d));)
+            n += e->d_name[0] != '.';
+        if (d)
+            closedir(d);
+    }
+    free(up);
+    tweak = watched_series;
+    series_bound_s = 60;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, measured_again, 200, &r), 0);
+    for (int k = 0; k < NEIGHBOURS; k++) {
+        int st;
+        ck_assert_int_eq(waitpid(pids[k], &st, 0), pids[k]);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "neighbour %d: %#x", k, st);
+    }
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
+    ck_assert_uint_eq(r.n_loads, 1);
+    ck_assert_msg(!r.loads[0].shared, "kept as shared after %d attempts: %.2f cores of others",
+                  r.loads[0].attempts, r.loads[0].foreign_cpus);
+    sandbox_result_release(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("grants");
@@ -459,6 +532,7 @@ int main(void)
     tcase_add_test(tc, test_shared_series_measured_again_once_quiet);
     tcase_add_test(tc, test_shared_series_kept_past_its_bound);
     tcase_add_test(tc, test_untimed_run_frozen_for_a_series);
+    tcase_add_test(tc, test_frozen_neighbours_leave_a_series_alone);
     tcase_add_test(tc, test_run_killed_while_frozen);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
