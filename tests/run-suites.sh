@@ -36,14 +36,12 @@ if [ -z "${LABGRADER_COORDINATOR:-}" ]; then
     export LABGRADER_COORDINATOR=$own_coord
 fi
 # The GPU suites share the GPU through the machine's timing coordinator as a course's graders do
-# (docs/coordinator.md), several at once where the machine has the cores for their untimed work,
-# so that one's compiles and checked calls overlap the others' series: two from 8 cores, three
-# from 16 (an H200's lane; make test-gpu must fit one device call of 10 minutes, and two at once
-# took 440 s without ending the longest suite).
+# (docs/coordinator.md), two at once where the machine has the cores for their untimed work (8
+# and more), so that one's compiles and checked calls overlap the other's series. Three at once
+# on an H200 made each suite about three times slower, not the whole faster: their series take
+# turns, and each one's untimed work is frozen for the others' CPU series.
 gpu_jobs=1
-cores=$(nproc 2>/dev/null || echo 1)
-[ "$label" = gpu ] && [ "$cores" -ge 8 ] && gpu_jobs=2
-[ "$label" = gpu ] && [ "$cores" -ge 16 ] && gpu_jobs=3
+[ "$label" = gpu ] && [ "$(nproc 2>/dev/null || echo 1)" -ge 8 ] && gpu_jobs=2
 jobs=${LG_SUITE_JOBS:-$([ "$label" = gpu ] && echo "$gpu_jobs" || echo 2)}
 
 # GPU suites several at once (LG_SUITE_JOBS) on a machine of several GPUs: each suite on a GPU of
