@@ -149,11 +149,13 @@ scale_rows() {
     done
 }
 
-# One autograde as Gradescope's runner calls the machine: the submission as a tar on stdin.
+# One autograde as Gradescope's runner calls the machine: the submission as a tar on stdin,
+# traced (the trace goes to its log, which rushtime.py reads; the answer is the same).
 rush_one() {
     local tgz=$1 out=$2
     local t0=$(date +%s.%N)
-    "$BIN" autograde "$LAB" --stdin-tar --gpu-policy fail < "$tgz" > "$out.json" 2> "$out.log"
+    LABGRADER_TRACE=1 "$BIN" autograde "$LAB" --stdin-tar --gpu-policy fail < "$tgz" \
+        > "$out.json" 2> "$out.log"
     echo "$? $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')" > "$out.t"
 }
 
@@ -180,6 +182,11 @@ secs.sort()
 print("%s: answered with a grade %d of %d; slowest / median answer s (%d not the lone grade, %d with speed points pending)|%.1f / %.1f|limit 600|%.2f"
       % (label, len(secs) - failed, len(secs), other, pending, secs[-1], statistics.median(secs), secs[-1] / 600))
 PY
+    # Where the wave's time went (docs/benchmarks.md, "Where a rush's time goes").
+    python3 tests/bench/rushtime.py "$1/$2"-*.log | awk '
+        { v[$1] = $2 }
+        END { printf "  share of the wave with no series running (%%; CPU series %s%%, GPU series %s%%)|%s|-|\n",
+                     v["cpu_series"], v["gpu_series"], v["no_series"] }'
 }
 
 rush_wave() { # tag n: n autogrades at once

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""tests/bench/rushtime.py LOG...: where the time of graders that ran at once went.
+
+Reads the stderr of each grader run with LABGRADER_TRACE=1 (grade.c's trace: each variant's
+process, its cases' stages, its judging, on the wall clock's seconds within ten minutes), lays
+every case's stages out on one clock, and prints, over the wave from the first process to the
+last judging: the share of it during which a CPU series ran, a GPU series ran, and no series
+ran at all. A series is a case's warm-up and timed stages; its variant is a CPU one when its id
+is "cpu" or ends in "/cpu" (the labs' convention), else a GPU one.
+
+Output, one line each: "cpu_series <pct>", "gpu_series <pct>", "no_series <pct>", "wave_s <s>".
+For people tuning the rush (docs/benchmarks.md, "Where a rush's time goes"); make bench prints
+the first three beside its rush rows.
+"""
+import re
+import sys
+
+TRACE = re.compile(r"\[trace\s+[\d.]+ s\s+\d+ MiB @([\d.]+)\] (.*)")
+CASE = re.compile(r"case \d+ of run \d+: ([\d.]+) s \(setup ([\d.]+), checked ([\d.]+), "
+                  r"queue ([\d.]+), warm-up ([\d.]+), timed ([\d.]+), after ([\d.]+)\)")
+STAGES = ("setup", "checked", "queue", "warmup", "timed", "after")
+
+
+def unwrap(t, last):
+    """Seconds within ten minutes, made monotonic across a wrap of the ten."""
+    while last is not None and t < last - 300:
+        t += 600
+    return t
+
+
+def segments(path):
+    """(start, end, kind, cpu) of every series of one grader's log, and its first and last
+    moments."""
+    out, cases, variant, ended, last, first = [], [], "", None, None, None
+    for line in open(path, errors="replace"):
+        m = TRACE.match(line)
+        if not m:
+            continue
+        t = unwrap(float(m.group(1)), last)
+        last = t
+        first = t if first is None else first
+        what = m.group(2)
+        if what.endswith(" reference library ready"):
+            variant = what.split()[0]
+        elif "job written" in what:
+            cases = []
+        elif "process ended" in what:
+            ended = t
+        elif CASE.search(what):
+            cases.append([float(x) for x in CASE.search(what).groups()])
+        elif what.endswith(" ran and judged") and ended is not None:
+            # The cases ran one after another and the process ended after the last: laid out
+            # backwards from its end.
+            at = ended - sum(c[0] for c in cases)
+            for c in cases:
+                x = at
+                for name, d in zip(STAGES, c[1:]):
+                    if name in ("warmup", "timed") and d > 0:
+                        out.append((x, x + d, variant.endswith("/cpu") or variant == "cpu"))
+                    x += d
+                at += c[0]
+            ended = None
+    return out, first, last
+
+
+def covered(intervals):
+    """Seconds covered by the union of (start, end) intervals."""
+    total, end = 0.0, None
+    for a, b in sorted(intervals):
+        if end is None or a > end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+def main(paths):
+    series, t0, t1 = [], None, None
+    for p in paths:
+        s, a, b = segments(p)
+        series += s
+        if a is not None:
+            t0 = a if t0 is None else min(t0, a)
+            t1 = b if t1 is None else max(t1, b)
+    if t0 is None or t1 <= t0:
+        print("wave_s 0")
+        return
+    wave = t1 - t0
+    cpu = covered([(a, b) for a, b, c in series if c])
+    gpu = covered([(a, b) for a, b, c in series if not c])
+    anyone = covered([(a, b) for a, b, _ in series])
+    print("cpu_series %.1f" % (100.0 * cpu / wave))
+    print("gpu_series %.1f" % (100.0 * gpu / wave))
+    print("no_series %.1f" % (100.0 * (wave - anyone) / wave))
+    print("wave_s %.1f" % wave)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
