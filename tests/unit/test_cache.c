@@ -6,6 +6,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
+#include "unit.h"
 
 #include <check.h>
 #include <fcntl.h>
@@ -14,13 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static char *tmpdir(void)
-{
-    char *d = xstrdup("/tmp/lg-test-cache-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(d));
-    return d;
-}
 
 static void put(const char *path, const char *text)
 {
@@ -44,7 +38,7 @@ static void flip_byte(const char *path, off_t at)
 
 START_TEST(test_sealed_file)
 {
-    char *d = tmpdir();
+    char *d = unit_tmpdir("test-cache");
     char *f = path_join(d, "runner"), why[512];
     put(f, "#!/bin/true\nthe reference runner\n");
     ck_assert_int_eq(cache_check_file(f, why, sizeof(why)), CACHE_BAD);
@@ -73,7 +67,7 @@ END_TEST
 
 START_TEST(test_sealed_folder)
 {
-    char *d = tmpdir();
+    char *d = unit_tmpdir("test-cache");
     char *e = path_join(d, "entry"), why[512];
     const char *names[] = {"out_c_0.bin", "out_c_1.bin"};
     ck_assert_int_eq(mkdir_p(e, NULL), 0);
@@ -115,7 +109,7 @@ END_TEST
 
 START_TEST(test_discard_said_once)
 {
-    char *d = tmpdir();
+    char *d = unit_tmpdir("test-cache");
     char *f = path_join(d, "runner"), *log = path_join(d, "stderr.txt");
     int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(fd, 2);
@@ -145,7 +139,7 @@ END_TEST
  * which way the check went. */
 START_TEST(test_verified_by_another_process)
 {
-    char *d = tmpdir();
+    char *d = unit_tmpdir("test-cache");
     char *f = path_join(d, "runner"), *memo = xstrfmt("%s.ok", f), why[512];
     struct strbuf text = STRBUF_INIT;
     put(f, "#!/bin/true\nthe reference runner\n");

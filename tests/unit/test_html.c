@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "report/sections.h"
 #include "report/svg.h"
+#include "unit.h"
 
 #include <check.h>
 #include <math.h>
@@ -25,20 +26,6 @@
 
 #define TEMPLATES "templates"
 #define HOSTILE "<img src=x onerror=alert(1)>\"'&"
-
-static char *tmpdir(void)
-{
-    char t[] = "/tmp/lg-html-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(t));
-    return xstrdup(t);
-}
-
-static char *slurp(const char *path)
-{
-    struct strbuf sb = STRBUF_INIT;
-    ck_assert_msg(read_file(path, &sb, NULL) == 0, "%s not written", path);
-    return strbuf_detach(&sb);
-}
 
 static struct case_result *add_case(struct variant_result *vr, const char *id, long n,
                                     enum verdict v, bool hidden, const char *message)
@@ -202,10 +189,10 @@ START_TEST(test_student_page_hostile_and_hidden)
     struct report_outcome out;
     struct error err;
     fixture(&r, "s1", HOSTILE);
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("html");
     ck_assert_msg(write_pages(&r, dir, true, true, &out, &err) == 0, "%s", err.msg);
     ck_assert(out.md_written && out.html_written);
-    char *html = slurp(out.html_path);
+    char *html = unit_slurp(out.html_path);
     ck_assert_ptr_nonnull(strstr(html, "&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;"));
     ck_assert_ptr_null(strstr(html, "<img"));
     ck_assert_ptr_null(strstr(html, "<script"));
@@ -225,7 +212,7 @@ START_TEST(test_student_page_hostile_and_hidden)
     free(html);
     /* The instructor's view of the same student shows the hidden case. */
     ck_assert_int_eq(write_pages(&r, dir, false, true, &out, &err), 0);
-    html = slurp(out.html_path);
+    html = unit_slurp(out.html_path);
     ck_assert_ptr_nonnull(strstr(html, "secret7"));
     free(html);
     /* --no-html: no page (and none left from before). */
@@ -258,9 +245,9 @@ START_TEST(test_page_points_as_markdown)
         vr->cases[c].max_points = vr->cases[c].points = 1.0 / 3;
     }
     results_tally(&r);
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("html");
     ck_assert_msg(write_pages(&r, dir, false, true, &out, &err) == 0, "%s", err.msg);
-    char *html = slurp(out.html_path), *md = slurp(out.md_path);
+    char *html = unit_slurp(out.html_path), *md = unit_slurp(out.md_path);
     ck_assert_ptr_nonnull(strstr(md, "| 0.34 / 0.34 |"));
     ck_assert_ptr_nonnull(strstr(html, "<td class=\"num\">0.34 / 0.34</td>"));
     const char *p = html;
@@ -284,7 +271,7 @@ START_TEST(test_broken_template_keeps_markdown)
     struct report_outcome out;
     struct error err;
     fixture(&r, "s1", "Ann");
-    char *dir = tmpdir(), *t = path_join(dir, "templates");
+    char *dir = unit_tmpdir("html"), *t = path_join(dir, "templates");
     char *cmd = xstrfmt("cp -r " TEMPLATES " %s", t);
     ck_assert_int_eq(system(cmd), 0);
     char *tpl = path_join(t, "en/report.html");
@@ -327,7 +314,7 @@ START_TEST(test_class_page)
     fixture(&a, "a b/../x", HOSTILE);
     fixture(&b, "s2", "Bob");
     const struct results *all[] = {&a, &b};
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("html");
     write_text(
         dir, "similarity.json",
         "{\"threshold\":0.8,\"new\":1,\"groups\":[{\"kind\":\"shared\",\"size\":2,"
@@ -348,7 +335,7 @@ START_TEST(test_class_page)
     o.templates_dir = TEMPLATES;
     ck_assert_msg(report_summary(all, 2, dir, &o, &out, &err) == 0, "%s", err.msg);
     ck_assert(out.html_written);
-    char *html = slurp(out.html_path);
+    char *html = unit_slurp(out.html_path);
     ck_assert_ptr_null(strstr(html, "<img"));
     ck_assert_ptr_null(strstr(html, "<b>"));
     ck_assert_ptr_null(strstr(html, "<op>"));
@@ -373,7 +360,7 @@ START_TEST(test_class_page)
     /* A broken similarity.json is a note on the page, never a failed page. */
     write_text(dir, "similarity.json", "{\"groups\": [");
     ck_assert_int_eq(report_summary(all, 2, dir, &o, &out, &err), 0);
-    html = slurp(out.html_path);
+    html = unit_slurp(out.html_path);
     ck_assert_ptr_nonnull(strstr(html, "similarity.json: "));
     ck_assert_ptr_null(strstr(html, "id=\"similarity\""));
     free(html);
@@ -399,14 +386,14 @@ START_TEST(test_class_page_incomplete_grade)
     results_tally(&b);
     ck_assert(b.score > a.score && b.n_not_timed == 1);
     const struct results *all[] = {&a, &b};
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("html");
     struct report_opts o;
     struct report_outcome out;
     struct error err;
     report_opts_init(&o);
     o.templates_dir = TEMPLATES;
     ck_assert_msg(report_summary(all, 2, dir, &o, &out, &err) == 0, "%s", err.msg);
-    char *html = slurp(out.html_path);
+    char *html = unit_slurp(out.html_path);
     char *mean = xstrfmt("<tbody><tr><td class=\"num\">%g</td>", a.score);
     ck_assert_ptr_nonnull(strstr(html, mean));
     ck_assert_ptr_nonnull(strstr(html, "Of the complete grades only: 1 of 2 students."));

@@ -15,6 +15,7 @@
 #include "base/strbuf.h"
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "unit.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -332,14 +333,6 @@ static char *make_tmpdir(void)
     return d;
 }
 
-static char *slurp(const char *path)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct error err;
-    ck_assert_msg(read_file(path, &sb, &err) == 0, "%s: %s", path, err.msg);
-    return sb.buf ? strbuf_detach(&sb) : xstrdup("");
-}
-
 static bool have(const char *program)
 {
     char *p = find_program(program);
@@ -359,7 +352,7 @@ static char *pdf_text(const char *pdf, const char *dir)
     int st = 0;
     waitpid(pid, &st, 0);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pdftotext failed on %s", pdf);
-    char *text = slurp(txt);
+    char *text = unit_slurp(txt);
     free(txt);
     return text;
 }
@@ -398,7 +391,7 @@ static void render_md(const struct results *r, const char *dir, const char *lang
     char *want = path_join(dir, "report.md");
     ck_assert_str_eq(out.md_path, want);
     free(want);
-    *md = slurp(out.md_path);
+    *md = unit_slurp(out.md_path);
 }
 
 static void check_golden(const char *md, const char *golden_name)
@@ -409,7 +402,7 @@ static void check_golden(const char *md, const char *golden_name)
         ck_assert_int_eq(write_file_atomic(golden, md, strlen(md), NULL), 0);
         fprintf(stderr, "test_report: wrote %s\n", golden);
     }
-    char *want = slurp(golden);
+    char *want = unit_slurp(golden);
     if (strcmp(md, want) != 0) {
         size_t i = 0, line = 1;
         while (md[i] && md[i] == want[i]) {
@@ -490,7 +483,7 @@ START_TEST(test_golden_from_json)
     results_init(&back);
     ck_assert_msg(results_read(&back, json, &err) == 0, "%s", err.msg);
     render_md(&back, dir, NULL, true, &md);
-    char *want = slurp(GOLDEN_DIR "/golden_es.md");
+    char *want = unit_slurp(GOLDEN_DIR "/golden_es.md");
     ck_assert_msg(!strcmp(md, want), "the report from %s differs from golden_es.md", json);
     free(want);
     free(md);
@@ -542,7 +535,7 @@ START_TEST(test_structure_not_text)
     struct error err;
     fixture(&r, "es");
     char *dir = make_tmpdir(), *md;
-    char *want = slurp(GOLDEN_DIR "/golden_es.md");
+    char *want = unit_slurp(GOLDEN_DIR "/golden_es.md");
 
     /* The text older files carry, alone. */
     struct strbuf json = STRBUF_INIT;
@@ -862,7 +855,7 @@ START_TEST(test_no_pandoc)
     ck_assert_msg(strstr(out.pdf_note, "pandoc not found") && strstr(out.pdf_note, "apt-get"),
                   "note: %s", out.pdf_note);
     ck_assert(!file_exists(stale));
-    char *md = slurp(out.md_path);
+    char *md = unit_slurp(out.md_path);
     /* Without gnuplot, the plot's place says why. */
     ck_assert_ptr_nonnull(strstr(md, "Gráfica no disponible: gnuplot no está instalado."));
     ck_assert_ptr_null(strstr(md, "plots/saxpy.png"));
@@ -1598,7 +1591,7 @@ START_TEST(test_summary)
     char *want = path_join(dir, "summary.md");
     ck_assert_str_eq(out.md_path, want);
     free(want);
-    char *md = slurp(out.md_path);
+    char *md = unit_slurp(out.md_path);
     ck_assert_ptr_nonnull(strstr(md, "Resumen de la clase: 5 entregas corregidas"));
     /* alumno01's GPU case is XX: no grade yet, said first, and left out of every figure
      * (mean, median, min, max over the other four: 12, 7, 4.5 and 2). */

@@ -14,6 +14,7 @@
 #include "grade/results.h"
 #include "report/export_text.h"
 #include "report/report.h"
+#include "unit.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -21,20 +22,6 @@
 
 #define TEMPLATES "templates"
 #define NO_GPU "GPU variant not run here: no usable CUDA device"
-
-static char *tmpdir(void)
-{
-    char t[] = "/tmp/lg-data-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(t));
-    return xstrdup(t);
-}
-
-static char *slurp(const char *path)
-{
-    struct strbuf sb = STRBUF_INIT;
-    ck_assert_msg(read_file(path, &sb, NULL) == 0, "%s not written", path);
-    return strbuf_detach(&sb);
-}
 
 /* What a reader sees of a page: no tags, entities decoded, white space collapsed. */
 static char *page_text(const char *html)
@@ -191,7 +178,7 @@ static void render(const struct results *r, const char *dir, const char *lang, c
     o.lang = lang;
     ck_assert_msg(report_student(r, dir, &o, &out, &err) == 0, "%s:%d: %s", err.file, err.line,
                   err.msg);
-    char *m = slurp(out.md_path), *h = slurp(out.html_path);
+    char *m = unit_slurp(out.md_path), *h = unit_slurp(out.html_path);
     *md = md_text(m);
     *html = page_text(h);
     free(m);
@@ -218,7 +205,7 @@ START_TEST(test_student_page_states_what_markdown_states)
 {
     struct results r;
     graded(&r, "s1", "en");
-    char *dir = tmpdir(), *md, *html;
+    char *dir = unit_tmpdir("data"), *md, *html;
     render(&r, dir, "en", &md, &html);
     /* Not a grade yet, and why: the XX and the case not timed counted apart, and the grader
      * errors the score line counts (the page said "Score: 2 / 6" as a grade). */
@@ -288,7 +275,7 @@ static void as_check(struct results *r, bool (*skip)(size_t v, const struct case
         }
     ex->variants[0].cases[1].not_timed = NOT_TIMED_NO;
     results_tally(r);
-    *dir = tmpdir();
+    *dir = unit_tmpdir("data");
     render(r, *dir, "en", md, html);
 }
 
@@ -365,14 +352,14 @@ START_TEST(test_class_page_states_what_summary_states)
     }
     results_tally(&b);
     const struct results *all[] = {&a, &b};
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("data");
     struct report_opts o;
     struct report_outcome out;
     struct error err;
     report_opts_init(&o);
     o.templates_dir = TEMPLATES;
     ck_assert_msg(report_summary(all, 2, dir, &o, &out, &err) == 0, "%s", err.msg);
-    char *m = slurp(out.md_path), *h = slurp(out.html_path);
+    char *m = unit_slurp(out.md_path), *h = unit_slurp(out.html_path);
     char *md = md_text(m), *html = page_text(h);
     /* No grade yet, and why: the same sentence, the same counts (XX apart from not timed). */
     BOTH(md, html, "No grade yet for 1 of 2 students");
@@ -401,7 +388,7 @@ START_TEST(test_class_page_states_what_summary_states)
     const char *json = "{\"pairs\":[{\"a\":\"s1\",\"b\":\"s2\",\"score\":1,\"tokens\":9}]}";
     ck_assert_int_eq(write_file_atomic(sim, json, strlen(json), NULL), 0);
     ck_assert_int_eq(report_summary(all, 2, dir, &o, &out, &err), 0);
-    h = slurp(out.html_path);
+    h = unit_slurp(out.html_path);
     ck_assert_ptr_nonnull(strstr(h, "href=\"similarity.html#sub-s1\">similarity ×1</a>"));
     ck_assert_ptr_nonnull(strstr(h, "href=\"similarity.html#sub-s2\">similarity ×1</a>"));
     free(h);

@@ -10,6 +10,7 @@
 #include "base/strbuf.h"
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "unit.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -19,26 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *tmpdir(void)
-{
-    char *t = xstrdup("/tmp/lg-slurm-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(t));
-    return t;
-}
-
 static void write_exec(const char *path, const char *text)
 {
     struct error err;
     ck_assert_msg(write_file_atomic(path, text, strlen(text), &err) == 0, "%s", err.msg);
     ck_assert_int_eq(chmod(path, 0755), 0);
-}
-
-static char *slurp(const char *path)
-{
-    struct strbuf sb = STRBUF_INIT;
-    struct error err;
-    ck_assert_msg(read_file(path, &sb, &err) == 0, "%s", err.msg);
-    return strbuf_detach(&sb);
 }
 
 /* A GPU lab on a cluster with every sbatch option set, odd characters in two paths. */
@@ -268,7 +254,7 @@ END_TEST
  * that prints its arguments one per line: every path arrives whole. */
 START_TEST(test_script_runs_with_odd_paths)
 {
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("slurm");
     char *odd = xstrfmt("%s/it's a \"dir\" $HOME `x` 100%%", dir);
     struct error err;
     ck_assert_msg(mkdir_p(odd, &err) == 0, "%s", err.msg);
@@ -307,16 +293,16 @@ START_TEST(test_script_runs_with_odd_paths)
                   "grader's: %d",
                   st);
 
-    char *got = slurp(args);
+    char *got = unit_slurp(args);
     char *want = xstrfmt("grade\n%s\n--submissions\n%s\n--roster\n%s\n--out\n%s\n--shard\n2/4\n"
                          "--no-merge\n--only\nit's\n",
                          odd, odd, odd, odd);
     ck_assert_str_eq(got, want);
-    char *got_env = slurp(env);
+    char *got_env = unit_slurp(env);
     char *want_env = xstrfmt("%s/.work/slurm-77-2|1\n", odd);
     ck_assert_str_eq(got_env, want_env);
     char *log = xstrfmt("%s/log", dir);
-    char *log_text = slurp(log);
+    char *log_text = unit_slurp(log);
     ck_assert_msg(strstr(log_text, "== shard 2/4 of lab6: job 79 on ") &&
                       strstr(log_text, "== shard 2/4 finished with exit status 7 at "),
                   "%s", log_text);
@@ -336,13 +322,13 @@ START_TEST(test_script_runs_with_odd_paths)
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 7, "status %d", st);
     free(got_env);
     free(want_env);
-    got_env = slurp(env);
+    got_env = unit_slurp(env);
     want_env = xstrfmt("%s/labgrader-80/work|\n", dir);
     ck_assert_str_eq(got_env, want_env);
     char *scratch = xstrfmt("%s/labgrader-80", dir);
     ck_assert_msg(!dir_exists(scratch), "%s is left behind", scratch);
     free(got);
-    got = slurp(args);
+    got = unit_slurp(args);
     ck_assert_msg(strstr(got, "--shard\n3/4\n--no-merge\n--gpus\n1\n--only\nit's\n"), "%s", got);
 
     remove_tree(dir, NULL);
@@ -393,7 +379,7 @@ static void local_opts(struct slurm_opts *o, const char *dir)
 
 START_TEST(test_submit_fake_sbatch)
 {
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("slurm");
     char *sbatch = fake_sbatch(dir, "echo \"$((1233 + n));cluster\"");
     struct slurm_opts o;
     struct error err;
@@ -406,7 +392,7 @@ START_TEST(test_submit_fake_sbatch)
     ck_assert_msg(slurm_submit(&o, log, &err) == 0, "%s", err.msg);
     fclose(log);
     char *calls_path = path_join(dir, "calls");
-    char *calls = slurp(calls_path);
+    char *calls = unit_slurp(calls_path);
     char *want = xstrfmt("--parsable %s/lab6/slurm/grade.sbatch\n"
                          "--parsable --dependency=afterany:1234 %s/lab6/slurm/merge.sbatch\n",
                          dir, dir);
@@ -434,7 +420,7 @@ START_TEST(test_submit_fake_sbatch)
     ck_assert_int_eq(slurm_submit(&o, log, &err), -1);
     fclose(log);
     ck_assert_msg(strstr(err.msg, "exited with status 1"), "%s", err.msg);
-    calls = slurp(calls_path);
+    calls = unit_slurp(calls_path);
     ck_assert_msg(!strstr(calls, "merge.sbatch"), "%s", calls);
     free(calls);
     free(buf);
@@ -470,7 +456,7 @@ END_TEST
 
 START_TEST(test_dry_run_submits_nothing)
 {
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("slurm");
     char *sbatch = fake_sbatch(dir, "echo 1");
     struct slurm_opts o;
     struct error err;
@@ -488,7 +474,7 @@ START_TEST(test_dry_run_submits_nothing)
     ck_assert_msg(slurm_write_scripts(&o, &g, &m, &err) == 0, "%s", err.msg);
     char *gp = xstrfmt("%s/lab6/slurm/grade.sbatch", dir);
     char *mp = xstrfmt("%s/lab6/slurm/merge.sbatch", dir);
-    char *gt = slurp(gp), *mt = slurp(mp);
+    char *gt = unit_slurp(gp), *mt = unit_slurp(mp);
     ck_assert_str_eq(gt, strbuf_str(&g));
     ck_assert_str_eq(mt, strbuf_str(&m));
     char *want = xstrfmt("# %s\n%s\n# %s\n%s\ndry run: nothing submitted. To submit:\n"
@@ -526,7 +512,7 @@ static int run_main(const char *const *args)
 
 START_TEST(test_main_options)
 {
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("slurm");
     char *out = path_join(dir, "out");
     const char *no_lab[] = {"slurm", "--submissions", "tests", NULL};
     const char *no_subs[] = {"slurm", "labs/lab6", NULL};
@@ -561,7 +547,7 @@ START_TEST(test_main_options)
                         "--dry-run", "--only",    "matmul",        NULL};
     ck_assert_int_eq(run_main(ok), 0);
     char *gp = xstrfmt("%s/lab6/slurm/grade.sbatch", out);
-    char *text = slurp(gp);
+    char *text = unit_slurp(gp);
     struct error err;
     char *cwd = path_abs(".", &err);
     char *subs = xstrfmt(" --submissions '%s/tests/fixtures/lab6' ", cwd);
@@ -576,7 +562,7 @@ START_TEST(test_main_options)
                          "--out",     out,         "--gpus-per-task", "0",
                          "--dry-run", NULL};
     ck_assert_int_eq(run_main(cpu), 0);
-    text = slurp(gp);
+    text = unit_slurp(gp);
     ck_assert_msg(!strstr(text, "--gres") && strstr(text, "LABGRADER_NO_GPU=1"), "%s", text);
 
     remove_tree(dir, NULL);
@@ -620,7 +606,7 @@ static const char *sample_value(const struct cli_option *o, char *buf, size_t si
  */
 START_TEST(test_pass_through_follows_the_table)
 {
-    char *dir = tmpdir();
+    char *dir = unit_tmpdir("slurm");
     char *out = path_join(dir, "out");
     char *gp = xstrfmt("%s/lab6/slurm/grade.sbatch", out);
     size_t passed = 0;
@@ -638,7 +624,8 @@ START_TEST(test_pass_through_follows_the_table)
             continue;
         }
         ck_assert_msg(rc == 0, "%s %s: passed by slurm, yet exit %d", o->name, v ? v : "", rc);
-        char *text = slurp(gp), *want = xstrfmt(" %s%s%s\n", o->name, v ? " " : "", v ? v : "");
+        char *text = unit_slurp(gp),
+             *want = xstrfmt(" %s%s%s\n", o->name, v ? " " : "", v ? v : "");
         ck_assert_msg(strstr(text, want), "%s does not reach the shards:\n%s", o->name, text);
         free(want);
         free(text);

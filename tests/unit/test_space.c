@@ -4,6 +4,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "unit.h"
 
 #include <check.h>
 #include <errno.h>
@@ -14,16 +15,9 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-static char *tmpdir(void)
-{
-    char *d = xstrdup("/tmp/lg-test-space-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(d));
-    return d;
-}
-
 START_TEST(test_probe_fits_and_leaves_nothing)
 {
-    char *d = tmpdir();
+    char *d = unit_tmpdir("test-space");
     struct error err;
     error_init(&err);
     ck_assert_int_eq(space_probe(d, 3 << 20, &err), SPACE_OK);
@@ -46,7 +40,7 @@ END_TEST
 
 START_TEST(test_full_tmpfs)
 {
-    char *d = tmpdir();
+    char *d = unit_tmpdir("test-space");
     struct error err;
     error_init(&err);
     if (mount("tmpfs", d, "tmpfs", 0, "size=256k") != 0) {
