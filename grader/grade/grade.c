@@ -311,7 +311,6 @@ static int variant_prepare(struct grading *g, struct variant_task *t, struct err
     return rc;
 }
 
-/* Run and judge the selected cases of a built variant. */
 /* Where a case's wall went, stage by stage, for whoever tunes a rush from the trace. */
 static void trace_case(size_t k, size_t i, const struct run_case_outcome *c)
 {
@@ -322,6 +321,7 @@ static void trace_case(size_t k, size_t i, const struct run_case_outcome *c)
                 st[RUN_STAGE_WARMUP], st[RUN_STAGE_TIMED], st[RUN_STAGE_AFTER]);
 }
 
+/* Run and judge the selected cases of a built variant. */
 static int run_variant(struct grading *g, const struct variant_task *t, struct error *err)
 {
     const struct exercise_spec *ex = t->ex;

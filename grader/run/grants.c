@@ -50,14 +50,15 @@ void grants_init(struct grants *g)
 
 static void notice(struct grants *g, double now);
 
-/* Before the run starts: its start-up is untimed work like any other, which waits only for a
- * series on its cores or GPU. A process that holds them past the bound (another user's, or one
- * gone astray) delays the run no further: it goes on holding nothing, and times nothing. */
+/* How long a wait that began at since sleeps before its next try (sandbox_internal.h). */
 static int wait_poll_ms(double since, double now)
 {
     return now - since < SB_GRANT_EAGER_S ? SB_GRANT_POLL_MS : SB_GRANT_IDLE_POLL_MS;
 }
 
+/* Before the run starts: its start-up is untimed work like any other, which waits only for a
+ * series on its cores or GPU. A process that holds them past the bound (another user's, or one
+ * gone astray) delays the run no further: it goes on holding nothing, and times nothing. */
 static void wait_to_start(struct grants *g)
 {
     g->wait_since = now_seconds();

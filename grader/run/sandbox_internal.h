@@ -275,9 +275,10 @@ int memwatch_wait_ms(const struct memwatch *w, double now);
 /* How often a waiting run's locks are tried again (phaselock.h: nothing there blocks): every
  * SB_GRANT_POLL_MS for the first SB_GRANT_EAGER_S of a wait, when a turn is most often handed on,
  * then every SB_GRANT_IDLE_POLL_MS. Every supervisor of a machine that waits so is another
- * process on the cores of the series it waits for, which the load watch counts: twenty of them
- * trying a lane's 16 cores' locks every 2 ms made an H200's series look shared (0.3 to 0.7
- * cores of other processes). Among several waiters one still looks within a millisecond or so. */
+ * process on the cores of the series it waits for, which the load watch counts: looking every
+ * 2 ms, and sampling their frozen runs' memory (supervisor.c no longer does), the supervisors of
+ * three GPU suites at once made an H200's series look shared (0.3 to 0.7 cores of other
+ * processes). Among several waiters one still looks within a millisecond or so. */
 #define SB_GRANT_POLL_MS 2
 #define SB_GRANT_EAGER_S 0.05
 #define SB_GRANT_IDLE_POLL_MS 10
