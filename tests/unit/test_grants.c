@@ -490,9 +490,8 @@ static pid_t take_after_grant(const char *granted, const char *taken)
 
 START_TEST(test_series_end_hands_the_gpu_over)
 {
-    static const char script[] =
-        SAY("B 0") SAY("W 0") WAIT_GRANT ": > granted; sleep 0.5; " SAY("S 0 call")
-            SAY("E 0 call") WAIT_GRANT SAY("R 0") WAIT_GRANT
+    static const char script[] = SAY("B 0") SAY("W 0") WAIT_GRANT
+        ": > granted; sleep 0.5; " SAY("S 0 call") SAY("E 0 call") WAIT_GRANT SAY("R 0") WAIT_GRANT
         "i=0; while [ $i -lt 40 ]; do date +%s.%N >> stamps; sleep 0.05; i=$((i + 1)); done; "
         "exit 0";
     char *granted = xstrfmt("%s/granted", work), *taken = xstrfmt("%s/taken", dir);
