@@ -8,7 +8,12 @@ last judging: the share of it during which a CPU series ran, a GPU series ran, a
 ran at all. A series is a case's warm-up and timed stages; its variant is a CPU one when its id
 is "cpu" or ends in "/cpu" (the labs' convention), else a GPU one.
 
-Output, one line each: "cpu_series <pct>", "gpu_series <pct>", "no_series <pct>", "wave_s <s>".
+Also the share of the wave during which no series ran while a GPU variant's series was queued
+for its turn (its case's queue stage): the GPU's turn held up by other graders' untimed GPU work
+(start-up, checked calls, freeing), or by the CPU series' freezing it.
+
+Output, one line each: "cpu_series <pct>", "gpu_series <pct>", "no_series <pct>",
+"no_series_gpu_queued <pct>", "wave_s <s>".
 For people tuning the rush (docs/benchmarks.md, "Where a rush's time goes"); make bench prints
 the first three beside its rush rows.
 """
@@ -29,9 +34,9 @@ def unwrap(t, last):
 
 
 def segments(path):
-    """(start, end, kind, cpu) of every series of one grader's log, and its first and last
-    moments."""
-    out, cases, variant, ended, last, first = [], [], "", None, None, None
+    """(start, end, cpu) of every series of one grader's log, (start, end) of every GPU case's
+    wait for its turn, and the log's first and last moments."""
+    out, queued, cases, variant, ended, last, first = [], [], [], "", None, None, None
     for line in open(path, errors="replace"):
         m = TRACE.match(line)
         if not m:
@@ -54,13 +59,16 @@ def segments(path):
             at = ended - sum(c[0] for c in cases)
             for c in cases:
                 x = at
+                cpu = variant.endswith("/cpu") or variant == "cpu"
                 for name, d in zip(STAGES, c[1:]):
                     if name in ("warmup", "timed") and d > 0:
-                        out.append((x, x + d, variant.endswith("/cpu") or variant == "cpu"))
+                        out.append((x, x + d, cpu))
+                    elif name == "queue" and d > 0 and not cpu:
+                        queued.append((x, x + d))
                     x += d
                 at += c[0]
             ended = None
-    return out, first, last
+    return out, queued, first, last
 
 
 def covered(intervals):
@@ -77,10 +85,11 @@ def covered(intervals):
 
 
 def main(paths):
-    series, t0, t1 = [], None, None
+    series, queued, t0, t1 = [], [], None, None
     for p in paths:
-        s, a, b = segments(p)
+        s, q, a, b = segments(p)
         series += s
+        queued += q
         if a is not None:
             t0 = a if t0 is None else min(t0, a)
             t1 = b if t1 is None else max(t1, b)
@@ -94,6 +103,9 @@ def main(paths):
     print("cpu_series %.1f" % (100.0 * cpu / wave))
     print("gpu_series %.1f" % (100.0 * gpu / wave))
     print("no_series %.1f" % (100.0 * (wave - anyone) / wave))
+    # Queued with no series running: what the union of both adds to the series' own.
+    held_up = covered([(a, b) for a, b, _ in series] + queued) - anyone
+    print("no_series_gpu_queued %.1f" % (100.0 * held_up / wave))
     print("wave_s %.1f" % wave)
 
 
