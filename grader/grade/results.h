@@ -112,11 +112,13 @@ struct case_result {
     enum verdict verdict;
     /* Correct, but not timed here, and why: no speed-up, no speed points. With what: who held
      * the turn (busy), the other process computing on its GPU (shared: its command name, pid and
-     * utilisation) or the other processes' load on its cores in cores (shared), the coordinator's
-     * problem (coordinator); NULL and 0 when nothing more is known. */
+     * utilisation) or the other processes' load on its cores in cores (shared, with the busiest
+     * of them: its command name and pid), the coordinator's problem (coordinator); NULL and 0
+     * when nothing more is known. */
     enum not_timed not_timed;
     char *not_timed_detail;
     double not_timed_cpus;
+    long not_timed_cpu_pid;
     long not_timed_gpu_pid;
     int not_timed_gpu_util;
     char *message; /* one line, for tables */

@@ -111,6 +111,8 @@ static void put_speed(struct json_writer *w, const struct case_result *c)
             put_str(w, "not_timed_detail", c->not_timed_detail);
         if (c->not_timed_cpus > 0)
             put_num(w, "not_timed_cpus", c->not_timed_cpus);
+        if (c->not_timed_cpu_pid > 0)
+            put_num(w, "not_timed_cpu_pid", (double)c->not_timed_cpu_pid);
         if (c->not_timed_gpu_pid > 0) {
             put_num(w, "not_timed_gpu_pid", (double)c->not_timed_gpu_pid);
             put_num(w, "not_timed_gpu_util", c->not_timed_gpu_util);

@@ -272,12 +272,16 @@ static void set_not_timed(struct case_result *cr, enum not_timed why, char *deta
 }
 
 /* What shared a series, as data for the report: the busiest other process on its GPU, or the
- * other processes' load on its cores. */
+ * other processes' load on its cores and the busiest of them. */
 static void shared_with(struct case_result *cr, const struct run_series *s)
 {
+    bool gpu = s->gpu_pid > 0, cpu = !gpu && s->cpu_pid > 0 && s->cpu_comm[0];
     set_not_timed(cr, NOT_TIMED_SHARED,
-                  s->gpu_pid > 0 && s->gpu_comm[0] ? xstrdup(s->gpu_comm) : NULL);
-    cr->not_timed_cpus = s->gpu_pid > 0 ? 0 : s->foreign_cpus;
+                  gpu && s->gpu_comm[0] ? xstrdup(s->gpu_comm)
+                  : cpu                 ? xstrdup(s->cpu_comm)
+                                        : NULL);
+    cr->not_timed_cpus = gpu ? 0 : s->foreign_cpus;
+    cr->not_timed_cpu_pid = cpu ? s->cpu_pid : 0;
     cr->not_timed_gpu_pid = s->gpu_pid;
     cr->not_timed_gpu_util = s->gpu_util;
 }

@@ -192,6 +192,11 @@ char *case_not_timed_reason(const struct messages *m, const struct case_result *
                                            "its GPU each time it was measured; grade again "
                                            "later"),
                            d, cr->not_timed_gpu_pid);
+        if (cr->not_timed_cpu_pid > 0 && cr->not_timed_detail)
+            return xstrfmt(messages_get(m, "not timed: other processes took %.1f of its cores each "
+                                           "time it was measured (the busiest: %s, pid %ld); "
+                                           "grade again later"),
+                           cr->not_timed_cpus, d, cr->not_timed_cpu_pid);
         return xstrfmt(messages_get(m, "not timed: other processes took %.1f of its cores each "
                                        "time it was measured; grade again later"),
                        cr->not_timed_cpus);

@@ -35,6 +35,8 @@
  * samples of another process count from LOADWATCH_GPU_SETTLE_S into a look. */
 #define GRANTS_QUIET_CPU_S 0.2
 #define GRANTS_QUIET_GPU_S (LOADWATCH_GPU_SETTLE_S + 0.25)
+/* How long a series kept as shared looks for the busiest other process on its cores. */
+#define GRANTS_BUSIEST_S 0.2
 /* While a run waits for its turn: the first notice, and the next ones. */
 #define GRANTS_NOTICE_FIRST_S 2.0
 #define GRANTS_NOTICE_EVERY_S 30.0
@@ -256,9 +258,14 @@ static bool may_retry(const struct grants *g, double now)
     return g->attempts < GRANTS_MAX_ATTEMPTS && (bound <= 0 || now - g->series_since < bound);
 }
 
-/* Keeps the series' last measurement, with what ran beside it. */
+/* Keeps the series' last measurement, with what ran beside it: for a CPU series that shared its
+ * cores, the busiest other process there (its report names it). */
 static void keep(struct grants *g, struct sb_control *c, struct sb_series_load *load)
 {
+    if (load->shared && load->gpu_pid == 0 && g->o->cpu_series) {
+        struct loadwatch w = lane_watch(g);
+        loadwatch_busiest(&w, GRANTS_BUSIEST_S, load);
+    }
     load->case_index = c->current;
     load->attempts = g->attempts;
     snprintf(load->series, sizeof(load->series), "%s", c->series);

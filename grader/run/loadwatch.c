@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- CPU time ---- */
@@ -235,4 +236,115 @@ bool loadwatch_end(struct loadwatch *w, struct sb_series_load *load)
     shared = shared || load->gpu_pid > 0;
     load->shared = shared;
     return shared;
+}
+
+/* ---- who: the busiest other process on the cores ---- */
+
+struct cpu_sample {
+    pid_t pid;
+    unsigned long long start; /* tells a reused pid apart */
+    unsigned long long ticks; /* utime + stime */
+    int processor;
+};
+
+/* One process's stat line: CPU ticks, start and last CPU; false when it is gone. */
+static bool sample_process(pid_t pid, struct cpu_sample *out)
+{
+    char path[64], buf[1024];
+    proc_path(path, pid, "stat");
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    if (!p)
+        return false;
+    /* Fields after the comm, from the state (field 3): utime and stime are 14 and 15,
+     * starttime 22, processor 39. */
+    unsigned long long v[40] = {0};
+    int field = 3;
+    for (char *tok, *save = NULL, *rest = (char *)p + 1; field < 40; rest = NULL, field++) {
+        if (!(tok = strtok_r(rest, " ", &save)))
+            return false;
+        if (field != 3)
+            v[field] = strtoull(tok, NULL, 10);
+    }
+    *out = (struct cpu_sample){pid, v[22], v[14] + v[15], (int)v[39]};
+    return true;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+    pid_t x = ((const struct cpu_sample *)a)->pid, y = ((const struct cpu_sample *)b)->pid;
+    return (x > y) - (x < y);
+}
+
+/* Every process of the machine, sorted by pid. Caller frees. */
+static struct cpu_sample *sample_all(size_t *n)
+{
+    struct cpu_sample *all = NULL;
+    size_t alloc = 0;
+    *n = 0;
+    DIR *d = opendir("/proc");
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        ALLOC_GROW(all, *n + 1, alloc);
+        *n += sample_process((pid_t)pid, &all[*n]);
+    }
+    if (d)
+        closedir(d);
+    if (*n)
+        qsort(all, *n, sizeof(*all), by_pid);
+    return all;
+}
+
+static void comm_of(pid_t pid, char *out, size_t size)
+{
+    char path[64];
+    proc_path(path, pid, "comm");
+    FILE *f = fopen(path, "re");
+    out[0] = '\0';
+    if (f) {
+        if (!fgets(out, (int)size, f))
+            out[0] = '\0';
+        out[strcspn(out, "\n")] = '\0';
+        fclose(f);
+    }
+}
+
+void loadwatch_busiest(const struct loadwatch *w, double window_s, struct sb_series_load *load)
+{
+    size_t n0, n1;
+    struct cpu_sample *s0 = sample_all(&n0);
+    struct timespec pause = {(time_t)window_s, (long)((window_s - (double)(time_t)window_s) * 1e9)};
+    nanosleep(&pause, NULL);
+    struct cpu_sample *s1 = sample_all(&n1);
+    struct proctree t;
+    proctree_load(&t);
+    unsigned long long best = 0;
+    load->cpu_pid = 0;
+    for (size_t i = 0; i < n1; i++) {
+        const struct cpu_sample *now = &s1[i];
+        const struct cpu_sample *then = bsearch(now, s0, n0, sizeof(*s0), by_pid);
+        unsigned long long before = then && then->start == now->start ? then->ticks : 0;
+        if (now->ticks <= before + best || now->pid == getpid() ||
+            proctree_has(&t, w->root, now->pid) ||
+            (w->cpus && (now->processor < 0 || now->processor >= CPU_SETSIZE ||
+                         !CPU_ISSET(now->processor, w->cpus))))
+            continue;
+        best = now->ticks - before;
+        load->cpu_pid = now->pid;
+    }
+    if (load->cpu_pid > 0) {
+        load->cpu_pid_cores = window_s > 0 ? ticks_s(best) / window_s : 0;
+        comm_of((pid_t)load->cpu_pid, load->cpu_comm, sizeof(load->cpu_comm));
+    }
+    proctree_free(&t);
+    free(s0);
+    free(s1);
 }

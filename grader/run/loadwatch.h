@@ -48,5 +48,11 @@ void loadwatch_begin(struct loadwatch *w);
 /* The series ended now: what ran beside it into *load (attempts and case untouched); true when
  * it shared its cores or its GPU. */
 bool loadwatch_end(struct loadwatch *w, struct sb_series_load *load);
+/* Who: the process, neither the run's nor this one, that used the most CPU on the watched cores
+ * over the next window_s seconds (it blocks that long), into load's cpu_pid, cpu_pid_cores and
+ * cpu_comm; none when no process used a tick of CPU there. For a series kept as shared, once:
+ * two walks through /proc, which the series' own measurements must not pay for. A process's
+ * core is its main thread's last one. */
+void loadwatch_busiest(const struct loadwatch *w, double window_s, struct sb_series_load *load);
 
 #endif

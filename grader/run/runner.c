@@ -434,6 +434,8 @@ static void supervisor_records(struct run_outcome *o)
         r->gpu_pid = l->gpu_pid;
         r->gpu_util = l->gpu_util;
         snprintf(r->gpu_comm, sizeof(r->gpu_comm), "%s", l->gpu_comm);
+        r->cpu_pid = l->cpu_pid;
+        snprintf(r->cpu_comm, sizeof(r->cpu_comm), "%s", l->cpu_comm);
     }
     bool *told = xcalloc(o->n_cases + 1, sizeof(bool));
     for (size_t k = 0; k < o->sb.n_busy; k++) {

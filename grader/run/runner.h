@@ -74,6 +74,8 @@ struct run_series {
     long gpu_pid;
     int gpu_util;
     char gpu_comm[32];
+    long cpu_pid; /* the busiest other process on a shared CPU series' cores; 0: none seen */
+    char cpu_comm[32];
 };
 
 /* Something a call did to its buffers or results: where, and how much. */

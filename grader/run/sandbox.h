@@ -56,6 +56,11 @@ struct sb_series_load {
     long gpu_pid;        /* another process seen computing on the run's GPU; 0: none */
     int gpu_util;        /* its SM utilisation, percent */
     char gpu_comm[32];   /* its command name */
+    /* A CPU series kept as shared: the busiest other process on its cores just after its last
+     * measurement (loadwatch_busiest); 0: none seen. */
+    long cpu_pid;
+    double cpu_pid_cores; /* its load then, in cores */
+    char cpu_comm[32];
 };
 
 /* A case whose series never got their turn within sandbox_opts.timing_wait_s. */

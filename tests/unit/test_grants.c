@@ -9,6 +9,7 @@
  * wall limits.
  */
 #include "run/sandbox.h"
+#include "unit.h"
 
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -335,7 +336,7 @@ START_TEST(test_shared_series_measured_again_once_quiet)
 END_TEST
 
 /* The machine never quiet within the series' bound: kept as it was, recorded as shared with
- * the other processes' load. */
+ * the other processes' load and the busiest of them, named. */
 START_TEST(test_shared_series_kept_past_its_bound)
 {
     pid_t burner = burn(60);
@@ -343,6 +344,7 @@ START_TEST(test_shared_series_kept_past_its_bound)
     series_bound_s = 1.5;
     struct sandbox_result r;
     ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, measured_again, 20, &r), 0);
+    char *comm_path = xstrfmt("/proc/%ld/comm", (long)burner), *comm = unit_slurp(comm_path);
     kill(burner, SIGKILL);
     waitpid(burner, NULL, 0);
     ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
@@ -352,6 +354,12 @@ START_TEST(test_shared_series_kept_past_its_bound)
     ck_assert_int_eq(r.loads[0].attempts, 1);
     ck_assert(r.loads[0].shared);
     ck_assert_msg(r.loads[0].foreign_cpus > 0.25, "%.2f cores", r.loads[0].foreign_cpus);
+    ck_assert_int_eq(r.loads[0].cpu_pid, burner);
+    ck_assert_msg(r.loads[0].cpu_pid_cores > 0.25, "%.2f cores", r.loads[0].cpu_pid_cores);
+    comm[strcspn(comm, "\n")] = '\0';
+    ck_assert_str_eq(r.loads[0].cpu_comm, comm);
+    free(comm);
+    free(comm_path);
     sandbox_result_release(&r);
 }
 END_TEST

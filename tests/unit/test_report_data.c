@@ -331,6 +331,33 @@ START_TEST(test_withheld_hidden_case_once)
 }
 END_TEST
 
+/* A case whose every measurement shared its cores: both pages give the other processes' load
+ * and name the busiest of them, in the page's language. */
+START_TEST(test_shared_cores_name_the_busiest)
+{
+    struct results r;
+    graded(&r, "s4", "en");
+    struct case_result *nt = &r.exercises[0].variants[0].cases[1];
+    nt->not_timed = NOT_TIMED_SHARED;
+    free(nt->not_timed_detail);
+    nt->not_timed_detail = xstrdup("nvcc");
+    nt->not_timed_cpus = 1.7;
+    nt->not_timed_cpu_pid = 4312;
+    char *dir = unit_tmpdir("data"), *md, *html;
+    render(&r, dir, "en", &md, &html);
+    BOTH(md, html,
+         "not timed: other processes took 1.7 of its cores each time it was measured (the "
+         "busiest: nvcc, pid 4312); grade again later");
+    free(md);
+    free(html);
+    render(&r, dir, "es", &md, &html);
+    BOTH(md, html,
+         "sin medir: otros procesos ocuparon 1.7 de sus núcleos cada vez que se midió (el que "
+         "más: nvcc, pid 4312); vuelve a corregir más tarde");
+    finish(&r, dir, md, html);
+}
+END_TEST
+
 /* The class: s1 above (no grade yet), s2 complete with a compile error. */
 START_TEST(test_class_page_states_what_summary_states)
 {
@@ -429,6 +456,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_student_page_states_what_markdown_states);
     tcase_add_test(tc, test_check_not_graded_parts);
     tcase_add_test(tc, test_withheld_hidden_case_once);
+    tcase_add_test(tc, test_shared_cores_name_the_busiest);
     tcase_add_test(tc, test_class_page_states_what_summary_states);
     tcase_add_test(tc, test_exports_count_as_the_reports);
     suite_add_tcase(s, tc);

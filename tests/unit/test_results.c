@@ -664,6 +664,39 @@ START_TEST(test_round_trip_identical)
 }
 END_TEST
 
+/* A case not timed because other processes shared its cores keeps, through results.json, their
+ * load and the busiest of them (the report names it). */
+START_TEST(test_not_timed_round_trip)
+{
+    struct results r, back;
+    struct error err;
+    error_init(&err);
+    fixture(&r);
+    struct case_result *c = &r.exercises[0].variants[0].cases[0];
+    c->not_timed = NOT_TIMED_SHARED;
+    c->not_timed_detail = xstrdup("nvcc");
+    c->not_timed_cpus = 1.75;
+    c->not_timed_cpu_pid = 4312;
+    results_tally(&r);
+    char *first = to_json(&r);
+    results_init(&back);
+    ck_assert_msg(results_from_json(&back, first, strlen(first), "mem.json", &err) == 0, "%s",
+                  err.msg);
+    const struct case_result *b = &back.exercises[0].variants[0].cases[0];
+    ck_assert_int_eq(b->not_timed, NOT_TIMED_SHARED);
+    ck_assert_str_eq(b->not_timed_detail, "nvcc");
+    ck_assert(b->not_timed_cpus == 1.75);
+    ck_assert_int_eq(b->not_timed_cpu_pid, 4312);
+    ck_assert_int_eq(b->not_timed_gpu_pid, 0);
+    char *second = to_json(&back);
+    ck_assert_msg(strcmp(second, first) == 0, "results.json changed on its way back");
+    free(first);
+    free(second);
+    results_release(&r);
+    results_release(&back);
+}
+END_TEST
+
 START_TEST(test_write_and_read_files)
 {
     char *dir = make_tmpdir();
@@ -980,6 +1013,7 @@ int main(void)
     tcase_add_test(tc, test_release_and_free);
     tcase_add_test(tc, test_json_shape);
     tcase_add_test(tc, test_round_trip_identical);
+    tcase_add_test(tc, test_not_timed_round_trip);
     tcase_add_test(tc, test_write_and_read_files);
     tcase_add_test(tc, test_format_checked);
     tcase_add_test(tc, test_defaults_and_unknown_fields);
