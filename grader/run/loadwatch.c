@@ -48,25 +48,62 @@ static double cores_busy_s(const cpu_set_t *cpus)
     return ticks_s(total);
 }
 
-/* utime + stime of one process, from /proc/<pid>/stat, seconds. */
-static double process_cpu_s(pid_t pid)
+/* What /proc/<pid>/stat says of a process's CPU. */
+struct cpu_sample {
+    pid_t pid;
+    unsigned long long start; /* tells a reused pid apart */
+    unsigned long long ticks; /* utime + stime */
+    int processor;
+};
+
+/* One process's stat line: CPU ticks, start and last CPU; false when it is gone. */
+static bool sample_process(pid_t pid, struct cpu_sample *out)
 {
     char path[64], buf[1024];
     proc_path(path, pid, "stat");
     FILE *f = fopen(path, "re");
     if (!f)
-        return 0;
+        return false;
     size_t n = fread(buf, 1, sizeof(buf) - 1, f);
     fclose(f);
     buf[n] = '\0';
     const char *p = strrchr(buf, ')');
-    unsigned long long ut = 0, st = 0;
-    /* after the comm: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
-     * utime stime */
-    if (!p ||
-        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-        return 0;
-    return ticks_s(ut + st);
+    if (!p)
+        return false;
+    /* Fields after the comm, from the state (field 3): utime and stime are 14 and 15,
+     * starttime 22, processor 39. */
+    unsigned long long v[40] = {0};
+    int field = 3;
+    for (char *tok, *save = NULL, *rest = (char *)p + 1; field < 40; rest = NULL, field++) {
+        if (!(tok = strtok_r(rest, " ", &save)))
+            return false;
+        if (field != 3)
+            v[field] = strtoull(tok, NULL, 10);
+    }
+    *out = (struct cpu_sample){pid, v[22], v[14] + v[15], (int)v[39]};
+    return true;
+}
+
+/* Its command name; "" when it is gone. */
+static void comm_of(pid_t pid, char *out, size_t size)
+{
+    char path[64];
+    proc_path(path, pid, "comm");
+    FILE *f = fopen(path, "re");
+    out[0] = '\0';
+    if (f) {
+        if (!fgets(out, (int)size, f))
+            out[0] = '\0';
+        out[strcspn(out, "\n")] = '\0';
+        fclose(f);
+    }
+}
+
+/* utime + stime of one process, seconds; 0 when it is gone. */
+static double process_cpu_s(pid_t pid)
+{
+    struct cpu_sample c;
+    return sample_process(pid, &c) ? ticks_s(c.ticks) : 0;
 }
 
 /* The run's own CPU time: its cgroup's, else its process tree's. */
@@ -192,14 +229,7 @@ static void gpu_foreign(const struct loadwatch *w, unsigned long long since,
                 continue;
             load->gpu_pid = pid;
             load->gpu_util = (int)s[i].sm;
-            proc_path(path, pid, "comm");
-            FILE *f = fopen(path, "re");
-            if (f) {
-                if (!fgets(load->gpu_comm, sizeof(load->gpu_comm), f))
-                    load->gpu_comm[0] = '\0';
-                load->gpu_comm[strcspn(load->gpu_comm, "\n")] = '\0';
-                fclose(f);
-            }
+            comm_of(pid, load->gpu_comm, sizeof(load->gpu_comm));
         }
     proctree_free(&t);
     free(s);
@@ -240,41 +270,6 @@ bool loadwatch_end(struct loadwatch *w, struct sb_series_load *load)
 
 /* ---- who: the busiest other process on the cores ---- */
 
-struct cpu_sample {
-    pid_t pid;
-    unsigned long long start; /* tells a reused pid apart */
-    unsigned long long ticks; /* utime + stime */
-    int processor;
-};
-
-/* One process's stat line: CPU ticks, start and last CPU; false when it is gone. */
-static bool sample_process(pid_t pid, struct cpu_sample *out)
-{
-    char path[64], buf[1024];
-    proc_path(path, pid, "stat");
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    if (!p)
-        return false;
-    /* Fields after the comm, from the state (field 3): utime and stime are 14 and 15,
-     * starttime 22, processor 39. */
-    unsigned long long v[40] = {0};
-    int field = 3;
-    for (char *tok, *save = NULL, *rest = (char *)p + 1; field < 40; rest = NULL, field++) {
-        if (!(tok = strtok_r(rest, " ", &save)))
-            return false;
-        if (field != 3)
-            v[field] = strtoull(tok, NULL, 10);
-    }
-    *out = (struct cpu_sample){pid, v[22], v[14] + v[15], (int)v[39]};
-    return true;
-}
-
 static int by_pid(const void *a, const void *b)
 {
     pid_t x = ((const struct cpu_sample *)a)->pid, y = ((const struct cpu_sample *)b)->pid;
@@ -301,20 +296,6 @@ static struct cpu_sample *sample_all(size_t *n)
     if (*n)
         qsort(all, *n, sizeof(*all), by_pid);
     return all;
-}
-
-static void comm_of(pid_t pid, char *out, size_t size)
-{
-    char path[64];
-    proc_path(path, pid, "comm");
-    FILE *f = fopen(path, "re");
-    out[0] = '\0';
-    if (f) {
-        if (!fgets(out, (int)size, f))
-            out[0] = '\0';
-        out[strcspn(out, "\n")] = '\0';
-        fclose(f);
-    }
 }
 
 void loadwatch_busiest(const struct loadwatch *w, double window_s, struct sb_series_load *load)

@@ -180,16 +180,25 @@ START_TEST(test_rush_of_twenty_cold_then_warm)
 }
 END_TEST
 
-/* Every core of the machine held by another process for good: the answer still comes before the
- * runner's limit (--time-limit 60: every wait ends 30 s in), with the case's correctness verdict
- * and points, saying it could not be timed, never an autograder failure. */
-START_TEST(test_answer_before_its_limit)
+/* The test's own cache and coordinator folder, as a machine of its own; the folder's path
+ * (caller frees). */
+static char *own_machine(void)
 {
     char *cache = xstrfmt("%s/cache", tmp_dir), *coord = xstrfmt("%s/coord", tmp_dir);
     ck_assert_int_eq(mkdir(coord, 0777), 0);
     chmod(coord, 01777);
     setenv("LABGRADER_CACHE", cache, 1);
     setenv("LABGRADER_COORDINATOR", coord, 1);
+    free(cache);
+    return coord;
+}
+
+/* Every core of the machine held by another process for good: the answer still comes before the
+ * runner's limit (--time-limit 60: every wait ends 30 s in), with the case's correctness verdict
+ * and points, saying it could not be timed, never an autograder failure. */
+START_TEST(test_answer_before_its_limit)
+{
+    char *coord = own_machine();
     int ready[2];
     ck_assert_int_eq(pipe(ready), 0);
     pid_t holder = fork();
@@ -222,7 +231,6 @@ START_TEST(test_answer_before_its_limit)
                   a.text);
     answer_release(&a);
     unsetenv("LABGRADER_COORDINATOR");
-    free(cache);
     free(coord);
 }
 END_TEST
@@ -249,11 +257,7 @@ static char *first_variant_run(const char *log)
  * nothing of the answer, which is a lone run's in the first slot. */
 START_TEST(test_second_slot_starts_on_the_second_variant)
 {
-    char *cache = xstrfmt("%s/cache", tmp_dir), *coord = xstrfmt("%s/coord", tmp_dir);
-    ck_assert_int_eq(mkdir(coord, 0777), 0);
-    chmod(coord, 01777);
-    setenv("LABGRADER_CACHE", cache, 1);
-    setenv("LABGRADER_COORDINATOR", coord, 1);
+    char *coord = own_machine();
     setenv("LABGRADER_AUTOGRADE_SLOTS", "2", 1);
     setenv("LABGRADER_TRACE", "1", 1);
     rush_lab = "tests/fixtures/labcpu";
@@ -283,7 +287,6 @@ START_TEST(test_second_slot_starts_on_the_second_variant)
     free(v0);
     free(v1);
     free(slot_path);
-    free(cache);
     free(coord);
 }
 END_TEST

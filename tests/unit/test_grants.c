@@ -282,15 +282,21 @@ static void watched_series(struct sandbox_opts *o)
     o->timing_wait_s = series_bound_s;
 }
 
+/* A process of the test's on the series' core. */
+static void pin_to_core0(void)
+{
+    cpu_set_t c0;
+    CPU_ZERO(&c0);
+    CPU_SET(0, &c0);
+    sched_setaffinity(0, sizeof(c0), &c0);
+}
+
 static pid_t burn(unsigned burn_s)
 {
     pid_t burner = fork();
     ck_assert_int_ge(burner, 0);
     if (burner == 0) {
-        cpu_set_t c0;
-        CPU_ZERO(&c0);
-        CPU_SET(0, &c0);
-        sched_setaffinity(0, sizeof(c0), &c0);
+        pin_to_core0();
         /* The test's own alarm handler (Check's watchdog) would end the whole test. */
         signal(SIGALRM, SIG_DFL);
         alarm(burn_s);
@@ -478,10 +484,7 @@ static pid_t neighbour(void)
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        cpu_set_t c0;
-        CPU_ZERO(&c0);
-        CPU_SET(0, &c0);
-        sched_setaffinity(0, sizeof(c0), &c0);
+        pin_to_core0();
         tweak = memory_limited;
         struct sandbox_result r;
         int rc = run_script(ISOLATION_SUPERVISOR, script, 60, &r);
