@@ -228,7 +228,8 @@ static int prepare_and_grade(struct batch_run *b, const char *ref_digest, struct
     if (grade_prepare(env, lab, &o->grade, err) != 0)
         return -1;
     s->t_prepare = now_seconds() - t0;
-    int workers = o->gpus > 0 ? o->gpus : (env->gpu.available ? env->gpu.count : 1);
+    int workers =
+        o->gpus > 0 ? o->gpus : batch_default_workers(&env->gpu, sysconf(_SC_NPROCESSORS_ONLN));
     workers = workers < 1 ? 1 : (size_t)workers > n ? (int)n : workers;
     if (check_space(env, o, lab, ref_digest, b->todo, n, workers, b->out, err) != 0)
         return -1;

@@ -59,6 +59,20 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
                 struct error *err);
 
 /*
+ * How many workers grade a class when --gpus does not say, on a machine of cpus CPUs: two per
+ * visible GPU where the GPU has room for several processes (run/machine.h) and the machine
+ * has BATCH_CPUS_PER_SHARED_GPU CPUs or more per GPU, one otherwise; one without a GPU. Two
+ * workers on one GPU take turns for their timed series through the machine's coordinator, and
+ * one's untimed work (its runs' start-up, checked calls and freeing, its results) overlaps the
+ * other's series: on an H200 of 16 cores (docs/benchmarks.md, 2026-11-29), a class of ten
+ * copies of lab 6 went from 8.0 a minute with one worker to 9.5 with two and 9.8 with three,
+ * the same scores and none not timed; four made a CPU series shared by another grader's own
+ * work (one student not timed).
+ */
+#define BATCH_CPUS_PER_SHARED_GPU 8
+int batch_default_workers(const struct gpu_probe *gpu, long cpus);
+
+/*
  * The GPU worker w (0-based) grades on, as a CUDA_VISIBLE_DEVICES value: entry w mod k of
  * this process's CUDA_VISIBLE_DEVICES when it lists k devices (Slurm sets it to the GPUs it
  * granted, e.g. "2,3", or to GPU UUIDs, when cgroups do not renumber devices), else

@@ -165,6 +165,14 @@ static void run_worker(struct batch_run *b, struct work_queue *q, int report_fd,
     }
 }
 
+int batch_default_workers(const struct gpu_probe *gpu, long cpus)
+{
+    if (!gpu->available || gpu->count < 1)
+        return 1;
+    bool shared = gpu_probe_room_for_several(gpu) && cpus / gpu->count >= BATCH_CPUS_PER_SHARED_GPU;
+    return gpu->count * (shared ? 2 : 1);
+}
+
 char *batch_worker_device(int w, int n_gpus)
 {
     const char *p = getenv("CUDA_VISIBLE_DEVICES");

@@ -233,8 +233,8 @@ const struct cli_option cli_option_table[] = {
      .offset = AT(gpus),
      .value = 1,
      .max = 1024,
-     .help = "GPU workers (default: one per visible GPU; more than the GPUs share them, taking "
-             "turns to time)"},
+     .help = "GPU workers (default: two per visible GPU of 16 GiB or more with 8 CPUs or more "
+             "each, else one; more than the GPUs share them, taking turns to time)"},
     {.name = "--shard",
      .kind = OPT_SHARD,
      .metavar = "K/N",

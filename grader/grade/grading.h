@@ -164,11 +164,8 @@ int variant_execute(struct grading *g, const struct variant_task *t, struct erro
  * workers do (run/phaselock.h). -1 on a grader failure, in any of them. */
 int variants_side_by_side(struct grading *g, struct variant_task *tasks, size_t n, int jobs,
                           struct error *err);
-/* How many variants run side by side: jobs as asked, but one at a time on a GPU with under
- * SIDE_MIN_GPU_MIB of memory. Every GPU variant beside others holds a CUDA context (a few
- * hundred MiB) and its buffers at the same time, and a run that cannot allocate is the
- * student's RE, never the grader's. */
-#define SIDE_MIN_GPU_MIB 16384
+/* How many variants run side by side: jobs as asked, but one at a time on a GPU without room
+ * for several processes (run/machine.h's gpu_probe_room_for_several). */
 int side_jobs(int jobs, const struct gpu_probe *gpu);
 
 /* ---- judging (judge.c) ---- */

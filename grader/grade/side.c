@@ -118,7 +118,7 @@ static int side_collect(void *arg, size_t i, const char *out, struct error *err)
 
 int side_jobs(int jobs, const struct gpu_probe *gpu)
 {
-    if (jobs > 1 && gpu->available && gpu->memory_mib > 0 && gpu->memory_mib < SIDE_MIN_GPU_MIB)
+    if (jobs > 1 && gpu->available && !gpu_probe_room_for_several(gpu))
         return 1;
     return jobs < 1 ? 1 : jobs;
 }

@@ -13,6 +13,11 @@ void gpu_probe_init(struct gpu_probe *g)
     memset(g, 0, sizeof(*g));
 }
 
+bool gpu_probe_room_for_several(const struct gpu_probe *g)
+{
+    return !(g->memory_mib > 0 && g->memory_mib < GPU_ROOM_FOR_SEVERAL_MIB);
+}
+
 void gpu_probe_release(struct gpu_probe *g)
 {
     free(g->reason);

@@ -42,6 +42,14 @@ struct gpu_probe {
 
 void gpu_probe_init(struct gpu_probe *g);
 void gpu_probe_release(struct gpu_probe *g);
+
+/* Whether a GPU has room for several graders' processes at once: 16 GiB or more, or a size the
+ * probe did not give. Each GPU process holds a CUDA context (a few hundred MiB) and its buffers
+ * at the same time as the others, and a run that cannot allocate would be the student's RE,
+ * never the grader's: a student's variants side by side (grade/side.c) and a class's workers
+ * sharing a GPU (class/batch.h) both ask. */
+#define GPU_ROOM_FOR_SEVERAL_MIB 16384
+bool gpu_probe_room_for_several(const struct gpu_probe *g);
 /* true (g's reason set) when GPU work is off here before any probe: LABGRADER_NO_GPU, or no
  * CUDA toolkit. */
 bool gpu_probe_disabled(struct gpu_probe *g, const struct toolchain *tc);

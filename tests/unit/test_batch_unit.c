@@ -1,6 +1,7 @@
 /*
  * batch's unit-testable parts: which GPU each worker of `grader grade --gpus N`
- * grades on (batch_worker_device), from the CUDA_VISIBLE_DEVICES Slurm sets.
+ * grades on (batch_worker_device), from the CUDA_VISIBLE_DEVICES Slurm sets, and how many
+ * workers grade when --gpus does not say (batch_default_workers).
  */
 #include "class/batch.h"
 
@@ -74,6 +75,32 @@ START_TEST(test_device_empty)
 }
 END_TEST
 
+static int default_workers(bool available, int count, long memory_mib, long cpus)
+{
+    struct gpu_probe g;
+    gpu_probe_init(&g);
+    g.available = available;
+    g.count = count;
+    g.memory_mib = memory_mib;
+    return batch_default_workers(&g, cpus);
+}
+
+START_TEST(test_default_workers)
+{
+    /* No GPU: one worker, whatever the CPUs. */
+    ck_assert_int_eq(default_workers(false, 0, 0, 64), 1);
+    /* One H200 of 16 cores: two take turns on it. */
+    ck_assert_int_eq(default_workers(true, 1, 143771, 16), 2);
+    /* Two GPUs of 32 cores: two on each. */
+    ck_assert_int_eq(default_workers(true, 2, 143771, 32), 4);
+    /* Too few cores per GPU, or too little memory for two processes' buffers: one each. */
+    ck_assert_int_eq(default_workers(true, 2, 143771, 14), 2);
+    ck_assert_int_eq(default_workers(true, 1, 8192, 16), 1);
+    /* A size the probe did not give is not taken for a small GPU. */
+    ck_assert_int_eq(default_workers(true, 1, 0, 8), 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("batch_unit");
@@ -84,6 +111,9 @@ int main(void)
     tcase_add_test(tc, test_device_empty);
     tcase_add_test(tc, test_device_shared);
     suite_add_tcase(s, tc);
+    TCase *tw = tcase_create("default_workers");
+    tcase_add_test(tw, test_default_workers);
+    suite_add_tcase(s, tw);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
