@@ -46,10 +46,12 @@ void trace_point(const char *fmt, ...)
     va_start(ap, fmt);
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
-    /* The wall clock's seconds within ten minutes as well, so that the traces of graders that
-     * ran at once (a rush) line up (tests/bench/rushtime.py). */
-    fprintf(stderr, "[trace %8.3f s %5ld MiB @%06.3f] ", now_seconds() - start, peak_mib(),
-            (double)(wall.tv_sec % 600) + wall.tv_nsec / 1e9);
+    /* The wall clock's seconds within the day (UTC) as well, so that the traces of graders that
+     * ran at once (a rush) line up (tests/bench/rushtime.py). Within ten minutes, as until
+     * 2026-11-29, a wave of fifty (nine minutes) crossed the wrap, and traces that began on
+     * either side of it were laid out ten minutes apart. */
+    fprintf(stderr, "[trace %8.3f s %5ld MiB @%09.3f] ", now_seconds() - start, peak_mib(),
+            (double)(wall.tv_sec % 86400) + wall.tv_nsec / 1e9);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

@@ -2,7 +2,7 @@
 """tests/bench/rushtime.py LOG...: where the time of graders that ran at once went.
 
 Reads the stderr of each grader run with LABGRADER_TRACE=1 (grade.c's trace: each variant's
-process, its cases' stages, its judging, on the wall clock's seconds within ten minutes), lays
+process, its cases' stages, its judging, on the wall clock's seconds within the day), lays
 every case's stages out on one clock, and prints, over the wave from the first process to the
 last judging: the share of it during which a CPU series ran, a GPU series ran, and no series
 ran at all. A series is a case's warm-up and timed stages; its variant is a CPU one when its id
@@ -26,22 +26,27 @@ CASE = re.compile(r"case \d+ of run \d+: ([\d.]+) s \(setup ([\d.]+), checked ([
 STAGES = ("setup", "checked", "queue", "warmup", "timed", "after")
 
 
-def unwrap(t, last):
-    """Seconds within ten minutes, made monotonic across a wrap of the ten."""
-    while last is not None and t < last - 300:
-        t += 600
+DAY = 86400.0
+
+
+def unwrap(t, anchor):
+    """Seconds within the day, laid out on one clock with anchor (the first moment read, of any
+    log): a wave that crosses midnight goes on past DAY rather than back to 0."""
+    while anchor is not None and t < anchor - DAY / 2:
+        t += DAY
     return t
 
 
-def segments(path):
+def segments(path, anchor):
     """(start, end, cpu) of every series of one grader's log, (start, end) of every GPU case's
-    wait for its turn, and the log's first and last moments."""
+    wait for its turn, and the log's first and last moments; anchor as for unwrap, or None to
+    take this log's first moment."""
     out, queued, cases, variant, ended, last, first = [], [], [], "", None, None, None
     for line in open(path, errors="replace"):
         m = TRACE.match(line)
         if not m:
             continue
-        t = unwrap(float(m.group(1)), last)
+        t = unwrap(float(m.group(1)), anchor if anchor is not None else first)
         last = t
         first = t if first is None else first
         what = m.group(2)
@@ -87,7 +92,7 @@ def covered(intervals):
 def main(paths):
     series, queued, t0, t1 = [], [], None, None
     for p in paths:
-        s, q, a, b = segments(p)
+        s, q, a, b = segments(p, t0)
         series += s
         queued += q
         if a is not None:
