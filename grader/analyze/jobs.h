@@ -29,7 +29,4 @@ typedef void (*job_done_fn)(struct job *j, void *arg);
 int jobs_run(struct job *jobs, size_t n, int parallel, job_done_fn done, void *arg,
              struct error *err);
 
-/* CPUs this process may use (at least 1). */
-int jobs_cpus(void);
-
 #endif

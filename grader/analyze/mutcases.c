@@ -7,6 +7,7 @@
 #include "base/expr.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <string.h>
@@ -511,7 +512,7 @@ static int run_survivors(struct mutrun *m, struct xctx *c, struct error *err)
             add_job(m, &jobs, &n, &alloc, c->yaml, dirs[i], i, e, c->x[e].valid_list);
         }
     }
-    int parallel = m->o->jobs > 0 ? m->o->jobs : jobs_cpus();
+    int parallel = m->o->jobs > 0 ? m->o->jobs : cpus_usable();
     if (rc == 0)
         rc = jobs_run(jobs, n, parallel, extra_done, c, err);
     free_jobs(m, jobs, n);
@@ -549,7 +550,7 @@ int mutcases_run(struct mutrun *m, struct error *err)
                 add_job(m, &jobs, &n, &alloc, yaml, m->baseline, SIZE_MAX, e, all);
                 free(all);
             }
-        rc = jobs_run(jobs, n, m->o->jobs > 0 ? m->o->jobs : jobs_cpus(), extra_done, &c, err);
+        rc = jobs_run(jobs, n, m->o->jobs > 0 ? m->o->jobs : cpus_usable(), extra_done, &c, err);
         for (size_t e = 0; e < m->lab->n_exercises; e++)
             x[e].valid_list = x[e].n ? valid_list(&x[e]) : NULL;
         note_sizes(m, x);

@@ -4,6 +4,7 @@
 #include "analyze/jobs.h"
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -456,7 +457,7 @@ int mutrun_mutants(struct mutrun *m, struct error *err)
         if (m->r->recs[i].status == MUT_NOT_RUN)
             rc = add_runs(m, i, &jobs, &n, &alloc, oc, err);
     struct run_ctx ctx = {m, oc, 0, n};
-    int parallel = m->o->jobs > 0 ? m->o->jobs : jobs_cpus();
+    int parallel = m->o->jobs > 0 ? m->o->jobs : cpus_usable();
     if (rc == 0) {
         if (m->o->progress)
             fprintf(m->o->progress, "mutate: %zu mutants, %zu runs, %d at a time\n", m->r->n_recs,

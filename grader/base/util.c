@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 bool parse_long(const char *s, long *out)
 {
@@ -85,4 +87,13 @@ void iso_datetime(char *buf, size_t size)
     }
     localtime_r(&t, &tm);
     strftime(buf, size, "%Y-%m-%dT%H:%M:%S%z", &tm);
+}
+
+int cpus_usable(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
 }

@@ -1,5 +1,6 @@
 /*
- * util: checked number parsing, picking a line out of a tool's output, clocks and dates.
+ * util: checked number parsing, picking a line out of a tool's output, clocks and dates, the
+ * CPUs this process may run on.
  * Returned strings are owned by the caller (free()).
  */
 #ifndef LG_UTIL_H
@@ -20,5 +21,9 @@ char *text_pick_line(const char *text, const char *needle);
 double now_seconds(void);
 /* ISO 8601 local date-time, e.g. 2026-11-22T14:03:00+01:00. */
 void iso_datetime(char *buf, size_t size);
+
+/* The CPUs this process may run on (its affinity mask: what Slurm or taskset gave it), else
+ * the machine's online CPUs; at least 1. */
+int cpus_usable(void);
 
 #endif

@@ -168,8 +168,9 @@ static int grade_todo(struct batch_run *b, int workers, struct batch_summary *s,
     if (!q)
         return error_set(err, "cannot share the class's queue between its workers: %s",
                          strerror(errno));
-    fprintf(stderr, "building %zu submission%s, grading each once built ...\n", b->n,
-            b->n == 1 ? "" : "s");
+    /* The workers said, since their number is grade's own choice unless --gpus gave it. */
+    fprintf(stderr, "building %zu submission%s, grading each once built, %d worker%s ...\n", b->n,
+            b->n == 1 ? "" : "s", workers, workers == 1 ? "" : "s");
     pid_t builder = batch_start_builder(b, q);
     batch_run_workers(b, q, workers, s, t0);
     if (builder > 0)
@@ -228,8 +229,7 @@ static int prepare_and_grade(struct batch_run *b, const char *ref_digest, struct
     if (grade_prepare(env, lab, &o->grade, err) != 0)
         return -1;
     s->t_prepare = now_seconds() - t0;
-    int workers =
-        o->gpus > 0 ? o->gpus : batch_default_workers(&env->gpu, sysconf(_SC_NPROCESSORS_ONLN));
+    int workers = o->gpus > 0 ? o->gpus : batch_default_workers(&env->gpu, cpus_usable());
     workers = workers < 1 ? 1 : (size_t)workers > n ? (int)n : workers;
     if (check_space(env, o, lab, ref_digest, b->todo, n, workers, b->out, err) != 0)
         return -1;

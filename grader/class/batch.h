@@ -59,7 +59,8 @@ int batch_merge(const struct lab *lab, const struct batch_opts *o, int *missing,
                 struct error *err);
 
 /*
- * How many workers grade a class when --gpus does not say, on a machine of cpus CPUs: two per
+ * How many workers grade a class when --gpus does not say, with cpus CPUs (base/util.h's
+ * cpus_usable: the process's affinity, so a Slurm allocation's, not the node's): two per
  * visible GPU where the GPU has room for several processes (run/machine.h) and the machine
  * has BATCH_CPUS_PER_SHARED_GPU CPUs or more per GPU, one otherwise; one without a GPU. Two
  * workers on one GPU take turns for their timed series through the machine's coordinator, and

@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -177,6 +178,25 @@ START_TEST(test_text_pick_line)
 }
 END_TEST
 
+/* The CPUs a process may run on are its affinity mask's (what Slurm or taskset gave it), not
+ * the machine's: a class's default workers are counted from them (class/batch.h). */
+START_TEST(test_cpus_usable_follows_affinity)
+{
+    cpu_set_t all, one;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+    ck_assert_int_eq(cpus_usable(), CPU_COUNT(&all));
+    int first = 0;
+    while (!CPU_ISSET(first, &all))
+        first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+    int n = cpus_usable();
+    ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
+    ck_assert_int_eq(n, 1);
+}
+END_TEST
+
 START_TEST(test_paths_and_strbuf)
 {
     char *p = path_join("a/", "b");
@@ -208,6 +228,7 @@ int main(void)
     tcase_add_test(tc, test_paths_and_strbuf);
     tcase_add_test(tc, test_read_run_file);
     tcase_add_test(tc, test_text_pick_line);
+    tcase_add_test(tc, test_cpus_usable_follows_affinity);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
