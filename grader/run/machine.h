@@ -50,6 +50,7 @@ void gpu_probe_release(struct gpu_probe *g);
  * sharing a GPU (class/batch.h) both ask. */
 #define GPU_ROOM_FOR_SEVERAL_MIB 16384
 bool gpu_probe_room_for_several(const struct gpu_probe *g);
+
 /* true (g's reason set) when GPU work is off here before any probe: LABGRADER_NO_GPU, or no
  * CUDA toolkit. */
 bool gpu_probe_disabled(struct gpu_probe *g, const struct toolchain *tc);

@@ -32,9 +32,6 @@ SAYPAR=""
 if [ -n "${BENCH_PARALLEL:-}" ]; then PAR=(--parallel "$BENCH_PARALLEL"); SAYPAR=" --parallel $BENCH_PARALLEL"; fi
 export LABGRADER_CACHE=${LABGRADER_CACHE:-$WORK/concurrency-cache}
 
-# grade's worker option for g workers ("default": none, grade's own choice).
-workers_opt() { [ "$1" = default ] || printf -- '--gpus\n%s\n' "$1"; }
-
 # A class of n copies of the solution in dir, each with a comment of its own (no object shared
 # through the cache; the same code for the grade's decisions).
 copies() {
@@ -109,8 +106,8 @@ copies_rows() {
     local n=${BENCH_COPIES:-8} g=${BENCH_COPIES_GPUS:-1} d=$WORK/copies
     note "a class of $n identical copies, --gpus $g$SAYPAR"
     copies "$d/class" "$n"
-    local w
-    mapfile -t w < <(workers_opt "$g")
+    local w=() # "default": no --gpus, grade's own choice
+    [ "$g" = default ] || w=(--gpus "$g")
     "$BIN" grade "$LAB" --submissions "$d/class" --out "$d/out" --no-pdf --no-html --no-slow \
         "${w[@]}" "${PAR[@]}" > "$d.log" 2>&1
     facts "$d"/out/*/s*/results.json > "$d.facts"
@@ -143,8 +140,8 @@ scale_rows() {
     for g in ${BENCH_SCALE_GPUS:-1 2 4}; do
         note "a class of $n, --gpus $g"
         rm -rf "$d/out$g"
-        local t0=$(date +%s.%N) w
-        mapfile -t w < <(workers_opt "$g")
+        local t0=$(date +%s.%N) w=()
+        [ "$g" = default ] || w=(--gpus "$g")
         "$BIN" grade "$LAB" --submissions "$d/class" --out "$d/out$g" --no-pdf --no-html \
             --no-slow --timeout 20 "${w[@]}" "${PAR[@]}" > "$d.$g.log" 2>&1
         local t1=$(date +%s.%N)
@@ -192,13 +189,14 @@ for t in glob.glob("%s/%s-*.t" % (d, tag)):
     secs.append(float(s))
     answer = doc(t[:-2] + ".json")
     failed += rc != "0" or answer is None or "score" not in answer
-    # Speed points left to the instructor's grading (docs/coordinator.md, "Not timed"): the
-    # status every export carries, whatever the language of the answer's text.
+    # Cases not timed by the answer's due time, their speed points (if any) left to the
+    # instructor's grading (docs/coordinator.md, "Not timed"): the status every export
+    # carries, whatever the language of the answer's text.
     late = answer is not None and (answer.get("extra_data") or {}).get("labgrader_status") == "not-timed"
     pending += late
     other += answer is not None and not late and answer.get("score") != alone
 secs.sort()
-print("%s: answered with a grade %d of %d; slowest / median answer s (%d not the lone grade, %d with speed points pending)|%.1f / %.1f|limit 600|%.2f"
+print("%s: answered with a grade %d of %d; slowest / median answer s (%d not the lone grade, %d with cases not timed by their limit)|%.1f / %.1f|limit 600|%.2f"
       % (label, len(secs) - failed, len(secs), other, pending, secs[-1], statistics.median(secs), secs[-1] / 600))
 PY
     # Where the wave's time went (docs/benchmarks.md, "Where a rush's time goes").
