@@ -20,6 +20,7 @@
 #include "grade/score.h"
 #include "report/gradescope.h"
 #include "report/table.h"
+#include "run/work.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,32 +148,50 @@ static int copy_stdin(const char *path, long long max, struct error *err)
     return rc;
 }
 
-/* stdin's tar.gz (submission/ and submission_metadata.json) unpacked into a new root,
- * with the limits of one submission: what arrives is as untrusted as the submission. */
-static int root_from_stdin(struct ag_run *run, struct error *err)
+/* stdin's tar.gz (submission/ and submission_metadata.json) kept in a new folder as it came:
+ * the runner sends it at once, and it is unpacked (unpack_stdin) once this process takes part in
+ * the machine's coordinator. */
+static int receive_stdin(struct ag_run *run, struct error *err)
 {
     char tmpl[] = "/tmp/lg-autograde-XXXXXX";
     struct collect_limits lim;
-    struct budget b;
-    struct quota q;
     if (!mkdtemp(tmpl))
         return error_set(err, "cannot create a temporary folder: %s", strerror(errno));
     run->tmp = xstrdup(tmpl);
-    char *tar = path_join(run->tmp, "in.tar.gz"), *root = path_join(run->tmp, "root");
+    run->root = path_join(run->tmp, "root");
+    char *tar = path_join(run->tmp, "in.tar.gz");
     collect_limits_init(&lim);
-    int rc = copy_stdin(tar, lim.max_total_bytes, err) != 0 || mkdir_p(root, err) != 0;
-    int fd = rc ? -1 : open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = copy_stdin(tar, lim.max_total_bytes, err);
+    free(tar);
+    return rc;
+}
+
+/* The tar.gz unpacked into the root, with the limits of one submission (what arrives is as
+ * untrusted as the submission), in a section of the grader's own work (run/work.h): beside
+ * another grader's CPU series it would be that series' neighbour. */
+static int unpack_stdin(struct ag_run *run, struct error *err)
+{
+    struct collect_limits lim;
+    struct budget b;
+    struct quota q;
+    char *tar = path_join(run->tmp, "in.tar.gz");
+    collect_limits_init(&lim);
     memset(&b, 0, sizeof(b));
     memset(&q, 0, sizeof(q));
     q.label = "the submission sent to this machine";
     q.lim = &lim;
     q.single = &b;
-    if (!rc && (fd < 0 || extract_archive(tar, fd, &q, err) != 0))
-        rc = 1;
+    work_begin();
+    int rc = mkdir_p(run->root, err);
+    int fd = rc ? -1 : open(run->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (!rc && fd < 0)
+        rc = error_set_at(err, run->root, 0, 0, "cannot open: %s", strerror(errno));
+    if (!rc && extract_archive(tar, fd, &q, err) != 0)
+        rc = -1;
+    work_end();
     if (fd >= 0)
         close(fd);
     free(tar);
-    run->root = root;
     return rc ? -1 : 0;
 }
 
@@ -341,7 +360,10 @@ static int collect_one(struct ag_run *run, struct error *err)
     char *unpack = path_join(run->priv, "unpack");
     char **sources = lab_source_names(&run->lab);
     struct collect_opts co = {NULL, NULL, (const char *const *)sources, true};
+    /* Copying and checking the sources is this process's own work (run/work.h). */
+    work_begin();
     int rc = collect_submissions_opts(sub, unpack, &co, &run->set, err);
+    work_end();
     for (size_t i = 0; i < run->set.n_warnings; i++)
         fprintf(run->log, "warning: %s\n", run->set.warnings[i]);
     lab_source_names_free(sources);
@@ -395,7 +417,9 @@ static int write_results(struct ag_run *run, double pending, struct error *err)
                                  .pending_points = pending >= 0 ? pending : 0};
     struct strbuf sb = STRBUF_INIT;
     int rc = 0;
+    work_begin();
     export_gradescope_text(&run->r, &go, &sb);
+    work_end();
     if (run->cli.stdin_tar) {
         rc = fwrite(sb.buf, 1, sb.len, stdout) == sb.len && fflush(stdout) == 0
                  ? 0
@@ -480,16 +504,17 @@ static int setup_env(struct ag_run *run, const struct grader_paths *p, struct er
 {
     if (make_private(run, err) != 0)
         return -1;
+    /* A deadline's submissions wait for their timed turns, and for their series to be measured
+     * alone, until the answer is due (docs/coordinator.md, "The deadline rush"); so does the
+     * setup's own work, from its first hashed file on. */
+    if (run->cli.timing_wait_s > 0)
+        run->env.turns.wait_s = run->cli.timing_wait_s;
+    run->env.turns.deadline = run->wait_until;
     char *cache = path_join(run->out, ".cache");
     int rc = grade_env_setup(&run->env, p->harness_dir, p->include_dir, cache, ISOLATION_AUTO, err);
     free(cache);
     if (rc != 0)
         return -1;
-    /* A deadline's submissions wait for their timed turns, and for their series to be measured
-     * alone, until the answer is due (docs/coordinator.md, "The deadline rush"). */
-    if (run->cli.timing_wait_s > 0)
-        run->env.turns.wait_s = run->cli.timing_wait_s;
-    run->env.turns.deadline = run->wait_until;
     /* Measured once at setup and cached: later runs read it. */
     grade_calibrate(&run->env, stderr);
     if (messages_load_lang(&run->msgs, p->templates_dir,
@@ -610,11 +635,11 @@ int autograde_run(const struct autograde_args *a, const struct grader_paths *p)
     if (a->policy)
         parse_policy(a->policy, &run.policy);
     run.log = run.cli.stdin_tar ? stderr : stdout;
-    if (run.cli.stdin_tar && root_from_stdin(&run, &err) != 0)
+    if (run.cli.stdin_tar && receive_stdin(&run, &err) != 0)
         status = AG_GRADER;
     else if ((status = load(&run, p, &err)) != 0)
         ;
-    else if (setup_env(&run, p, &err) != 0)
+    else if (setup_env(&run, p, &err) != 0 || (run.cli.stdin_tar && unpack_stdin(&run, &err) != 0))
         status = AG_GRADER;
     else if (run.cli.setup)
         status = setup_image(&run, &err) == 0 ? AG_OK : AG_GRADER;

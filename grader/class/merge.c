@@ -366,7 +366,17 @@ static int merge_summary(const struct batch_opts *o, const char *out, struct res
     memset(&ou, 0, sizeof(ou));
     error_init(&rerr);
     int rc = 0;
-    if (n_ok && report_summary(ok, n_ok, out, &ro, &ou, &rerr) != 0) {
+    /* The class's pages, plots and PDF take cores for seconds, on any core: not while another
+     * grader of this machine (a rush, a student's check) times a series on them (run/work.h). */
+    struct turns t;
+    size_t n_held = 0;
+    turns_init(&t);
+    turns_setup(&t, 1);
+    int *held = turns_hold_cores(&t, &n_held);
+    int src = n_ok ? report_summary(ok, n_ok, out, &ro, &ou, &rerr) : 0;
+    turns_let_go(held, n_held);
+    turns_release(&t);
+    if (src != 0) {
         /* An HTML page that could not be made is said below, once. */
         if (!(ro.html && ou.md_written && !ou.html_written) || (ro.pdf && !ou.pdf_written))
             fprintf(stderr, "summary: %s\n", rerr.msg);

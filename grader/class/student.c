@@ -69,9 +69,10 @@ static int write_report(struct batch_run *b, const struct results *r, const char
     ro.html = !o->no_html;
     memset(&out, 0, sizeof(out));
     error_init(&rerr);
-    /* pandoc and LaTeX take cores for seconds: not while a series is timed on them. */
+    /* Writing the pages (and plotting, and pandoc and LaTeX for the PDF) takes cores for
+     * milliseconds to seconds: not while a series is timed on them (run/work.h). */
     size_t n_held = 0;
-    int *held = ro.pdf ? turns_hold_cores(b->env->tc.turns, &n_held) : NULL;
+    int *held = turns_hold_cores(b->env->tc.turns, &n_held);
     int rrc = report_student(r, dir, &ro, &out, &rerr);
     turns_let_go(held, n_held);
     if (!out.md_written) {

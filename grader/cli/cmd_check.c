@@ -231,9 +231,10 @@ static int grade_one(struct cli *c, const struct lab *lab, const char *submissio
     }
     if (unpack)
         note_unpacked(c, &set, submission, &r);
-    /* pandoc and LaTeX take cores for seconds: not while a series is timed on them. */
+    /* Writing the results and pages (and plotting, and pandoc and LaTeX for the PDF) takes
+     * cores for milliseconds to seconds: not while a series is timed on them (run/work.h). */
     size_t n_held = 0;
-    int *held = c->a.pdf_mode >= 0 ? turns_hold_cores(&env.turns, &n_held) : NULL;
+    int *held = turns_hold_cores(&env.turns, &n_held);
     status = write_results(c, lab, &r, out);
     turns_let_go(held, n_held);
 out:

@@ -4,6 +4,7 @@
 #include "base/fs.h"
 #include "base/sha256.h"
 #include "base/strbuf.h"
+#include "run/work.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,7 +131,13 @@ static void verified_write(const char *path, const struct stat *st, const char h
     free(id);
 }
 
-/* The sha256 of fd's bytes (st: as they stood); 0, or -1 with why filled. */
+/* A series that comes to wait for the lane's cores while a file is hashed waits at most this
+ * much hashing (a few milliseconds of a core). */
+#define HASH_CHECKPOINT_BYTES (8LL << 20)
+
+/* The sha256 of fd's bytes (st: as they stood); 0, or -1 with why filled. Called in a section
+ * of the grader's own work (run/work.h): hundreds of megabytes of expected outputs take seconds
+ * of a core, which beside another grader's CPU series would make that series shared. */
 static int hash_fd(int fd, const struct stat *st, char hex[65], char *why, size_t n)
 {
     struct sha256 h;
@@ -148,6 +155,8 @@ static int hash_fd(int fd, const struct stat *st, char hex[65], char *why, size_
         }
         sha256_update(&h, buf, (size_t)r);
         got += r;
+        if (got % HASH_CHECKPOINT_BYTES < r)
+            work_checkpoint();
     }
     sha256_final_hex(&h, hex);
     /* Changed while it was read: its hash describes no version of it. */
@@ -182,9 +191,14 @@ static int file_digest(const char *path, char hex[65], long long *size, char *wh
         memcpy(hex, s->hex, 65);
     else if (verified_read(path, &st, hex))
         seen_note(&st, hex);
-    else if ((rc = hash_fd(fd, &st, hex, why, n)) == 0) {
-        seen_note(&st, hex);
-        verified_write(path, &st, hex);
+    else {
+        work_begin();
+        rc = hash_fd(fd, &st, hex, why, n);
+        work_end();
+        if (rc == 0) {
+            seen_note(&st, hex);
+            verified_write(path, &st, hex);
+        }
     }
     close(fd);
     return rc;
@@ -343,8 +357,12 @@ int cache_lock(const char *path, void (*waiting)(void *arg), void *arg)
         ;
     if (rc != 0 && waiting)
         waiting(arg);
+    /* The holder may be computing what it stores in a section, or timing it: a section of ours
+     * held meanwhile would keep its series waiting for us (run/work.h). */
+    work_pause();
     while (rc != 0 && (rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR)
         ;
+    work_resume();
     return fd;
 }
 

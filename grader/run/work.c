@@ -27,20 +27,29 @@ static struct {
     bool held;
 } w;
 
-/* The locks a forked child inherited are its parent's open files: letting go of them would let
- * go of the parent's hold, so the child only closes them, and works without a hold of its own
- * unless it sets one up. */
+static void open_for(const struct turns *t);
+
+/*
+ * The locks a forked child inherited are its parent's open files: letting go of them would let
+ * go of the parent's hold, so the child only closes them, and opens locks of its own on the
+ * same lane. A child that grades (variants side by side, grade/fanout.h) compares outputs and
+ * hashes files as its parent does, in sections of its own; none is open in it yet.
+ */
 static bool mine(void)
 {
     if (!w.open || w.pid == getpid())
         return w.open;
+    const struct turns *t = w.t;
     for (size_t i = 0; i < w.pl.n; i++) {
         close(w.pl.fd[i]);
         close(w.pl.turn[i]);
         w.pl.fd[i] = w.pl.turn[i] = -1;
     }
+    phaselock_release(&w.pl);
+    turns_locks_release(&w.locks);
     memset(&w, 0, sizeof(w));
-    return false;
+    open_for(t);
+    return w.open;
 }
 
 /* A section left open (an error path) lets go now. */
@@ -59,9 +68,8 @@ void work_teardown(const struct turns *t)
         close_all();
 }
 
-void work_setup(const struct turns *t)
+static void open_for(const struct turns *t)
 {
-    close_all();
     if (!t || !t->dir)
         return;
     turns_locks_make(t, TURNS_UNTIMED, false, &w.locks);
@@ -74,6 +82,12 @@ void work_setup(const struct turns *t)
     w.t = t;
 }
 
+void work_setup(const struct turns *t)
+{
+    close_all();
+    open_for(t);
+}
+
 /* The cores shared, through their turnstiles: after every series that waits for them or runs
  * on them, or past the wait bound without them. */
 static void hold(void)
@@ -81,8 +95,11 @@ static void hold(void)
     double since = now_seconds(), bound = turns_wait_bound(w.t);
     while (!(w.held = phaselock_try_idle(&w.pl))) {
         double waited = now_seconds() - since;
+        /* Held past the wait (a process holding the machine for good): the work goes on, and
+         * this process's later waits last a moment, as after a run's (turns_note_busy). */
         if (bound > 0 && waited > bound) {
             phaselock_drop(&w.pl);
+            turns_note_busy();
             return;
         }
         struct timespec pause = {0, (waited < WORK_EAGER_S ? WORK_POLL_MS : WORK_IDLE_POLL_MS) *
@@ -122,9 +139,11 @@ void work_checkpoint(void)
     hold();
 }
 
+/* Counted outside sections too: a section begun while the process waits for a run, or holds
+ * its cores by other means, must not wait for a series that waits for this process. */
 void work_pause(void)
 {
-    if (!mine() || w.depth == 0)
+    if (!mine())
         return;
     if (w.paused++ == 0)
         let_go();
@@ -132,8 +151,13 @@ void work_pause(void)
 
 void work_resume(void)
 {
-    if (!mine() || w.depth == 0 || w.paused == 0)
+    if (!mine() || w.paused == 0)
         return;
-    if (--w.paused == 0)
+    if (--w.paused == 0 && w.depth > 0)
         hold();
+}
+
+bool work_held(void)
+{
+    return mine() && w.held;
 }

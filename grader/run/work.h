@@ -13,15 +13,17 @@
  * series to end. A GPU series, which leaves the cores shared, goes on beside it.
  *
  * Sections are opt-in, around pure computation: nothing inside one may wait for a lock or a run
- * (work_pause/work_resume around such a wait, which sandbox_run and turns_hold_cores do for
- * themselves), or it would wait for a series that waits for it. Sections nest. The state is the
- * process's own; without a coordinator (work_setup never called, or its folder unusable) every
- * call does nothing.
+ * (work_pause/work_resume around such a wait, which sandbox_run, turns_hold_cores and
+ * cache_lock do for themselves), or it would wait for a series that waits for it. Sections nest.
+ * The state is the process's own; without a coordinator (work_setup never called, or its folder
+ * unusable) every call does nothing.
  */
 #ifndef LG_WORK_H
 #define LG_WORK_H
 
 #include "run/turns.h"
+
+#include <stdbool.h>
 
 /* Opens the lane's core locks of t (held by nothing yet), t kept for its wait bound: called by
  * turns_place and turns_place_all, so again whenever the process moves lanes. */
@@ -38,9 +40,14 @@ void work_end(void);
  * once its series is over. Cheap when nobody waits (a non-blocking look at each turnstile). */
 void work_checkpoint(void);
 
-/* Around a wait inside a section (a run supervised, a lock): the cores let go, and held again
- * after, as work_begin holds them. Pairs nest with sections; outside one they do nothing. */
+/* Around a wait (a run supervised, a lock) or a hold of the cores by other means
+ * (turns_hold_cores): a section's cores let go, and held again after, as work_begin holds
+ * them. Counted outside sections too: a section begun meanwhile holds nothing, since it would
+ * wait for a series that waits for this very process. Pairs nest. */
 void work_pause(void);
 void work_resume(void);
+
+/* Whether this process holds its lane's cores for a section now (tests, traces). */
+bool work_held(void);
 
 #endif
