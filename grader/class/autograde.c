@@ -20,6 +20,7 @@
 #include "grade/score.h"
 #include "report/gradescope.h"
 #include "report/table.h"
+#include "run/turns.h"
 #include "run/work.h"
 
 #include <errno.h>
@@ -517,6 +518,8 @@ static int setup_env(struct ag_run *run, const struct grader_paths *p, struct er
         return -1;
     /* Measured once at setup and cached: later runs read it. */
     grade_calibrate(&run->env, stderr);
+    /* Its own work on its lane's cores, which its sections hold (one lane per GPU). */
+    turns_pin_self(&run->env.turns);
     if (messages_load_lang(&run->msgs, p->templates_dir,
                            run->cli.lang ? run->cli.lang : run->lab.lang, err) != 0) {
         char msg[2600];

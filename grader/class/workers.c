@@ -261,6 +261,8 @@ static pid_t start_worker(struct batch_run *b, struct work_queue *q, int w, int 
     b->report_seconds = 0;
     b->no_pdf = 0;
     place_worker(b->env, w);
+    /* Its own work (comparisons, reports) on its lane's cores, which its sections hold. */
+    turns_pin_self(&b->env->turns);
     run_worker(b, q, fds[1], NULL, 0);
     char *stats = worker_stats_path(b->out, w, parent);
     worker_stats_write(stats, b);

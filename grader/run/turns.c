@@ -166,6 +166,14 @@ void turns_place_all(struct turns *t)
     work_setup(t);
 }
 
+void turns_pin_self(const struct turns *t)
+{
+    if (t->n_cpus < 1 || t->n_cpus >= CPU_COUNT(&t->allowed))
+        return;
+    /* Best effort: where the kernel refuses, the work runs where it did (docs/coordinator.md). */
+    (void)sched_setaffinity(0, sizeof(t->cpus), &t->cpus);
+}
+
 int turns_lane_of(const char *gpu_key, char *const *keys, size_t n_keys)
 {
     int rank = 0;

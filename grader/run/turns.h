@@ -68,6 +68,12 @@ void turns_place(struct turns *t, int lane, const char *gpu_key);
 /* Takes every CPU this process may use, and no GPU (a class's builder: its compilers give
  * their cores up to any lane's series). */
 void turns_place_all(struct turns *t);
+/* The calling process (its thread, and the processes it starts from now on) kept to its lane's
+ * cores where the lane is not every core it may use: the grader's own work (run/work.h) then
+ * runs where its sections hold the cores, never beside another lane's series. For a process
+ * that works in one lane for good (a class's worker, an autograde); nothing changes with one
+ * lane. */
+void turns_pin_self(const struct turns *t);
 /* The lane that a GPU's key falls in: its rank among the keys given (sorted), 0 when absent. */
 int turns_lane_of(const char *gpu_key, char *const *keys, size_t n_keys);
 

@@ -183,6 +183,7 @@ def doc(path):
     except (OSError, ValueError):
         return None
 alone = (doc(d + "/alone.json") or {}).get("score")
+lone_tests = {x.get("name"): x for x in (doc(d + "/alone.json") or {}).get("tests", [])}
 secs, failed, other, pending = [], 0, 0, 0
 for t in glob.glob("%s/%s-*.t" % (d, tag)):
     rc, s = open(t).read().split()
@@ -194,7 +195,18 @@ for t in glob.glob("%s/%s-*.t" % (d, tag)):
     # carries, whatever the language of the answer's text.
     late = answer is not None and (answer.get("extra_data") or {}).get("labgrader_status") == "not-timed"
     pending += late
-    other += answer is not None and not late and answer.get("score") != alone
+    differs = answer is not None and not late and answer.get("score") != alone
+    other += differs
+    if differs:
+        # Which test lost or gained points, and what the answer says of it: the next look at a
+        # grade that changed with what ran beside it starts there.
+        mine = {x.get("name"): x for x in answer.get("tests", [])}
+        for name, x in mine.items():
+            a = lone_tests.get(name)
+            if a is not None and a.get("score") != x.get("score"):
+                lines = [l for l in (x.get("output") or "").split("\n") if l.strip()]
+                print("  %s: %s %s of %s (alone %s): %s" % (t[:-2].split("/")[-1], name, x.get("score"),
+                      x.get("max_score"), a.get("score"), " | ".join(lines[1:])[:400]), file=sys.stderr)
 secs.sort()
 print("%s: answered with a grade %d of %d; slowest / median answer s (%d not the lone grade, %d with cases not timed by their limit)|%.1f / %.1f|limit 600|%.2f"
       % (label, len(secs) - failed, len(secs), other, pending, secs[-1], statistics.median(secs), secs[-1] / 600))

@@ -109,6 +109,20 @@ START_TEST(test_lanes)
         sum += t.n_cpus;
     }
     ck_assert_int_eq(sum, total);
+    /* A process of one lane for good is kept to its cores (where there are two lanes). */
+    if (total >= 2) {
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            cpu_set_t now;
+            turns_place(&t, 1, NULL);
+            turns_pin_self(&t);
+            _exit(sched_getaffinity(0, sizeof(now), &now) == 0 && CPU_EQUAL(&now, &t.cpus) ? 0 : 1);
+        }
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "lane 1's process not on its cores");
+    }
     turns_place_all(&t);
     ck_assert_int_eq(t.n_cpus, total);
     char *keys[] = {"0000:00:07.0", "0000:00:06.0", NULL};
