@@ -1,5 +1,6 @@
 #include "report/plot.h"
 #include "base/escape.h"
+#include "run/presence.h"
 #include "run/sandbox.h"
 #include "base/strbuf.h"
 #include "base/alloc.h"
@@ -450,6 +451,7 @@ static int run_gnuplot(const char *gnuplot, const char *gp_name, const char *dir
     so.wall_limit_s = PLOT_TIMEOUT_S;
     so.isolation = ISOLATION_SUPERVISOR;
     so.output_cap = 16 * 1024;
+    so.background = presence_others(); /* beside other graders' series (run/presence.h) */
     if (sandbox_run(&so, &sr, &err) != 0) {
         note_set(res, PLOT_FAIL_START, err.msg, "gnuplot could not be started: %s", err.msg);
     } else if (sr.status != SB_EXITED || sr.exit_code != 0) {

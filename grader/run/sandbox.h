@@ -125,6 +125,11 @@ struct sandbox_opts {
      * most) and, still shared, recorded as such (sb_series_load). */
     const char *gpu_key;
     bool cpu_series; /* the run's series are CPU series (watched for load on its cores) */
+    /* The command runs under SCHED_IDLE: any thread of normal priority that wakes on one of its
+     * cores takes the core at once (another grader's GPU series' timing thread; docs/
+     * coordinator.md, "Untimed work in the background"). For untimed work only: no process can
+     * take its priority back without privileges. */
+    bool background;
 };
 
 /* A line a run sent over its control pipe, and when the supervisor read it. */

@@ -220,6 +220,7 @@ struct child_plan {
     int ctl_fd, ctl_target; /* the control pipe's write end and its number in the child */
     int grant_fd;           /* the grant pipe's read end (at ctl_target + 1), -1 without */
     const cpu_set_t *cpus;  /* pinned to these CPUs (sandbox_opts.cpus), NULL: inherited */
+    bool background;        /* under SCHED_IDLE (sandbox_opts.background) */
     struct child_limits limits;
 };
 

@@ -135,6 +135,7 @@ static int run_prepare(struct run *run)
     plan->workdir = run->workdir;
     plan->parent = getpid();
     plan->cpus = o->cpus;
+    plan->background = o->background;
     limits_plan(o, &plan->limits);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "run/phaselock.h"
+#include "run/presence.h"
 #include "run/work.h"
 
 #include <errno.h>
@@ -144,6 +145,7 @@ void turns_setup(struct turns *t, int n_lanes)
     /* Absolute and without links, as /proc shows the files other processes hold open. */
     char *real = problem ? NULL : realpath(dir, NULL);
     t->dir = problem ? NULL : real ? real : xstrdup(dir);
+    presence_join(t->dir);
     free(dir);
     free(problem);
 }
@@ -242,6 +244,10 @@ void turns_join(const struct turns *t, enum turns_use use, bool gpu, struct sand
     o->gpu_key = gpu ? t->gpu : NULL;
     o->cpu_series = use == TURNS_CPU_SERIES;
     o->timing_wait_s = turns_wait_bound(t);
+    /* Untimed work of a grader alone (a student's check) keeps its priority: a machine whose
+     * other programs keep every core busy would otherwise starve it. */
+    presence_join(t->dir);
+    o->background = use == TURNS_UNTIMED && t->dir && presence_others();
     o->on_wait = t->on_wait;
     o->on_wait_arg = t->on_wait_arg;
 }

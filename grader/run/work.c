@@ -5,6 +5,8 @@
 
 #include "base/util.h"
 
+#include <stdlib.h>
+
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +18,10 @@
 #define WORK_POLL_MS 5
 #define WORK_EAGER_S 0.05
 #define WORK_IDLE_POLL_MS 10
+/* A section that waits says so as a run that waits does (sandbox_opts.on_wait): after 2 s, then
+ * every 30 s. */
+#define WORK_NOTICE_FIRST_S 2.0
+#define WORK_NOTICE_EVERY_S 30.0
 
 static struct {
     bool open;
@@ -90,9 +96,20 @@ void work_setup(const struct turns *t)
 
 /* The cores shared, through their turnstiles: after every series that waits for them or runs
  * on them, or past the wait bound without them. */
+/* Tells the process's watcher (turns.on_wait) how long a section has waited, and for whom. */
+static void notice(double waited_s)
+{
+    if (!w.t || !w.t->on_wait)
+        return;
+    char *holders = turns_holders(w.locks.locks, w.locks.n);
+    w.t->on_wait(w.t->on_wait_arg, waited_s, holders);
+    free(holders);
+}
+
 static void hold(void)
 {
     double since = now_seconds(), bound = turns_wait_bound(w.t);
+    double next_notice = WORK_NOTICE_FIRST_S;
     while (!(w.held = phaselock_try_idle(&w.pl))) {
         double waited = now_seconds() - since;
         /* Held past the wait (a process holding the machine for good): the work goes on, and
@@ -101,6 +118,10 @@ static void hold(void)
             phaselock_drop(&w.pl);
             turns_note_busy();
             return;
+        }
+        if (waited >= next_notice) {
+            notice(waited);
+            next_notice = waited + WORK_NOTICE_EVERY_S;
         }
         struct timespec pause = {0, (waited < WORK_EAGER_S ? WORK_POLL_MS : WORK_IDLE_POLL_MS) *
                                         1000L * 1000L};

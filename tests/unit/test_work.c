@@ -251,7 +251,8 @@ END_TEST
 
 /* A core held past the wait (a process holding the machine for good): the section's work goes
  * on without a hold, and the process's later waits last a moment, as after a run's. */
-START_TEST(test_held_for_good)
+/* A process holding the first core's lock exclusively until killed; its pid once it holds it. */
+static pid_t hold_for_good(void)
 {
     int ready[2];
     ck_assert_int_eq(pipe(ready), 0);
@@ -266,6 +267,14 @@ START_TEST(test_held_for_good)
     }
     char c;
     ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    return pid;
+}
+
+START_TEST(test_held_for_good)
+{
+    pid_t pid = hold_for_good();
     t.wait_s = 0.5;
     ck_assert_double_eq(turns_wait_bound(&t), 0.5);
     work_begin();
@@ -274,8 +283,49 @@ START_TEST(test_held_for_good)
     ck_assert_msg(turns_wait_bound(&t) < 0.5, "the next wait is as long as the first");
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
-    close(ready[0]);
-    close(ready[1]);
+}
+END_TEST
+
+static double notice_waited;
+static char notice_holders[256];
+
+static void on_wait(void *arg, double waited_s, const char *holders)
+{
+    (void)arg;
+    notice_waited = waited_s;
+    snprintf(notice_holders, sizeof(notice_holders), "%s", holders ? holders : "");
+}
+
+/* A section that waits says so, naming who holds the cores, as a run that waits does. */
+START_TEST(test_waiting_section_says_so)
+{
+    pid_t pid = hold_for_good();
+    t.wait_s = 3;
+    t.on_wait = on_wait;
+    work_begin();
+    work_end();
+    char *who = xstrfmt("pid %ld", (long)pid);
+    ck_assert_msg(notice_waited >= 2, "no notice while the section waited");
+    ck_assert_msg(strstr(notice_holders, who), "the notice names %s", notice_holders);
+    free(who);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+END_TEST
+
+/* A small file (a memo) is hashed at once, in no section: sealing it beside a process holding
+ * the cores for good waits for nothing (a wait would have passed its bound, noted busy). */
+START_TEST(test_small_file_hashed_without_a_section)
+{
+    char *path = xstrfmt("%s/memo.txt", dir);
+    ck_assert_int_eq(write_file_atomic(path, "openblas_core Haswell\n", 22, NULL), 0);
+    pid_t pid = hold_for_good();
+    t.wait_s = 20;
+    ck_assert_int_eq(cache_seal_file(path, NULL), 0);
+    ck_assert_double_eq(turns_wait_bound(&t), 20);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    free(path);
 }
 END_TEST
 
@@ -320,6 +370,8 @@ int main(void)
     tcase_add_test(tc, test_hold_cores_inside_a_section);
     tcase_add_test(tc, test_held_for_good);
     tcase_add_test(tc, test_hashing_waits_for_a_series);
+    tcase_add_test(tc, test_waiting_section_says_so);
+    tcase_add_test(tc, test_small_file_hashed_without_a_section);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
