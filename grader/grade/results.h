@@ -118,6 +118,9 @@ struct case_result {
     enum not_timed not_timed;
     char *not_timed_detail;
     double not_timed_cpus;
+    /* Of not_timed_cpus, what no process did: interrupts (irq, softirq) and a hypervisor's
+     * steal time, in cores. */
+    double not_timed_irq_cpus, not_timed_steal_cpus;
     long not_timed_cpu_pid;
     long not_timed_gpu_pid;
     int not_timed_gpu_util;

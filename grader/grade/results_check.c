@@ -168,6 +168,8 @@ static const struct field case_fields[] = {
     {"not_timed", K_STR, false},
     {"not_timed_detail", K_STR, false},
     {"not_timed_cpus", K_NUM, false},
+    {"not_timed_irq_cpus", K_NUM, false},
+    {"not_timed_steal_cpus", K_NUM, false},
     {"not_timed_cpu_pid", K_NUM, false},
     {"not_timed_gpu_pid", K_NUM, false},
     {"not_timed_gpu_util", K_NUM, false},

@@ -198,6 +198,8 @@ static void read_speed(const struct json_value *o, struct case_result *c)
     const char *nd = json_get_string(o, "not_timed_detail");
     c->not_timed_detail = c->not_timed != NOT_TIMED_NO && nd ? xstrdup(nd) : NULL;
     c->not_timed_cpus = num(o, "not_timed_cpus");
+    c->not_timed_irq_cpus = num(o, "not_timed_irq_cpus");
+    c->not_timed_steal_cpus = num(o, "not_timed_steal_cpus");
     c->not_timed_cpu_pid = (long)num(o, "not_timed_cpu_pid");
     c->not_timed_gpu_pid = (long)num(o, "not_timed_gpu_pid");
     c->not_timed_gpu_util = (int)num(o, "not_timed_gpu_util");

@@ -111,6 +111,10 @@ static void put_speed(struct json_writer *w, const struct case_result *c)
             put_str(w, "not_timed_detail", c->not_timed_detail);
         if (c->not_timed_cpus > 0)
             put_num(w, "not_timed_cpus", c->not_timed_cpus);
+        if (c->not_timed_irq_cpus > 0)
+            put_num(w, "not_timed_irq_cpus", c->not_timed_irq_cpus);
+        if (c->not_timed_steal_cpus > 0)
+            put_num(w, "not_timed_steal_cpus", c->not_timed_steal_cpus);
         if (c->not_timed_cpu_pid > 0)
             put_num(w, "not_timed_cpu_pid", (double)c->not_timed_cpu_pid);
         if (c->not_timed_gpu_pid > 0) {

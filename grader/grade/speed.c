@@ -281,6 +281,8 @@ static void shared_with(struct case_result *cr, const struct run_series *s)
                   : cpu                 ? xstrdup(s->cpu_comm)
                                         : NULL);
     cr->not_timed_cpus = gpu ? 0 : s->foreign_cpus;
+    cr->not_timed_irq_cpus = gpu ? 0 : s->irq_cpus;
+    cr->not_timed_steal_cpus = gpu ? 0 : s->steal_cpus;
     cr->not_timed_cpu_pid = cpu ? s->cpu_pid : 0;
     cr->not_timed_gpu_pid = s->gpu_pid;
     cr->not_timed_gpu_util = s->gpu_util;

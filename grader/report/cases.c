@@ -192,6 +192,17 @@ char *case_not_timed_reason(const struct messages *m, const struct case_result *
                                            "its GPU each time it was measured; grade again "
                                            "later"),
                            d, cr->not_timed_gpu_pid);
+        /* No process to name when the kernel or a hypervisor took most of it. */
+        if (cr->not_timed_steal_cpus > 0 && 2 * cr->not_timed_steal_cpus >= cr->not_timed_cpus)
+            return xstrfmt(messages_get(m, "not timed: the machine's hypervisor took %.1f of its "
+                                           "cores (steal time) each time it was measured; grade "
+                                           "again later"),
+                           cr->not_timed_steal_cpus);
+        if (cr->not_timed_irq_cpus > 0 && 2 * cr->not_timed_irq_cpus >= cr->not_timed_cpus)
+            return xstrfmt(messages_get(m, "not timed: the kernel's interrupt handling took %.1f "
+                                           "of its cores each time it was measured; grade again "
+                                           "later"),
+                           cr->not_timed_irq_cpus);
         if (cr->not_timed_cpu_pid > 0 && cr->not_timed_detail)
             return xstrfmt(messages_get(m, "not timed: other processes took %.1f of its cores each "
                                            "time it was measured (the busiest: %s, pid %ld); "

@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,18 @@ static double ticks_s(unsigned long long ticks)
     return (double)ticks / (double)hz;
 }
 
-/* The busy time /proc/stat accounts to the cores in cpus (every core when NULL), seconds. */
-static double cores_busy_s(const cpu_set_t *cpus)
+/* What /proc/stat accounts to a set of cores, seconds: every kind of busy time, and of it what
+ * the kernel spent on interrupts (irq, softirq) and what a hypervisor took (steal). */
+struct cores_time {
+    double busy, irq, steal;
+};
+
+/* The time /proc/stat accounts to the cores in cpus (every core when NULL). */
+static struct cores_time cores_time(const cpu_set_t *cpus)
 {
     FILE *f = fopen("/proc/stat", "re");
     char line[512];
-    unsigned long long total = 0;
+    unsigned long long total = 0, irq = 0, steal = 0;
     while (f && fgets(line, sizeof(line), f)) {
         unsigned long long v[8] = {0};
         int cpu;
@@ -42,10 +49,12 @@ static double cores_busy_s(const cpu_set_t *cpus)
             continue;
         /* user nice system [idle iowait] irq softirq steal */
         total += v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+        irq += v[5] + v[6];
+        steal += v[7];
     }
     if (f)
         fclose(f);
-    return ticks_s(total);
+    return (struct cores_time){ticks_s(total), ticks_s(irq), ticks_s(steal)};
 }
 
 /* What /proc/<pid>/stat says of a process's CPU. */
@@ -240,7 +249,10 @@ void loadwatch_begin(struct loadwatch *w)
     w->t0 = now_seconds();
     w->nvml_t0 = epoch_us();
     if (w->cpu) {
-        w->busy0 = cores_busy_s(w->cpus);
+        struct cores_time c = cores_time(w->cpus);
+        w->busy0 = c.busy;
+        w->irq0 = c.irq;
+        w->steal0 = c.steal;
         w->own0 = own_cpu_s(w);
         w->self0 = self_cpu_s();
     }
@@ -250,16 +262,20 @@ bool loadwatch_end(struct loadwatch *w, struct sb_series_load *load)
 {
     double span = now_seconds() - w->t0;
     load->foreign_cpus = 0;
+    load->irq_cpus = 0;
+    load->steal_cpus = 0;
     load->gpu_pid = 0;
     load->gpu_util = 0;
     load->gpu_comm[0] = '\0';
     bool shared = false;
     if (w->cpu && span > 0) {
-        double foreign = (cores_busy_s(w->cpus) - w->busy0) - (own_cpu_s(w) - w->own0) -
-                         (self_cpu_s() - w->self0);
+        struct cores_time c = cores_time(w->cpus);
+        double foreign = (c.busy - w->busy0) - (own_cpu_s(w) - w->own0) - (self_cpu_s() - w->self0);
         if (foreign < 0)
             foreign = 0;
         load->foreign_cpus = foreign / span;
+        load->irq_cpus = fmax(0, c.irq - w->irq0) / span;
+        load->steal_cpus = fmax(0, c.steal - w->steal0) / span;
         shared = foreign >= LOADWATCH_CPU_MIN_S && load->foreign_cpus > LOADWATCH_CPU_SHARE;
     }
     gpu_foreign(w, w->nvml_t0, load);

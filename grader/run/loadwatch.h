@@ -40,6 +40,7 @@ struct loadwatch {
     const char *coord_dir;
     double t0;
     double busy0, own0, self0;  /* seconds of CPU time at the start */
+    double irq0, steal0;        /* of busy0: interrupts, and a hypervisor's steal */
     unsigned long long nvml_t0; /* microseconds since the epoch, for NVML's samples */
 };
 

@@ -431,6 +431,8 @@ static void supervisor_records(struct run_outcome *o)
         r->attempts = l->attempts;
         r->shared = l->shared;
         r->foreign_cpus = l->foreign_cpus;
+        r->irq_cpus = l->irq_cpus;
+        r->steal_cpus = l->steal_cpus;
         r->gpu_pid = l->gpu_pid;
         r->gpu_util = l->gpu_util;
         snprintf(r->gpu_comm, sizeof(r->gpu_comm), "%s", l->gpu_comm);

@@ -71,6 +71,7 @@ struct run_series {
     int attempts;
     bool shared;
     double foreign_cpus;
+    double irq_cpus, steal_cpus; /* of foreign_cpus: interrupts, a hypervisor (sandbox.h) */
     long gpu_pid;
     int gpu_util;
     char gpu_comm[32];

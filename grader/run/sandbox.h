@@ -53,9 +53,12 @@ struct sb_series_load {
     int attempts;
     bool shared;         /* the last measurement shared its cores or its GPU */
     double foreign_cpus; /* other processes on the run's cores (a CPU series), in cores */
-    long gpu_pid;        /* another process seen computing on the run's GPU; 0: none */
-    int gpu_util;        /* its SM utilisation, percent */
-    char gpu_comm[32];   /* its command name */
+    /* Of foreign_cpus, what no process did: the kernel's interrupt handling (irq, softirq) and
+     * a hypervisor's steal time, in cores. */
+    double irq_cpus, steal_cpus;
+    long gpu_pid;      /* another process seen computing on the run's GPU; 0: none */
+    int gpu_util;      /* its SM utilisation, percent */
+    char gpu_comm[32]; /* its command name */
     /* A CPU series kept as shared: the busiest other process on its cores just after its last
      * measurement (loadwatch_busiest); 0: none seen. */
     long cpu_pid;

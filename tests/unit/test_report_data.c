@@ -358,6 +358,46 @@ START_TEST(test_shared_cores_name_the_busiest)
 }
 END_TEST
 
+/* Cores taken by no process: a hypervisor's steal time, or the kernel's interrupts, said as such
+ * rather than as "other processes", on both pages and in both languages. */
+START_TEST(test_shared_cores_by_the_machine_itself)
+{
+    struct results r;
+    graded(&r, "s4", "en");
+    struct case_result *nt = &r.exercises[0].variants[0].cases[1];
+    nt->not_timed = NOT_TIMED_SHARED;
+    nt->not_timed_cpus = 1.4;
+    nt->not_timed_steal_cpus = 1.1;
+    char *dir = unit_tmpdir("data"), *md, *html;
+    render(&r, dir, "en", &md, &html);
+    BOTH(md, html,
+         "not timed: the machine's hypervisor took 1.1 of its cores (steal time) each time it was "
+         "measured; grade again later");
+    free(md);
+    free(html);
+    render(&r, dir, "es", &md, &html);
+    BOTH(md, html,
+         "sin medir: el hipervisor de la máquina ocupó 1.1 de sus núcleos (tiempo robado) cada vez "
+         "que se midió; vuelve a corregir más tarde");
+    free(md);
+    free(html);
+    nt->not_timed_steal_cpus = 0.2;
+    nt->not_timed_irq_cpus = 0.9;
+    render(&r, dir, "en", &md, &html);
+    BOTH(md, html,
+         "not timed: the kernel's interrupt handling took 0.9 of its cores each time it was "
+         "measured; grade again later");
+    free(md);
+    free(html);
+    nt->not_timed_irq_cpus = 0.3;
+    render(&r, dir, "en", &md, &html);
+    BOTH(md, html,
+         "not timed: other processes took 1.4 of its cores each time it was measured; grade again "
+         "later");
+    finish(&r, dir, md, html);
+}
+END_TEST
+
 /* The class: s1 above (no grade yet), s2 complete with a compile error. */
 START_TEST(test_class_page_states_what_summary_states)
 {
@@ -457,6 +497,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_check_not_graded_parts);
     tcase_add_test(tc, test_withheld_hidden_case_once);
     tcase_add_test(tc, test_shared_cores_name_the_busiest);
+    tcase_add_test(tc, test_shared_cores_by_the_machine_itself);
     tcase_add_test(tc, test_class_page_states_what_summary_states);
     tcase_add_test(tc, test_exports_count_as_the_reports);
     suite_add_tcase(s, tc);

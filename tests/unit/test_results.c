@@ -676,6 +676,8 @@ START_TEST(test_not_timed_round_trip)
     c->not_timed = NOT_TIMED_SHARED;
     c->not_timed_detail = xstrdup("nvcc");
     c->not_timed_cpus = 1.75;
+    c->not_timed_irq_cpus = 0.25;
+    c->not_timed_steal_cpus = 0.5;
     c->not_timed_cpu_pid = 4312;
     results_tally(&r);
     char *first = to_json(&r);
@@ -686,6 +688,8 @@ START_TEST(test_not_timed_round_trip)
     ck_assert_int_eq(b->not_timed, NOT_TIMED_SHARED);
     ck_assert_str_eq(b->not_timed_detail, "nvcc");
     ck_assert(b->not_timed_cpus == 1.75);
+    ck_assert(b->not_timed_irq_cpus == 0.25);
+    ck_assert(b->not_timed_steal_cpus == 0.5);
     ck_assert_int_eq(b->not_timed_cpu_pid, 4312);
     ck_assert_int_eq(b->not_timed_gpu_pid, 0);
     char *second = to_json(&back);
