@@ -245,9 +245,11 @@ void turns_join(const struct turns *t, enum turns_use use, bool gpu, struct sand
     o->cpu_series = use == TURNS_CPU_SERIES;
     o->timing_wait_s = turns_wait_bound(t);
     /* Untimed work of a grader alone (a student's check) keeps its priority: a machine whose
-     * other programs keep every core busy would otherwise starve it. */
+     * other programs keep every core busy would otherwise starve it. Nor does a run that holds
+     * its GPU shared go to the background: no GPU series runs beside it, and every GPU series
+     * of the lane waits for it to let go, so starving it would only make them all wait. */
     presence_join(t->dir);
-    o->background = use == TURNS_UNTIMED && t->dir && presence_others();
+    o->background = use == TURNS_UNTIMED && !gpu && t->dir && presence_others();
     o->on_wait = t->on_wait;
     o->on_wait_arg = t->on_wait_arg;
 }

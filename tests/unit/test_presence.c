@@ -49,15 +49,20 @@ static void teardown(void)
     memcpy(dir + strlen(dir) - 6, "XXXXXX", 6);
 }
 
-/* Whether turns_join runs work of `use` in the background. */
-static bool background_for(enum turns_use use)
+/* Whether turns_join runs work of `use` in the background, holding the lane's GPU or not. */
+static bool background_on(enum turns_use use, bool gpu)
 {
     struct sandbox_opts o;
     struct turns_locks l;
     sandbox_opts_init(&o);
-    turns_join(&t, use, false, &o, &l);
+    turns_join(&t, use, gpu, &o, &l);
     turns_locks_release(&l);
     return o.background;
+}
+
+static bool background_for(enum turns_use use)
+{
+    return background_on(use, false);
 }
 
 /* Another grader: a forked process that joins `folder`'s coordinator (its own hold, as a
@@ -107,6 +112,8 @@ START_TEST(test_beside_another_grader)
     pid_t other = other_grader(t.dir);
     ck_assert(presence_others());
     ck_assert(background_for(TURNS_UNTIMED));
+    /* Untimed work on the GPU: no GPU series beside it, and they all wait for it. */
+    ck_assert(!background_on(TURNS_UNTIMED, true));
     /* A timed run could never take its priority back for its series. */
     ck_assert(!background_for(TURNS_GPU_SERIES));
     ck_assert(!background_for(TURNS_CPU_SERIES));
