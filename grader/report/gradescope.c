@@ -430,6 +430,40 @@ static void summary_score(const struct gs *g, struct strbuf *text)
     }
 }
 
+/* How many of the cases not timed were so because every measurement shared the machine. */
+static int count_shared(const struct results *r)
+{
+    int n = 0;
+    for (size_t e = 0; e < r->n_exercises; e++)
+        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
+            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
+                const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
+                n += case_not_timed(cr) && cr->not_timed == NOT_TIMED_SHARED;
+            }
+    return n;
+}
+
+/* Cases the machine could not time alone: their measurements shared it with other programs
+ * each time (the machine's turn came, the machine was not quiet). */
+static void speed_shared_summary(const struct gs *g, struct strbuf *text, const char *pts, int n)
+{
+    if (g->o->pending_points > 0)
+        strbuf_addf(text,
+                    messages_get(g->m, "Speed points still to come (%s points): %d of your cases "
+                                       "could not be timed alone: other programs shared the "
+                                       "course's machine each time they were measured. Their "
+                                       "correctness verdicts above are final; your instructor's "
+                                       "grading times them and adds their speed points."),
+                    pts, n);
+    else
+        strbuf_addf(text,
+                    messages_get(g->m, "%d of your cases could not be timed alone (other programs "
+                                       "shared the course's machine each time they were "
+                                       "measured): no points depend on their times, and their "
+                                       "correctness verdicts above are final."),
+                    n);
+}
+
 /* Cases the machine could not time before the answer was due: whether speed points wait for
  * them, and who completes them. */
 static void speed_pending_summary(const struct gs *g, struct strbuf *text)
@@ -438,7 +472,10 @@ static void speed_pending_summary(const struct gs *g, struct strbuf *text)
     int n = results_count_not_timed(g->r);
     format_number(pts, sizeof(pts), g->o->pending_points, 2);
     strbuf_addstr(text, "\n\n");
-    if (g->o->pending_points > 0)
+    /* Said as the time limit unless every one of them shared the machine. */
+    if (n > 0 && count_shared(g->r) == n)
+        speed_shared_summary(g, text, pts, n);
+    else if (g->o->pending_points > 0)
         strbuf_addf(text,
                     messages_get(g->m, "Speed points still to come (%s points): %d of your cases "
                                        "could not be timed before Gradescope's time limit (the "

@@ -945,6 +945,35 @@ START_TEST(test_gradescope_speed_pending)
                               "timed before Gradescope's time limit"),
                   "%s", out);
     json_value_free(doc);
+    /* Not timed because every measurement shared the machine: said so, not as the limit. */
+    c->not_timed = NOT_TIMED_SHARED;
+    results_tally(&r);
+    doc = gradescope_doc(&r, &go, &sb);
+    out = json_get_string(doc, "output");
+    ck_assert_msg(strstr(out, "Speed points still to come (2 points): 1 of your cases could not be "
+                              "timed alone: other programs shared the course's machine"),
+                  "%s", out);
+    ck_assert_msg(!strstr(out, "time limit"), "%s", out);
+    json_value_free(doc);
+    go.pending_points = 0;
+    doc = gradescope_doc(&r, &go, &sb);
+    out = json_get_string(doc, "output");
+    ck_assert_msg(strstr(out, "1 of your cases could not be timed alone (other programs shared the "
+                              "course's machine each time they were measured): no points depend"),
+                  "%s", out);
+    json_value_free(doc);
+    struct messages es;
+    messages_init(&es);
+    ck_assert_int_eq(messages_load(&es, "templates/es/messages.po", NULL), 0);
+    go.messages = &es;
+    go.pending_points = 2;
+    doc = gradescope_doc(&r, &go, &sb);
+    out = json_get_string(doc, "output");
+    ck_assert_msg(strstr(out, "Puntos de velocidad pendientes (2 puntos): 1 de tus casos no se "
+                              "pudieron medir a solas: otros programas compartían la máquina"),
+                  "%s", out);
+    json_value_free(doc);
+    messages_release(&es);
     strbuf_release(&sb);
     results_release(&r);
 }
