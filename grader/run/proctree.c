@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void collect(const struct proc_info *pi, void *ctx)
 {
@@ -17,9 +18,11 @@ static void collect(const struct proc_info *pi, void *ctx)
         t->alloc = t->alloc ? 2 * t->alloc : 256;
         t->pid = xrealloc(t->pid, t->alloc * sizeof(pid_t));
         t->ppid = xrealloc(t->ppid, t->alloc * sizeof(pid_t));
+        t->state = xrealloc(t->state, t->alloc);
     }
     t->pid[t->n] = pi->pid;
     t->ppid[t->n] = pi->ppid;
+    t->state[t->n] = pi->state;
     t->n++;
 }
 
@@ -47,17 +50,70 @@ void proctree_free(struct proctree *t)
 {
     free(t->pid);
     free(t->ppid);
+    free(t->state);
     memset(t, 0, sizeof(*t));
 }
 
-void proctree_signal(pid_t root, int sig)
+static bool signalled(const pid_t *done, size_t n, pid_t pid)
+{
+    for (size_t i = 0; i < n; i++)
+        if (done[i] == pid)
+            return true;
+    return false;
+}
+
+/* Whether a state letter of /proc is a process that runs no more: stopped, traced, dead. */
+static bool at_rest(char state)
+{
+    return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+}
+
+/* One walk of the tree: sig to each process of it not signalled yet (noted in *done). How many
+ * processes it signalled, and in *moving how many signalled before have not stopped yet. */
+static size_t signal_pass(pid_t root, int sig, pid_t **done, size_t *n, size_t *alloc,
+                          size_t *moving)
 {
     struct proctree t;
+    size_t fresh = 0;
+    *moving = 0;
+    proctree_load(&t);
+    for (size_t i = 0; i < t.n; i++) {
+        if (!proctree_has(&t, root, t.pid[i]))
+            continue;
+        if (signalled(*done, *n, t.pid[i])) {
+            *moving += !at_rest(t.state[i]);
+            continue;
+        }
+        kill(t.pid[i], sig);
+        ALLOC_GROW(*done, *n + 1, *alloc);
+        (*done)[(*n)++] = t.pid[i];
+        fresh++;
+    }
+    proctree_free(&t);
+    return fresh;
+}
+
+/* A process forked while the tree is walked is not in that walk, nor one forked by a process
+ * the walk signalled but the kernel has not stopped yet (one kept off the CPU, in the middle of
+ * a fork): left running, it would compute beside the series the run was frozen for (a
+ * compiler's next stage, say). So a stop walks again until a walk finds nobody new and every
+ * process signalled has stopped (a stopped process forks no more), a millisecond apart, at most
+ * this many walks: each is one pass through /proc. */
+#define PROCTREE_STOP_WALKS 16
+
+void proctree_signal(pid_t root, int sig)
+{
     if (root <= 0)
         return;
-    proctree_load(&t);
-    for (size_t i = 0; i < t.n; i++)
-        if (proctree_has(&t, root, t.pid[i]))
-            kill(t.pid[i], sig);
-    proctree_free(&t);
+    pid_t *done = NULL;
+    size_t n = 0, alloc = 0, moving = 0;
+    for (int walk = 0; walk < (sig == SIGSTOP ? PROCTREE_STOP_WALKS : 1); walk++) {
+        if (walk > 0 && moving > 0) {
+            struct timespec ms = {0, 1000000L};
+            nanosleep(&ms, NULL);
+        }
+        if (signal_pass(root, sig, &done, &n, &alloc, &moving) == 0 && moving == 0)
+            break;
+    }
+    free(done);
 }

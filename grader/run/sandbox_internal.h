@@ -93,6 +93,7 @@ void proc_for_each(proc_visit_fn fn, void *ctx);
 
 struct proctree {
     pid_t *pid, *ppid;
+    char *state; /* /proc's state letter of each */
     size_t n, alloc;
 };
 
