@@ -62,10 +62,12 @@ static bool signalled(const pid_t *done, size_t n, pid_t pid)
     return false;
 }
 
-/* Whether a state letter of /proc is a process that runs no more: stopped, traced, dead. */
+/* Whether a state letter of /proc is a process that forks no more before it stops: stopped,
+ * traced, dead, or waiting for a disk in the kernel (it takes its stop on the way out, and
+ * walking again for it would only cost /proc walks for as long as the disk takes). */
 static bool at_rest(char state)
 {
-    return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+    return state == 'T' || state == 't' || state == 'Z' || state == 'X' || state == 'D';
 }
 
 /* One walk of the tree: sig to each process of it not signalled yet (noted in *done). How many
