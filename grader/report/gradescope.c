@@ -430,15 +430,15 @@ static void summary_score(const struct gs *g, struct strbuf *text)
     }
 }
 
-/* How many of the cases not timed were so because every measurement shared the machine. */
-static int count_shared(const struct results *r)
+/* How many of the cases not timed were so for the reason `why`. */
+static int count_not_timed(const struct results *r, enum not_timed why)
 {
     int n = 0;
     for (size_t e = 0; e < r->n_exercises; e++)
         for (size_t v = 0; v < r->exercises[e].n_variants; v++)
             for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
                 const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
-                n += case_not_timed(cr) && cr->not_timed == NOT_TIMED_SHARED;
+                n += case_not_timed(cr) && cr->not_timed == why;
             }
     return n;
 }
@@ -473,7 +473,7 @@ static void speed_pending_summary(const struct gs *g, struct strbuf *text)
     format_number(pts, sizeof(pts), g->o->pending_points, 2);
     strbuf_addstr(text, "\n\n");
     /* Said as the time limit unless every one of them shared the machine. */
-    if (n > 0 && count_shared(g->r) == n)
+    if (n > 0 && count_not_timed(g->r, NOT_TIMED_SHARED) == n)
         speed_shared_summary(g, text, pts, n);
     else if (g->o->pending_points > 0)
         strbuf_addf(text,
@@ -490,6 +490,25 @@ static void speed_pending_summary(const struct gs *g, struct strbuf *text)
                                        "depend on their times, and their correctness verdicts "
                                        "above are final."),
                     n);
+}
+
+/* How many cases were not timed, by reason ("busy": no turn before the answer was due; "shared":
+ * every measurement shared the machine), for the instructor and the rush's bench rows; nothing
+ * when every case was timed. */
+static void not_timed_counts(const struct results *r, struct strbuf *out)
+{
+    bool first = true;
+    for (int why = NOT_TIMED_BUSY; why <= NOT_TIMED_COORDINATOR; why++) {
+        int n = count_not_timed(r, (enum not_timed)why);
+        if (!n)
+            continue;
+        strbuf_addstr(out, first ? ", \"labgrader_not_timed\": {" : ", ");
+        json_string(out, not_timed_name((enum not_timed)why));
+        strbuf_addf(out, ": %d", n);
+        first = false;
+    }
+    if (!first)
+        strbuf_addch(out, '}');
 }
 
 static void summary(const struct gs *g, struct strbuf *text)
@@ -617,6 +636,7 @@ void export_gradescope_text(const struct results *r, const struct gradescope_opt
     json_key(out, ind, "extra_data", false);
     strbuf_addstr(out, "{\"labgrader_status\": ");
     json_string(out, export_status(r, NULL, 0));
+    not_timed_counts(r, out);
     strbuf_addch(out, '}');
     json_key(out, ind, "tests", false);
     strbuf_addch(out, '[');

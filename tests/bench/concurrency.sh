@@ -193,7 +193,7 @@ def doc(path):
         return None
 alone = (doc(d + "/alone.json") or {}).get("score")
 lone_tests = {x.get("name"): x for x in (doc(d + "/alone.json") or {}).get("tests", [])}
-secs, failed, other, pending = [], 0, 0, 0
+secs, failed, other, pending, shared = [], 0, 0, 0, 0
 for t in glob.glob("%s/%s-*.t" % (d, tag)):
     rc, s = open(t).read().split()
     secs.append(float(s))
@@ -202,8 +202,13 @@ for t in glob.glob("%s/%s-*.t" % (d, tag)):
     # Cases not timed by the answer's due time, their speed points (if any) left to the
     # instructor's grading (docs/coordinator.md, "Not timed"): the status every export
     # carries, whatever the language of the answer's text.
-    late = answer is not None and (answer.get("extra_data") or {}).get("labgrader_status") == "not-timed"
-    pending += late
+    extra = (answer or {}).get("extra_data") or {}
+    late = extra.get("labgrader_status") == "not-timed"
+    # Of them, those with a case whose every measurement shared the machine: the coordinator
+    # should have kept the machine quiet for it (docs/coordinator.md, "Not timed").
+    sh = late and (extra.get("labgrader_not_timed") or {}).get("shared", 0) > 0
+    pending += late and not sh
+    shared += sh
     differs = answer is not None and not late and answer.get("score") != alone
     other += differs
     if differs:
@@ -217,8 +222,8 @@ for t in glob.glob("%s/%s-*.t" % (d, tag)):
                 print("  %s: %s %s of %s (alone %s): %s" % (t[:-2].split("/")[-1], name, x.get("score"),
                       x.get("max_score"), a.get("score"), " | ".join(lines[1:])[:400]), file=sys.stderr)
 secs.sort()
-print("%s: answered with a grade %d of %d; slowest / median answer s (%d not the lone grade, %d with cases not timed by their limit)|%.1f / %.1f|limit 600|%.2f"
-      % (label, len(secs) - failed, len(secs), other, pending, secs[-1], statistics.median(secs), secs[-1] / 600))
+print("%s: answered with a grade %d of %d; slowest / median answer s (%d not the lone grade, %d with cases not timed by their limit, %d with a case shared)|%.1f / %.1f|limit 600|%.2f"
+      % (label, len(secs) - failed, len(secs), other, pending, shared, secs[-1], statistics.median(secs), secs[-1] / 600))
 PY
     # Where the wave's time went (docs/benchmarks.md, "Where a rush's time goes").
     python3 tests/bench/rushtime.py "$1/$2"-*.log | awk '

@@ -954,6 +954,10 @@ START_TEST(test_gradescope_speed_pending)
                               "timed alone: other programs shared the course's machine"),
                   "%s", out);
     ck_assert_msg(!strstr(out, "time limit"), "%s", out);
+    const struct json_value *nt = json_get(json_get(doc, "extra_data"), "labgrader_not_timed");
+    ck_assert_ptr_nonnull(nt);
+    ck_assert_double_eq(json_get(nt, "shared")->number, 1);
+    ck_assert_ptr_null(json_get(nt, "busy"));
     json_value_free(doc);
     go.pending_points = 0;
     doc = gradescope_doc(&r, &go, &sb);
