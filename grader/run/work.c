@@ -5,9 +5,8 @@
 
 #include "base/util.h"
 
-#include <stdlib.h>
-
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,8 +93,6 @@ void work_setup(const struct turns *t)
     open_for(t);
 }
 
-/* The cores shared, through their turnstiles: after every series that waits for them or runs
- * on them, or past the wait bound without them. */
 /* Tells the process's watcher (turns.on_wait) how long a section has waited, and for whom. */
 static void notice(double waited_s)
 {
@@ -106,6 +103,8 @@ static void notice(double waited_s)
     free(holders);
 }
 
+/* The cores shared, through their turnstiles: after every series that waits for them or runs
+ * on them, or past the wait bound without them. */
 static void hold(void)
 {
     double since = now_seconds(), bound = turns_wait_bound(w.t);
