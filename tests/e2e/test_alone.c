@@ -43,15 +43,15 @@ static char *submission(const char *fixture, const char *name, const char *explo
     return sub;
 }
 
-/* `grader check` of sub, timed, on case n100k of exercise `only` alone (one process per case:
- * the exploits count their calls across the cases of a process). */
+/* `grader check` of sub, timed, on case `case_id` of exercise `only` alone (one process per
+ * case: the exploits count their calls across the cases of a process). */
 static void check(const char *lab, const char *sub, const char *student, const char *only,
-                  struct results *r)
+                  const char *case_id, struct results *r)
 {
     char *out = xstrfmt("%s/out", tmp_dir), *log = xstrfmt("%s/%s.log", tmp_dir, student);
     const char *argv[] = {e2e_bin(),   "check",    lab,         "--submission", sub,
                           "--student", student,    "--only",    only,           "--case",
-                          "n100k",     "--no-pdf", "--no-html", "--quiet",      "--out",
+                          case_id,     "--no-pdf", "--no-html", "--quiet",      "--out",
                           out,         NULL};
     int status = e2e_run(argv, log);
     char *cmd = xstrfmt("ls %s/*/%s/results.json > %s/%s.path", out, student, tmp_dir, student);
@@ -106,7 +106,7 @@ START_TEST(test_solution_timed_alone)
     char *lab = tiny_budget_lab("tests/fixtures/labcpu", "labcpu");
     char *sub = submission("tests/fixtures/labcpu", "solution", NULL);
     struct results r;
-    check(lab, sub, "solution", "saxpy", &r);
+    check(lab, sub, "solution", "saxpy", "n100k", &r);
     const struct case_result *cr = case_of(&r, "saxpy", "n100k");
     char *failed = e2e_failed_cases(&r);
     ck_assert_msg(cr->verdict == V_PASS, "%s", failed);
@@ -133,7 +133,7 @@ START_TEST(test_call_counting_caught_alone)
     char *sub =
         submission("tests/fixtures/labcpu", "counting", "tests/exploits/call_counting/saxpy.c");
     struct results r;
-    check(lab, sub, "counting", "saxpy", &r);
+    check(lab, sub, "counting", "saxpy", "n100k", &r);
     const struct case_result *cr = case_of(&r, "saxpy", "n100k");
     ck_assert_msg(cr->verdict == V_WRONG && cr->message &&
                       strstr(cr->message, "wrong on timed call 1"),
@@ -149,11 +149,21 @@ END_TEST
 START_TEST(test_lazy_thread_caught_alone)
 {
     char *lab = tiny_budget_lab("tests/fixtures/labexploit", "labexploit");
+    /* A call as long as alone mode's are in a lab (about 10 ms of work here): at 100k elements
+     * (50 us) a machine loaded enough to keep the grader off its core for that long right after
+     * each of the three calls returned let the thread finish unseen, and the test failed once in
+     * CI (the race tests/exploits/lazy_thread/vmul.c's header names). */
+    char *cmd =
+        xstrfmt("sed -i 's/{id: n100k, sizes: {n: 100000}}/{id: n4M, sizes: {n: 4000000}}/' "
+                "'%s/lab.yaml' && grep -q 'id: n4M' '%s/lab.yaml'",
+                lab, lab);
+    sh(cmd);
+    free(cmd);
     char *sub =
         submission("tests/fixtures/labexploit", "lazy", "tests/exploits/lazy_thread/vmul.c");
     struct results r;
-    check(lab, sub, "lazy", "vmul", &r);
-    const struct case_result *cr = case_of(&r, "vmul", "n100k");
+    check(lab, sub, "lazy", "vmul", "n4M", &r);
+    const struct case_result *cr = case_of(&r, "vmul", "n4M");
     ck_assert_msg(cr->verdict == V_WRONG || cr->verdict == V_CRASH, "%s: %s",
                   verdict_code(cr->verdict), cr->message ? cr->message : "");
     results_release(&r);
