@@ -181,14 +181,27 @@ bool case_not_timed(const struct case_result *c)
     return c->verdict == V_PASS && c->not_timed != NOT_TIMED_NO;
 }
 
-int results_count_not_timed(const struct results *r)
+/* why NOT_TIMED_NO: every reason. */
+static int count_not_timed(const struct results *r, enum not_timed why)
 {
     int n = 0;
     for (size_t e = 0; e < r->n_exercises; e++)
         for (size_t v = 0; v < r->exercises[e].n_variants; v++)
-            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++)
-                n += case_not_timed(&r->exercises[e].variants[v].cases[c]);
+            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
+                const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
+                n += case_not_timed(cr) && (why == NOT_TIMED_NO || cr->not_timed == why);
+            }
     return n;
+}
+
+int results_count_not_timed(const struct results *r)
+{
+    return count_not_timed(r, NOT_TIMED_NO);
+}
+
+int results_count_not_timed_why(const struct results *r, enum not_timed why)
+{
+    return why == NOT_TIMED_NO ? 0 : count_not_timed(r, why);
 }
 
 void results_tally(struct results *r)

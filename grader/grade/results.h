@@ -269,6 +269,8 @@ void results_tally(struct results *r);
 bool case_not_timed(const struct case_result *c);
 /* The cases of r for which case_not_timed holds. */
 int results_count_not_timed(const struct results *r);
+/* Of those, the ones not timed for the reason `why`. */
+int results_count_not_timed_why(const struct results *r, enum not_timed why);
 
 /* JSON round trip. results_read fills an initialised struct. A file older than params and
  * arg_memory gets them from its sizes and memory text (the one place that reads them). */

@@ -430,19 +430,6 @@ static void summary_score(const struct gs *g, struct strbuf *text)
     }
 }
 
-/* How many of the cases not timed were so for the reason `why`. */
-static int count_not_timed(const struct results *r, enum not_timed why)
-{
-    int n = 0;
-    for (size_t e = 0; e < r->n_exercises; e++)
-        for (size_t v = 0; v < r->exercises[e].n_variants; v++)
-            for (size_t c = 0; c < r->exercises[e].variants[v].n_cases; c++) {
-                const struct case_result *cr = &r->exercises[e].variants[v].cases[c];
-                n += case_not_timed(cr) && cr->not_timed == why;
-            }
-    return n;
-}
-
 /* Cases the machine could not time alone: their measurements shared it with other programs
  * each time (the machine's turn came, the machine was not quiet). */
 static void speed_shared_summary(const struct gs *g, struct strbuf *text, const char *pts, int n)
@@ -473,7 +460,7 @@ static void speed_pending_summary(const struct gs *g, struct strbuf *text)
     format_number(pts, sizeof(pts), g->o->pending_points, 2);
     strbuf_addstr(text, "\n\n");
     /* Said as the time limit unless every one of them shared the machine. */
-    if (n > 0 && count_not_timed(g->r, NOT_TIMED_SHARED) == n)
+    if (n > 0 && results_count_not_timed_why(g->r, NOT_TIMED_SHARED) == n)
         speed_shared_summary(g, text, pts, n);
     else if (g->o->pending_points > 0)
         strbuf_addf(text,
@@ -499,7 +486,7 @@ static void not_timed_counts(const struct results *r, struct strbuf *out)
 {
     bool first = true;
     for (int why = NOT_TIMED_BUSY; why <= NOT_TIMED_COORDINATOR; why++) {
-        int n = count_not_timed(r, (enum not_timed)why);
+        int n = results_count_not_timed_why(r, (enum not_timed)why);
         if (!n)
             continue;
         strbuf_addstr(out, first ? ", \"labgrader_not_timed\": {" : ", ");

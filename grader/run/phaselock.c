@@ -4,10 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,6 +45,22 @@ int phaselock_open_file(const char *path, struct error *err)
     else if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 0444) != 0444)
         fchmod(fd, 0644); /* made under a strict umask: others must open it too */
     return fd;
+}
+
+bool phaselock_holder_parse(const char *line, struct phaselock_holder *out)
+{
+    char kind[16], mode[16];
+    unsigned maj, min;
+    unsigned long ino;
+    if (strstr(line, "->") ||
+        sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%lu", kind, mode, &out->pid, &maj, &min, &ino) !=
+            6 ||
+        strcmp(kind, "FLOCK"))
+        return false;
+    out->dev = makedev(maj, min);
+    out->ino = (ino_t)ino;
+    out->exclusive = !strcmp(mode, "WRITE");
+    return true;
 }
 
 int phaselock_open(struct phaselock *pl, const struct sb_lock *locks, size_t n, struct error *err)

@@ -40,6 +40,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct phaselock {
     const struct sb_lock *spec;
@@ -55,6 +56,16 @@ struct phaselock {
 /* One lock file (or turnstile) opened, created readable by every user whatever the umask, never
  * through a link; -1 with err set. */
 int phaselock_open_file(const char *path, struct error *err);
+
+/* A flock(2) held on a file, as a line of /proc/locks shows it. */
+struct phaselock_holder {
+    long pid;
+    dev_t dev;
+    ino_t ino;
+    bool exclusive;
+};
+/* Whether a line of /proc/locks is a flock held (a waiter's "->" line is not), into *out. */
+bool phaselock_holder_parse(const char *line, struct phaselock_holder *out);
 /* Opens (creating) the lock files and their turnstiles; holds nothing yet. */
 int phaselock_open(struct phaselock *pl, const struct sb_lock *locks, size_t n, struct error *err);
 /* One attempt at every lock's timed mode, without waiting; the first attempt lets go of the

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* The process's hold: the folder's file, and who took it (a forked child inherits the
@@ -60,17 +59,8 @@ void presence_join(const char *dir)
 /* A /proc/locks line that holds (not waits for) a flock on the presence file: its pid. */
 static long holder_of(const char *line)
 {
-    char kind[16];
-    unsigned maj, min;
-    unsigned long ino;
-    long pid;
-    if (strstr(line, "->"))
-        return 0;
-    if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%lu", kind, &pid, &maj, &min, &ino) != 5 ||
-        strcmp(kind, "FLOCK"))
-        return 0;
-    return ino == (unsigned long)held.ino && maj == major(held.dev) && min == minor(held.dev) ? pid
-                                                                                              : 0;
+    struct phaselock_holder h;
+    return phaselock_holder_parse(line, &h) && h.ino == held.ino && h.dev == held.dev ? h.pid : 0;
 }
 
 bool presence_others(void)

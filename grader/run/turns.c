@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -366,17 +365,12 @@ static void describe_pid(struct strbuf *sb, long pid)
  * its pid in *pid. */
 static bool line_holds(const char *line, const struct seen *files, size_t n, long *pid)
 {
-    char kind[16], mode[16], type[16];
-    unsigned maj, min;
-    unsigned long ino;
-    if (strstr(line, "->"))
+    struct phaselock_holder h;
+    if (!phaselock_holder_parse(line, &h) || !h.exclusive)
         return false;
-    if (sscanf(line, "%*d: %15s %15s %15s %ld %x:%x:%lu", kind, type, mode, pid, &maj, &min,
-               &ino) != 7 ||
-        strcmp(kind, "FLOCK") || strcmp(mode, "WRITE"))
-        return false;
+    *pid = h.pid;
     for (size_t i = 0; i < n; i++)
-        if (files[i].ino == (ino_t)ino && major(files[i].dev) == maj && minor(files[i].dev) == min)
+        if (files[i].ino == h.ino && files[i].dev == h.dev)
             return true;
     return false;
 }
