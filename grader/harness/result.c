@@ -98,12 +98,6 @@ int lg_timing_turn(int i)
     return b < 0 ? -1 : b == 'n' ? 1 : 0;
 }
 
-int lg_timing_done(int i)
-{
-    lg_control("R %d", i);
-    return grant_byte() < 0 ? -1 : 0;
-}
-
 int lg_series_verdict(void)
 {
     int b = grant_byte();

@@ -26,14 +26,10 @@ void lg_control(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Case i is about to time: "W <i>" to the supervisor, then wait for its byte on the grant pipe
  * (LG_GRANT_FD): until no other grader's work on this machine can disturb the series
  * (grader/run/turns.h). 0: time now; 1: no turn came within the grader's wait (the machine was
- * busy: the case is not timed, and no lg_timing_done follows); -1 when the supervisor stopped
- * answering. Without a grant pipe (the program run by hand), 0 at once. */
+ * busy: the case is not timed, and no "R" follows); -1 when the supervisor stopped answering.
+ * Without a grant pipe (the program run by hand), 0 at once. "R <i>" (lg_control) gives the
+ * locks back. */
 int lg_timing_turn(int i);
-/* Case i's series are over, with nothing left running on the GPU: "R <i>", then wait for the
- * supervisor to have handed the locks to a run that waits for them or turned them back (so
- * that nothing this process does next runs beside that run's series). 0, or -1 when the
- * supervisor stopped answering; without a grant pipe, 0 at once. */
-int lg_timing_done(int i);
 /* After a series' "E" line: whether to measure it again (1: it shared its cores or its GPU with
  * another process), keep it (0), or -1 when the supervisor stopped answering. Without a grant
  * pipe, 0. */

@@ -7,10 +7,10 @@
  * last found the pipe empty before (written no earlier), and moves the run's deadline to the
  * current case's own limit, so that a case that hangs costs its own limit and the cases before it
  * keep theirs. "W <i>" asks for the timing locks' timed modes, "R <i>" gives them back
- * (phaselock.h; the supervisor serves both and answers each on the grant pipe). Lines are kept
- * whole up to 63 bytes, at most SB_CONTROL_MAX_EVENTS of them: a flood from the student's code
- * costs it only its own record. struct sb_control owns its events until sb_control_finish hands
- * them to the result.
+ * (phaselock.h; the supervisor serves both and answers on the grant pipe). Lines are kept whole up
+ * to 63 bytes, at most SB_CONTROL_MAX_EVENTS of them: a flood from the student's code costs it only
+ * its own record. struct sb_control owns its events until sb_control_finish hands them to the
+ * result.
  */
 #ifndef LG_CONTROL_H
 #define LG_CONTROL_H

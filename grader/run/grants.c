@@ -3,15 +3,13 @@
  * turns.h). The run holds its idle modes from before it starts. A "W <i>" on the control pipe
  * freezes it, waits for the timed modes without blocking the supervisor (at most
  * timing_wait_s, then "busy"), moves the case's limit on by the wait and answers with one byte
- * on the grant pipe; an "R <i>" turns the locks back to their idle modes, or hands them to a run
- * that waits for them (phaselock.h), and is answered once that is done. Each series' end is
+ * on the grant pipe; an "R <i>" turns the locks back to their idle modes. Each series' end is
  * answered too, after a look at what ran beside it (loadwatch.h): measure again, or keep.
  * Between series, a run that holds its cores shared gives them up, frozen, while another run
  * waits to time on them.
  *
  * Bytes on the grant pipe: 'g' the turn is yours, 'n' no turn came (busy: the case is not
- * timed), 'k' keep the series, 'a' measure it again, 'i' the turn is given back (after "R",
- * once the locks are handed over or back in their idle modes).
+ * timed), 'k' keep the series, 'a' measure it again.
  */
 #include "run/sandbox_internal.h"
 #include "run/turns.h"
@@ -338,36 +336,19 @@ static void serve_series(struct grants *g, struct sb_control *c, double now)
     keep(g, c, &load);
 }
 
-/* A series is over: its locks go to the run that waits for them, the run frozen meanwhile (its
- * limit paused, as for any preemption), or back to their idle modes. */
-static void hand_over_or_keep(struct grants *g, double now)
-{
-    if (!phaselock_awaited(&g->locks)) {
-        phaselock_back_to_idle(&g->locks);
-        return;
-    }
-    phaselock_drop(&g->locks);
-    g->preempted = true;
-    g->preempted_since = now;
-    freeze(g, true);
-}
-
 int grants_serve(struct grants *g, struct sb_control *c, double now)
 {
     if (c->want_idle) {
-        /* Straight back from the timed modes, or, where another run waits for them, handed
-         * over (phaselock.h); frozen until the idle modes are held again. */
+        /* Straight back from the timed modes; frozen until they are held where a waiter took
+         * a core in between. */
         if (g->locked && !g->uncoordinated && phaselock_is_timed(&g->locks))
-            hand_over_or_keep(g, now);
+            phaselock_back_to_idle(&g->locks);
         if (g->locked && !g->uncoordinated && !g->preempted && !phaselock_try_idle(&g->locks)) {
             g->preempted = true;
             g->preempted_since = now;
             freeze(g, true);
         }
         c->want_idle = false;
-        /* Only now may the harness go on: its next GPU work must not run beside the series of
-         * the run it handed its locks to. */
-        answer(g, 'i');
     }
     serve_series(g, c, now);
     if (c->want_timed)

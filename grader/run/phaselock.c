@@ -240,20 +240,6 @@ bool phaselock_contested(const struct phaselock *pl)
     return false;
 }
 
-bool phaselock_awaited(const struct phaselock *pl)
-{
-    if (!pl->timed)
-        return false;
-    for (size_t i = 0; i < pl->n; i++) {
-        if (pl->held[i] != SB_LOCK_EXCLUSIVE || pl->turn_held[i])
-            continue;
-        if (!try_flock(pl->turn[i], LOCK_EX))
-            return true;
-        unlock(pl->turn[i]);
-    }
-    return false;
-}
-
 void phaselock_yield(struct phaselock *pl)
 {
     pl->timed = false;

@@ -17,13 +17,8 @@
  * Untimed work never holds a series up: a run holding a preemptible lock (a core's, run/turns.h)
  * shared in its idle mode gives it up as soon as another run waits for it exclusively
  * (phaselock_contested, phaselock_yield: the supervisor freezes the run meanwhile) and takes it
- * back through the turnstile once the series is over. A GPU's lock is not given up in the middle
- * of untimed work: work already sent to the GPU would run on beside the series. It is handed
- * over at the one moment the run has none in flight, the end of its own series (the harness
- * drains the GPU before its "R"): a run whose timed locks another waits for lets go of them
- * all there, frozen, instead of going back to its idle modes and keeping the waiter until its
- * next case's untimed work is done (phaselock_awaited). The waiting series thus run one after
- * another, and the untimed work between them overlaps.
+ * back through the turnstile once the series is over. A GPU's lock is not given up: work already
+ * sent to the GPU would run on beside the series.
  *
  * No deadlock: a run that asks for its timed modes first lets go of every lock it holds in
  * another mode and of every preemptible one (its process is waiting for the grant, doing
@@ -87,10 +82,6 @@ bool phaselock_try_idle(struct phaselock *pl);
 /* Whether another run waits to hold exclusively a preemptible lock this one holds in its idle
  * mode (it holds that lock's turnstile). */
 bool phaselock_contested(const struct phaselock *pl);
-/* In the timed modes: whether another run waits to hold exclusively a lock this one holds
- * exclusively (it holds that lock's turnstile). Its series over, the run hands the locks over
- * rather than go back to its idle modes first (run/grants.c). */
-bool phaselock_awaited(const struct phaselock *pl);
 /* Lets go of the preemptible locks; phaselock_try_idle takes them back. */
 void phaselock_yield(struct phaselock *pl);
 /* Lets go of every lock and turnstile held; the files stay open. */

@@ -460,84 +460,6 @@ START_TEST(test_run_killed_while_frozen)
 }
 END_TEST
 
-/* A series' end hands the locks to the run that waits for them: a GPU's lock (kept through
- * untimed work, never preempted there) goes over at the run's "R", the run frozen until the
- * other's series is over, rather than kept shared through the run's next untimed work. The run
- * times, then writes the time every 50 ms for 2 s; the test takes the turnstile while the run
- * times, then waits for the lock, holds it 1.5 s and lets go. The lock came before the run's
- * first line, which waited for the other to let go. */
-static struct sb_lock gpu_like[1];
-static void gpu_lock(struct sandbox_opts *o)
-{
-    gpu_like[0] = (struct sb_lock){lock_path, SB_LOCK_SHARED, SB_LOCK_EXCLUSIVE, false};
-    o->locks = gpu_like;
-}
-
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static pid_t take_after_grant(const char *granted, const char *taken)
-{
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid != 0)
-        return pid;
-    struct timespec ms20 = {0, 20 * 1000 * 1000}, hold = {1, 500 * 1000 * 1000};
-    for (int i = 0; i < 1500 && access(granted, F_OK) != 0; i++)
-        nanosleep(&ms20, NULL);
-    int turn = open(turn_path, O_RDWR | O_CREAT, 0644);
-    int fd = open(lock_path, O_RDWR | O_CREAT, 0644);
-    if (access(granted, F_OK) != 0 || turn < 0 || fd < 0 || flock(turn, LOCK_EX) != 0 ||
-        flock(fd, LOCK_EX) != 0)
-        _exit(1);
-    FILE *f = fopen(taken, "w");
-    if (!f || fprintf(f, "%.6f\n", wall_now()) < 0 || fclose(f) != 0)
-        _exit(1);
-    flock(turn, LOCK_UN);
-    nanosleep(&hold, NULL);
-    _exit(0);
-}
-
-START_TEST(test_series_end_hands_the_gpu_over)
-{
-    static const char script[] = SAY("B 0") SAY("W 0") WAIT_GRANT
-        ": > granted; sleep 0.5; " SAY("S 0 call") SAY("E 0 call") WAIT_GRANT SAY("R 0") WAIT_GRANT
-        "i=0; while [ $i -lt 40 ]; do date +%s.%N >> stamps; sleep 0.05; i=$((i + 1)); done; "
-        "exit 0";
-    char *granted = xstrfmt("%s/granted", work), *taken = xstrfmt("%s/taken", dir);
-    char *stamps = xstrfmt("%s/stamps", work);
-    pid_t taker = take_after_grant(granted, taken);
-    tweak = gpu_lock;
-    struct sandbox_result r;
-    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, script, 30, &r), 0);
-    int st;
-    waitpid(taker, &st, 0);
-    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "%s", r.output);
-    ck_assert(!r.unlocked_series);
-    double t_taken = 0, first = 0;
-    FILE *f = fopen(taken, "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fscanf(f, "%lf", &t_taken), 1);
-    fclose(f);
-    f = fopen(stamps, "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fscanf(f, "%lf", &first), 1);
-    fclose(f);
-    ck_assert_msg(t_taken < first, "the lock came %.3f s after the run went on", t_taken - first);
-    ck_assert_msg(first - t_taken >= 1.4, "the run went on %.3f s after the lock went over",
-                  first - t_taken);
-    free(granted);
-    free(taken);
-    free(stamps);
-    sandbox_result_release(&r);
-}
-END_TEST
-
 /* Graders frozen for another's series leave its cores alone: twelve neighbours, each a run of
  * thirty processes holding the lock shared under a memory limit, are frozen while a CPU series
  * times on the same core. Their supervisors used to sample their memory (a walk through /proc)
@@ -621,7 +543,6 @@ int main(void)
     tcase_add_test(tc, test_shared_series_measured_again_once_quiet);
     tcase_add_test(tc, test_shared_series_kept_past_its_bound);
     tcase_add_test(tc, test_untimed_run_frozen_for_a_series);
-    tcase_add_test(tc, test_series_end_hands_the_gpu_over);
     tcase_add_test(tc, test_frozen_neighbours_leave_a_series_alone);
     tcase_add_test(tc, test_run_killed_while_frozen);
     suite_add_tcase(s, tc);
