@@ -273,7 +273,7 @@ int mutreport_write(const struct mutate_result *r, const struct lab *lab, const 
     if (rc != 0 || o->pdf_mode < 0)
         return rc;
     char note[1024] = "", *pdf = path_join(dir, "report.pdf");
-    if (report_make_pdf(*md_path, pdf, o->templates_dir, lang, note, sizeof(note)) != 0) {
+    if (report_make_pdf(*md_path, pdf, o->templates_dir, lang, note, sizeof(note), NULL) != 0) {
         *pdf_note = xstrdup(note);
         if (o->pdf_mode > 0)
             rc = error_set(err, "no PDF: %s", note);

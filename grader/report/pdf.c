@@ -3,6 +3,8 @@
 #include "base/alloc.h"
 #include "base/escape.h"
 #include "base/fs.h"
+#include "base/strbuf.h"
+#include "base/util.h"
 #include "report/phrases.h"
 #include "run/presence.h"
 #include "run/sandbox.h"
@@ -16,16 +18,23 @@
 #define PDF_PACKAGES                                                                               \
     "texlive-xetex texlive-latex-recommended texlive-fonts-recommended fonts-dejavu-core"
 
-/* One pandoc run: its programs, files and arguments, all owned but argv's pointers. */
+/* LaTeX is run again only where its log asks for it (a long table's columns measured on the
+ * run before, say), and at most this many times in all. */
+#define PDF_LATEX_MAX_RUNS 3
+
+/* One PDF: pandoc making the LaTeX, then xelatex; their programs, files and arguments, all
+ * owned but argv's pointers. */
 struct pandoc_call {
     char *pandoc, *xelatex;
     char *md_abs;  /* the Markdown, absolute: pandoc runs in tmp */
     char *tmp;     /* a folder of its own, removed afterwards */
-    char *out_pdf; /* tmp/report.pdf */
+    char *out_tex; /* tmp/report.tex */
+    char *out_pdf; /* tmp/report.pdf, xelatex's */
     char *owned[8];
     size_t n_owned;
     const char *argv[16];
     size_t argc;
+    double deadline; /* of both stages together, REPORT_PDF_TIMEOUT_S from the start */
 };
 
 static void pandoc_call_release(struct pandoc_call *c)
@@ -36,6 +45,7 @@ static void pandoc_call_release(struct pandoc_call *c)
     free(c->xelatex);
     free(c->md_abs);
     free(c->tmp);
+    free(c->out_tex);
     free(c->out_pdf);
     for (size_t i = 0; i < c->n_owned; i++)
         free(c->owned[i]);
@@ -120,6 +130,7 @@ static int pandoc_prepare(struct pandoc_call *c, const char *md_path, char *note
         c->tmp = NULL;
         return -1;
     }
+    c->out_tex = path_join(c->tmp, "report.tex");
     c->out_pdf = path_join(c->tmp, "report.pdf");
     return 0;
 }
@@ -135,16 +146,24 @@ static char *pandoc_file(const char *templates_dir, const char *name)
     return abs;
 }
 
+/* pandoc to LaTeX, in tmp: the plots the Markdown links to copied under tmp/media with the
+ * links made to them, as pandoc's own PDF writer does before it runs LaTeX. */
 static void pandoc_argv(struct pandoc_call *c, const char *templates_dir, const char *lang)
 {
     char *defaults = pandoc_file(templates_dir, "defaults.yaml");
     char *header = pandoc_file(templates_dir, "header.tex");
+    c->argc = 0;
     c->argv[c->argc++] = c->pandoc;
     if (defaults)
         add_owned_arg(c, xstrfmt("--defaults=%s", defaults));
     /* After the defaults, so that no defaults file can turn raw TeX back on. */
     c->argv[c->argc++] = REPORT_PANDOC_FROM;
-    add_owned_arg(c, xstrfmt("--pdf-engine=%s", c->xelatex));
+    /* -smart: dashes and quotes as the Markdown has them, as pandoc's own PDF writer leaves
+     * them for xelatex (plain latex would make "—" into "---", printed as typed with the
+     * ligatures off). */
+    c->argv[c->argc++] = "--to=latex-smart";
+    c->argv[c->argc++] = "--standalone";
+    c->argv[c->argc++] = "--extract-media=media";
     /* The folder of the Markdown, for the plots it links to (plots/x.png). */
     char *md_dir = xstrdup(c->md_abs);
     char *slash = strrchr(md_dir, '/');
@@ -154,18 +173,34 @@ static void pandoc_argv(struct pandoc_call *c, const char *templates_dir, const 
     free(md_dir);
     if (header)
         add_owned_arg(c, xstrfmt("--include-in-header=%s", header));
+    /* Page labels would ask for a second LaTeX run, and a report's pages are numbered 1..n. */
+    c->argv[c->argc++] = "--variable=hyperrefoptions:pdfpagelabels=false";
     if (lang && report_lang_is_safe(lang))
         add_owned_arg(c, xstrfmt("--variable=lang:%s", lang));
     c->argv[c->argc++] = "--output";
-    c->argv[c->argc++] = c->out_pdf;
+    c->argv[c->argc++] = c->out_tex;
     c->argv[c->argc++] = c->md_abs;
     c->argv[c->argc] = NULL;
     free(defaults);
     free(header);
 }
 
-/* Runs pandoc under the supervisor; 0 when it made out_pdf, else -1 with why in note. */
-static int pandoc_run(struct pandoc_call *c, char *note, size_t note_size)
+/* One xelatex run on tmp/report.tex: no shell escape, no stop for input. */
+static void latex_argv(struct pandoc_call *c)
+{
+    c->argc = 0;
+    c->argv[c->argc++] = c->xelatex;
+    c->argv[c->argc++] = "-no-shell-escape";
+    c->argv[c->argc++] = "-interaction=nonstopmode";
+    c->argv[c->argc++] = "-halt-on-error";
+    c->argv[c->argc++] = "report.tex";
+    c->argv[c->argc] = NULL;
+}
+
+/* Runs c->argv (what: "pandoc", "xelatex") under the supervisor, in tmp, until the call's
+ * deadline; 0 when it exited 0 and made want, else -1 with why in note. */
+static int stage_run(struct pandoc_call *c, const char *what, const char *want, char *note,
+                     size_t note_size)
 {
     struct error err;
     error_init(&err);
@@ -177,7 +212,8 @@ static int pandoc_run(struct pandoc_call *c, char *note, size_t note_size)
     so.argv = c->argv;
     so.workdir = c->tmp;
     so.env = env;
-    so.wall_limit_s = REPORT_PDF_TIMEOUT_S;
+    double left = c->deadline - now_seconds();
+    so.wall_limit_s = left > 1 ? left : 1;
     so.isolation = ISOLATION_SUPERVISOR;
     so.output_cap = 256 * 1024;
     /* xelatex computes for seconds beside other graders' GPU series (run/presence.h). */
@@ -187,17 +223,18 @@ static int pandoc_run(struct pandoc_call *c, char *note, size_t note_size)
     int rc = 0;
     if (sandbox_run(&so, &sr, &err) != 0) {
         char msg[2300];
-        snprintf(msg, sizeof(msg), "pandoc could not be started: %s", err.msg);
+        snprintf(msg, sizeof(msg), "%s could not be started: %s", what, err.msg);
         copy_note(note, note_size, msg);
         rc = -1;
-    } else if (sr.status != SB_EXITED || sr.exit_code != 0 || !file_exists(c->out_pdf)) {
+    } else if (sr.status != SB_EXITED || sr.exit_code != 0 || !file_exists(want)) {
         char desc[256], msg[1024];
         sandbox_describe(&sr, desc, sizeof(desc));
         char *line = pdf_failure_line(sr.output);
         if (sr.status == SB_TIMEOUT)
-            snprintf(msg, sizeof(msg), "pandoc timed out after %.0f s", REPORT_PDF_TIMEOUT_S);
+            snprintf(msg, sizeof(msg), "%s timed out: the PDF took more than %.0f s", what,
+                     REPORT_PDF_TIMEOUT_S);
         else
-            snprintf(msg, sizeof(msg), "pandoc failed (%s)%s%s", desc, *line ? ": " : "", line);
+            snprintf(msg, sizeof(msg), "%s failed (%s)%s%s", what, desc, *line ? ": " : "", line);
         free(line);
         copy_note(note, note_size, msg);
         rc = -1;
@@ -207,17 +244,51 @@ static int pandoc_run(struct pandoc_call *c, char *note, size_t note_size)
     return rc;
 }
 
+/* Whether xelatex's log asks for another run: a label or a long table's column widths that
+ * changed since the run before (LaTeX's, hyperref's and longtable's "Rerun" warnings). */
+static bool latex_wants_rerun(const struct pandoc_call *c)
+{
+    char *log = path_join(c->tmp, "report.log");
+    struct strbuf text = STRBUF_INIT;
+    bool again = read_file(log, &text, NULL) == 0 &&
+                 (strstr(text.buf, "Rerun to get") || strstr(text.buf, "Rerun LaTeX"));
+    strbuf_release(&text);
+    free(log);
+    return again;
+}
+
+/* pandoc, then xelatex as many times as its log asks (one, for a report without long tables):
+ * until 2026-11-29 pandoc ran LaTeX twice for every PDF, twice the time. */
+static int pdf_stages(struct pandoc_call *c, const char *templates_dir, const char *lang,
+                      char *note, size_t note_size, int *latex_runs)
+{
+    pandoc_argv(c, templates_dir, lang);
+    if (stage_run(c, "pandoc", c->out_tex, note, note_size) != 0)
+        return -1;
+    latex_argv(c);
+    int runs = 0;
+    do {
+        if (stage_run(c, "xelatex", c->out_pdf, note, note_size) != 0)
+            return -1;
+        runs++;
+    } while (runs < PDF_LATEX_MAX_RUNS && latex_wants_rerun(c));
+    if (latex_runs)
+        *latex_runs = runs;
+    return 0;
+}
+
 int report_make_pdf(const char *md_path, const char *pdf_path, const char *templates_dir,
-                    const char *lang, char *note, size_t note_size)
+                    const char *lang, char *note, size_t note_size, int *latex_runs)
 {
     note[0] = '\0';
+    if (latex_runs)
+        *latex_runs = 0;
     struct pandoc_call c;
     memset(&c, 0, sizeof(c));
+    c.deadline = now_seconds() + REPORT_PDF_TIMEOUT_S;
     int rc = pandoc_prepare(&c, md_path, note, note_size);
-    if (rc == 0) {
-        pandoc_argv(&c, templates_dir, lang);
-        rc = pandoc_run(&c, note, note_size);
-    }
+    if (rc == 0)
+        rc = pdf_stages(&c, templates_dir, lang, note, note_size, latex_runs);
     if (rc == 0) {
         struct error err;
         error_init(&err);

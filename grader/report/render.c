@@ -176,7 +176,7 @@ int write_outputs(const struct report_ctx *rc, const char *base, const struct st
     if (!rc->o->pdf)
         goto done;
     if (report_make_pdf(md_path, pdf_path, rc->o->templates_dir, rc->lang, out->pdf_note,
-                        sizeof(out->pdf_note)) == 0) {
+                        sizeof(out->pdf_note), &out->pdf_latex_runs) == 0) {
         out->pdf_written = true;
         snprintf(out->pdf_path, sizeof(out->pdf_path), "%s", pdf_path);
         goto done;

@@ -47,6 +47,7 @@ struct report_outcome {
     bool md_written, pdf_written, html_written;
     char md_path[1024], pdf_path[1024], html_path[1024];
     char pdf_note[1024];  /* why no PDF was made, when it was not */
+    int pdf_latex_runs;   /* xelatex's runs for the PDF: 1 unless its log asked for more */
     char html_note[1024]; /* why no HTML page was made, when one was asked for and was not */
 };
 
