@@ -1,8 +1,8 @@
 /*
  * report/pdf.c: a report's Markdown to PDF, pandoc to LaTeX, then xelatex once, and again
- * only where its log asks (docs/html.md, "The PDF beside the pages"). The runs are counted, not timed: a
- * report with nothing to measure twice takes one, a long table that crosses pages more; the
- * text is the Markdown's, dashes as typed, the plot embedded; a LaTeX error is named with the
+ * only where its log asks (docs/html.md, "The PDF beside the pages"). The runs are counted, not
+ * timed: a report with nothing to measure twice takes one, a long table that crosses pages more;
+ * the text is the Markdown's, dashes as typed, the plot embedded; a LaTeX error is named with the
  * program that failed. Skipped, saying why, without pandoc, xelatex or pdftotext.
  */
 #include "unit.h"
