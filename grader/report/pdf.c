@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PDF_PACKAGES                                                                               \
     "texlive-xetex texlive-latex-recommended texlive-fonts-recommended fonts-dejavu-core"
@@ -27,6 +28,7 @@
 struct pandoc_call {
     char *pandoc, *xelatex;
     char *md_abs;  /* the Markdown, absolute: pandoc runs in tmp */
+    char *md_dir;  /* its folder ("/" for one at the root) */
     char *tmp;     /* a folder of its own, removed afterwards */
     char *out_tex; /* tmp/report.tex */
     char *out_pdf; /* tmp/report.pdf, xelatex's */
@@ -44,6 +46,7 @@ static void pandoc_call_release(struct pandoc_call *c)
     free(c->pandoc);
     free(c->xelatex);
     free(c->md_abs);
+    free(c->md_dir);
     free(c->tmp);
     free(c->out_tex);
     free(c->out_pdf);
@@ -120,6 +123,12 @@ static int pandoc_prepare(struct pandoc_call *c, const char *md_path, char *note
         copy_note(note, note_size, err.msg);
         return -1;
     }
+    c->md_dir = xstrdup(c->md_abs);
+    char *slash = strrchr(c->md_dir, '/');
+    if (slash && slash != c->md_dir)
+        *slash = '\0';
+    else if (slash)
+        slash[1] = '\0';
     const char *tmpdir = getenv("TMPDIR");
     c->tmp = xstrfmt("%s/lg-pdf-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(c->tmp)) {
@@ -146,8 +155,8 @@ static char *pandoc_file(const char *templates_dir, const char *name)
     return abs;
 }
 
-/* pandoc to LaTeX, in tmp: the plots the Markdown links to copied under tmp/media with the
- * links made to them, as pandoc's own PDF writer does before it runs LaTeX. */
+/* pandoc to LaTeX, in tmp; the plots keep the paths the Markdown gives them (plots/x.png),
+ * found by xelatex through tmp/src (latex_argv). */
 static void pandoc_argv(struct pandoc_call *c, const char *templates_dir, const char *lang)
 {
     char *defaults = pandoc_file(templates_dir, "defaults.yaml");
@@ -163,14 +172,8 @@ static void pandoc_argv(struct pandoc_call *c, const char *templates_dir, const 
      * ligatures off). */
     c->argv[c->argc++] = "--to=latex-smart";
     c->argv[c->argc++] = "--standalone";
-    c->argv[c->argc++] = "--extract-media=media";
-    /* The folder of the Markdown, for the plots it links to (plots/x.png). */
-    char *md_dir = xstrdup(c->md_abs);
-    char *slash = strrchr(md_dir, '/');
-    if (slash)
-        *slash = '\0';
-    add_owned_arg(c, xstrfmt("--resource-path=%s", *md_dir ? md_dir : "/"));
-    free(md_dir);
+    /* The folder of the Markdown, for the plots it links to: pandoc reads their sizes. */
+    add_owned_arg(c, xstrfmt("--resource-path=%s", c->md_dir));
     if (header)
         add_owned_arg(c, xstrfmt("--include-in-header=%s", header));
     /* Page labels would ask for a second LaTeX run, and a report's pages are numbered 1..n. */
@@ -185,7 +188,9 @@ static void pandoc_argv(struct pandoc_call *c, const char *templates_dir, const 
     free(header);
 }
 
-/* One xelatex run on tmp/report.tex: no shell escape, no stop for input. */
+/* One xelatex run on tmp/report.tex: no shell escape, no stop for input. The Markdown's folder
+ * is tmp/src, a link, searched after TeX's own folders (TEXINPUTS ":src/" in stage_run): no file
+ * there can stand in for a package, and a folder's name needs no quoting for kpathsea. */
 static void latex_argv(struct pandoc_call *c)
 {
     c->argc = 0;
@@ -206,7 +211,7 @@ static int stage_run(struct pandoc_call *c, const char *what, const char *want, 
     error_init(&err);
     const char *path = getenv("PATH");
     char *path_env = xstrfmt("PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
-    const char *env[] = {path_env, NULL};
+    const char *env[] = {path_env, "TEXINPUTS=:src/", NULL};
     struct sandbox_opts so;
     sandbox_opts_init(&so);
     so.argv = c->argv;
@@ -265,6 +270,16 @@ static int pdf_stages(struct pandoc_call *c, const char *templates_dir, const ch
     pandoc_argv(c, templates_dir, lang);
     if (stage_run(c, "pandoc", c->out_tex, note, note_size) != 0)
         return -1;
+    char *src = path_join(c->tmp, "src");
+    bool linked = symlink(c->md_dir, src) == 0;
+    free(src);
+    if (!linked) {
+        char msg[512];
+        snprintf(msg, sizeof(msg), "cannot link the report's folder for xelatex: %s",
+                 strerror(errno));
+        copy_note(note, note_size, msg);
+        return -1;
+    }
     latex_argv(c);
     int runs = 0;
     do {

@@ -90,6 +90,7 @@ START_TEST(test_one_latex_run)
     int runs = -1;
     ck_assert_msg(report_make_pdf(md, pdf, TEMPLATES, "es", note, sizeof(note), &runs) == 0,
                   "no PDF: %s", note);
+    /* xelatex stops on a picture it cannot find (-halt-on-error): the plot was found. */
     ck_assert_int_eq(runs, 1);
     char *got = pdf_text(pdf, dir);
     ck_assert_msg(strstr(got, "Informe — laboratorio 6") && strstr(got, "12 / 12 – José Ñúñez"),
