@@ -12,21 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define TEMPLATES "templates"
 
-static bool have(const char *program)
-{
-    char *p = find_program(program);
-    free(p);
-    return p != NULL;
-}
-
 static bool tools_or_skip(const char *test)
 {
-    if (have("pandoc") && have("xelatex") && have("pdftotext"))
+    if (unit_have("pandoc") && unit_have("xelatex") && unit_have("pdftotext"))
         return true;
     fprintf(stderr,
             "test_pdf: SKIPPED %s: pandoc, xelatex or pdftotext is not installed (sudo apt-get "
@@ -50,23 +41,6 @@ static const unsigned char tiny_png[] = {
     0x00, 0xff, 0x00, 0x00, 0xff, 0x00, 0x00, 0xff, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00, 0xff, 0x00,
     0x00, 0xff, 0x00, 0x00, 0xff, 0x00, 0x00, 0xff, 0x00, 0x00, 0x6f, 0xaa, 0x07, 0xf9, 0x6c, 0xd0,
     0x43, 0xd5, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
-
-/* pdftotext's text of a PDF (caller frees). */
-static char *pdf_text(const char *pdf, const char *dir)
-{
-    char *txt = xstrfmt("%s/out.txt", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("pdftotext", "pdftotext", "-enc", "UTF-8", "-raw", pdf, txt, (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pdftotext failed on %s", pdf);
-    char *text = unit_slurp(txt);
-    free(txt);
-    return text;
-}
 
 START_TEST(test_one_latex_run)
 {
@@ -92,7 +66,7 @@ START_TEST(test_one_latex_run)
                   "no PDF: %s", note);
     /* xelatex stops on a picture it cannot find (-halt-on-error): the plot was found. */
     ck_assert_int_eq(runs, 1);
-    char *got = pdf_text(pdf, dir);
+    char *got = unit_pdf_text(pdf, dir);
     ck_assert_msg(strstr(got, "Informe — laboratorio 6") && strstr(got, "12 / 12 – José Ñúñez"),
                   "the dashes or accents changed:\n%s", got);
     ck_assert_msg(strstr(got, "--full"), "a literal -- changed:\n%s", got);
@@ -126,7 +100,7 @@ START_TEST(test_long_table_runs_again)
     ck_assert_msg(report_make_pdf(md, pdf, TEMPLATES, "es", note, sizeof(note), &runs) == 0,
                   "no PDF: %s", note);
     ck_assert_msg(runs >= 2 && runs <= 3, "%d LaTeX runs", runs);
-    char *got = pdf_text(pdf, dir);
+    char *got = unit_pdf_text(pdf, dir);
     ck_assert(strstr(got, "s199"));
     free(got);
     strbuf_release(&sb);

@@ -333,30 +333,6 @@ static char *make_tmpdir(void)
     return d;
 }
 
-static bool have(const char *program)
-{
-    char *p = find_program(program);
-    free(p);
-    return p != NULL;
-}
-
-/* pdftotext's text of a PDF (caller frees), raw order so table cells stay together. */
-static char *pdf_text(const char *pdf, const char *dir)
-{
-    char *txt = xstrfmt("%s/out.txt", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("pdftotext", "pdftotext", "-enc", "UTF-8", "-raw", pdf, txt, (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "pdftotext failed on %s", pdf);
-    char *text = unit_slurp(txt);
-    free(txt);
-    return text;
-}
-
 /* Whether `needle` occurs in `hay` once line breaks, hyphenation and spaces are ignored. */
 static bool contains_squeezed(const char *hay, const char *needle)
 {
@@ -429,7 +405,7 @@ static size_t count_of(const char *hay, const char *needle)
 
 START_TEST(test_golden_es)
 {
-    if (!have("gnuplot")) {
+    if (!unit_have("gnuplot")) {
         fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
         return;
     }
@@ -451,7 +427,7 @@ END_TEST
 
 START_TEST(test_golden_en)
 {
-    if (!have("gnuplot")) {
+    if (!unit_have("gnuplot")) {
         fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
         return;
     }
@@ -470,7 +446,7 @@ END_TEST
 /* The same report from the results' JSON form: everything the report shows survives it. */
 START_TEST(test_golden_from_json)
 {
-    if (!have("gnuplot")) {
+    if (!unit_have("gnuplot")) {
         fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
         return;
     }
@@ -527,7 +503,7 @@ static void drop_empty_key(char *json, const char *key)
  * older results file, which has only the text, gives the same report through the reader. */
 START_TEST(test_structure_not_text)
 {
-    if (!have("gnuplot")) {
+    if (!unit_have("gnuplot")) {
         fprintf(stderr, "test_report: gnuplot not installed: golden comparison skipped\n");
         return;
     }
@@ -729,7 +705,7 @@ END_TEST
 
 START_TEST(test_pdf_es)
 {
-    if (!have("pandoc") || !have("xelatex") || !have("pdftotext")) {
+    if (!unit_have("pandoc") || !unit_have("xelatex") || !unit_have("pdftotext")) {
         fprintf(stderr, "test_report: SKIPPED test_pdf_es: pandoc, xelatex or pdftotext is not "
                         "installed (sudo apt-get install pandoc texlive-xetex fonts-dejavu-core "
                         "poppler-utils)\n");
@@ -749,7 +725,7 @@ START_TEST(test_pdf_es)
     ck_assert_msg(out.pdf_written, "no PDF: %s", out.pdf_note);
     char *pdf = path_join(dir, "report.pdf");
     ck_assert_str_eq(out.pdf_path, pdf);
-    char *text = pdf_text(pdf, dir);
+    char *text = unit_pdf_text(pdf, dir);
     ck_assert_msg(strstr(text, "José Ñúñez Álvarez"), "no accented name in:\n%s", text);
     ck_assert(strstr(text, "Resumen de la nota"));
     ck_assert(strstr(text, "Qué ha restado puntos"));
@@ -777,7 +753,7 @@ static const char *const hostile_log =
 
 START_TEST(test_pdf_injection_literal)
 {
-    if (!have("pandoc") || !have("xelatex") || !have("pdftotext")) {
+    if (!unit_have("pandoc") || !unit_have("xelatex") || !unit_have("pdftotext")) {
         fprintf(stderr, "test_report: SKIPPED test_pdf_injection_literal: pandoc, xelatex or "
                         "pdftotext is not installed\n");
         return;
@@ -804,7 +780,7 @@ START_TEST(test_pdf_injection_literal)
     o.pdf = true;
     ck_assert_msg(report_student(&r, dir, &o, &out, &err) == 0, "%s", err.msg);
     ck_assert_msg(out.pdf_written, "no PDF: %s", out.pdf_note);
-    char *text = pdf_text(out.pdf_path, dir);
+    char *text = unit_pdf_text(out.pdf_path, dir);
     ck_assert_msg(contains_squeezed(text, "\\input{/etc/passwd} $x^2$ _#%&~"),
                   "student name not literal in:\n%s", text);
     ck_assert(contains_squeezed(text, "id\\write18{ls}"));
@@ -1575,7 +1551,7 @@ START_TEST(test_summary)
     for (int i = 0; i < 5; i++)
         all[i] = &rs[i];
     char *dir = make_tmpdir();
-    bool pdf = have("pandoc") && have("xelatex") && have("pdftotext");
+    bool pdf = unit_have("pandoc") && unit_have("xelatex") && unit_have("pdftotext");
     if (!pdf)
         fprintf(stderr, "test_report: pandoc or xelatex not installed: summary PDF not checked\n");
     struct report_opts o;
@@ -1639,7 +1615,7 @@ START_TEST(test_summary)
     ck_assert_ptr_nonnull(strstr(md, "| alumno02 | Íñigo Martín | 10 | 1 | saxpy/gpu c1, 1 "
                                      "ocultos |"));
     ck_assert_ptr_null(strstr(md, "| alumno05 | Marta\\_Ruiz | 0 |"));
-    if (have("gnuplot")) {
+    if (unit_have("gnuplot")) {
         ck_assert_ptr_nonnull(strstr(md, "](plots/summary-scores.png)"));
         ck_assert_ptr_nonnull(strstr(md, "](plots/summary-speedups.png)"));
         char *png = path_join(dir, "plots/summary-speedups.png");
@@ -1648,7 +1624,7 @@ START_TEST(test_summary)
     }
     if (pdf) {
         ck_assert_msg(out.pdf_written, "%s", out.pdf_note);
-        char *text = pdf_text(out.pdf_path, dir);
+        char *text = unit_pdf_text(out.pdf_path, dir);
         ck_assert(strstr(text, "Fallos por tipo"));
         ck_assert(strstr(text, "Íñigo Martín"));
         ck_assert(contains_squeezed(text, "Marta_Ruiz"));
