@@ -64,7 +64,7 @@ run_one() {
     echo "$rc $((SECONDS - t0))" > "$tmp/$i.rc"
 }
 
-passed=0; failed=0; skips=0; bad=()
+passed=0; failed=0; skips=0; bad=(); recap=()
 # Where a long suite's time went (Check's XML log: each test's duration), so that keeping
 # `make test` inside its budget starts from figures: its three slowest tests, for suites of 30 s
 # or more.
@@ -94,6 +94,9 @@ report() {
         # Check's own failure lines once more, last: a sanitizer's leak report (a test that
         # failed leaves what it allocated) or a long log can push them out of a CI excerpt.
         printf '%s\n' "$out" | grep -E '^[^ ]+:[0-9]+:[FE]:' | tail -n 10 | sed 's/^/  failed: /'
+        recap+=("$(basename "$bin"): $(printf '%s\n' "$out" | grep -E '^[^ ]+:[0-9]+:[FE]:' |
+            head -n 3 | cut -c1-300 | tr '\n' ' ')")
+        [ "$rc" -eq 124 ] && recap[-1]+="(killed past LG_SUITE_TIMEOUT)"
     fi
     printf '%-10s %-32s %-48s %4d s\n' "$label" "$(basename "$bin")" "${line:-exit $rc}" "$took"
     slowest "$tmp/$i.xml" "$took"
@@ -140,6 +143,9 @@ if [ "$jobs" -ne 1 ]; then
         report "$i" "$bin"
     done
 fi
+# The failures once more, right above the closing line: a CI excerpt is the log's tail, and a
+# failed suite's own lines are far above it when the suites after it passed.
+for r in "${recap[@]}"; do echo "$label: FAILED $r"; done
 note=""
 [ "$skips" -gt 0 ] && note=" ($skips of the passes only skipped, reasons above)"
 echo "$label: $passed passed, $failed failed$note, in $SECONDS s"
