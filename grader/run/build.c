@@ -1,5 +1,4 @@
 #include "run/build_internal.h"
-#include "run/objcache.h"
 
 #include "spec/driver.h"
 #include "base/messages.h"
@@ -216,59 +215,6 @@ void build_ctx_release(struct build_ctx *b)
     memset(b, 0, sizeof(*b));
 }
 
-/* Compile one source (cached per source + flags within this build folder). */
-/* What else decides an object besides its command and sources: the compilers and the
- * environment they search (objcache.h). */
-static char *compile_versions(const struct toolchain *tc)
-{
-    struct strbuf sb = STRBUF_INIT;
-    strbuf_addf(&sb, "%s\n%s\n%s\n%s\n", tc->cc ? tc->cc : "-",
-                tc->cc_version ? tc->cc_version : "-", tc->nvcc ? tc->nvcc : "-",
-                tc->nvcc_version ? tc->nvcc_version : "-");
-    for (size_t i = 0; tc->env && tc->env[i]; i++)
-        strbuf_addf(&sb, "%s\n", tc->env[i]);
-    return strbuf_detach(&sb);
-}
-
-/* Run a compile, or take its object from the cache (student builds with a cache only). A
- * compile that succeeds is kept for the next build, with the files it read. */
-static int compile_cached(struct build_ctx *b, struct argv_list *cmd, const char *src_path,
-                          struct build_obj *o, struct strbuf *log, bool *ok, struct error *err)
-{
-    struct objcache_entry e;
-    char *versions = NULL, *cached = NULL, *dep = NULL;
-    bool use = !b->reference && b->cache_dir;
-    if (use) {
-        /* A source the cache cannot read is left to the compiler to complain about. */
-        struct error ignored;
-        error_init(&ignored);
-        versions = compile_versions(b->tc);
-        use = objcache_entry_init(&e, b->cache_dir, b->dir, (const char *const *)cmd->v, o->object,
-                                  src_path, versions, &ignored) == 0;
-        free(versions);
-    }
-    if (use && objcache_load(&e, o->object, &cached)) {
-        strbuf_addstr(log, cached);
-        free(cached);
-        objcache_entry_release(&e);
-        *ok = true;
-        return 0;
-    }
-    if (use) {
-        dep = xstrfmt("%s.d", o->object);
-        argv_list_push(cmd, "-MD");
-        argv_list_push(cmd, "-MF");
-        argv_list_push(cmd, dep);
-    }
-    int rc = build_tool_run(b, cmd, log, ok, err);
-    if (use && rc == 0 && *ok)
-        objcache_store(&e, o->object, dep, strbuf_str(log));
-    if (use)
-        objcache_entry_release(&e);
-    free(dep);
-    return rc;
-}
-
 /* The object a source compiles to with the variant's libraries: the one already built here,
  * or a new slot (*fresh). */
 static struct build_obj *obj_slot(struct build_ctx *b, const struct impl_spec *impl,
@@ -354,7 +300,7 @@ static int compile_object(struct build_ctx *b, const struct impl_spec *impl, str
         obj_not_built(o, BUILD_NO_TOOLCHAIN, xstrdup(b->tc->no_cuda_reason));
         return 0;
     }
-    int rc = compile_cached(b, &cmd, src_path, o, &log, &ok, err);
+    int rc = build_compile_cached(b, &cmd, src_path, o->object, &log, &ok, err);
     argv_list_release(&cmd);
     if (rc != 0) {
         strbuf_release(&log);
@@ -523,7 +469,8 @@ static int variant_objects(struct build_ctx *b, const struct variant_spec *v,
     return 0;
 }
 
-/* The generated driver: from the spec and trusted, but compiled the same way. Its object's
+/* The generated driver: from the spec and trusted, but compiled the same way (and cached the
+ * same way: its key holds lg_prototypes.h and every other file it reads). Its object's
  * path (relative to the build folder) in *relo. -1 when the grader failed; a full disk is
  * BUILD_GRADER_ERROR in r. */
 static int variant_driver(struct build_ctx *b, const struct exercise_spec *ex,
@@ -546,7 +493,9 @@ static int variant_driver(struct build_ctx *b, const struct exercise_spec *ex,
         argv_list_push(&cmd, rel);
         argv_list_push(&cmd, "-o");
         argv_list_push(&cmd, *relo);
-        rc = build_tool_run(b, &cmd, &log, &ok, err);
+        /* The same for every submission of the lab: taken from the object cache after the
+         * first build (a class, a rush, a check after an edit compile it once). */
+        rc = build_compile_cached(b, &cmd, rel, *relo, &log, &ok, err);
     }
     if (rc == 0 && !ok && build_disk_full(b, &r->message)) {
         /* A full disk is the grader's error, said in r (not recorded: the next run retries). */
@@ -602,7 +551,7 @@ static int variant_link(struct build_ctx *b, const struct exercise_spec *ex,
     if (any_cuda)
         build_cudart_shared(b->tc, &cmd);
     argv_list_push_split(&cmd, "-ldl -lpthread -lm");
-    int rc = build_tool_run(b, &cmd, &log, &ok, err);
+    int rc = build_link_cached(b, &cmd, runner_rel, relo, &log, &ok, err);
     if (rc == 0 && log.len)
         strbuf_addf(&r->log, "$ link %s\n%s", runner_rel, log.buf);
     if (rc == 0 && !ok && link_log_misses(strbuf_str(&log), impl->function)) {

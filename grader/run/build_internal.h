@@ -4,6 +4,7 @@
  *   toolchain.c  the compilers found, their flags, and the environment every sandboxed
  *                command gets
  *   buildtool.c  one compile or link step in the sandbox, and the flags it takes
+ *   buildreuse.c a student build's compile or link step taken from the object cache
  *   build.c      a submission's (or a reference's) objects and runner
  *   buildlib.c   a reference's shared object
  *   buildsyms.c  what a student's objects may define and use (run/symbols.h)
@@ -70,6 +71,18 @@ void build_cudart_shared(const struct toolchain *tc, struct argv_list *cmd);
 const struct impl_spec *build_impl_of(const struct build_ctx *b, const struct variant_spec *v);
 /* nvcc's flags (a reference's shared object: position-independent, machine code only). */
 void build_push_nvcc_flags(const struct build_ctx *b, const char *flags, struct argv_list *cmd);
+
+/* ---- buildreuse.c ---- */
+/* Compile src_path (relative to the build folder) to object, or take the object from the
+ * cache (student builds with a cache only); a compile that succeeds is kept with the files it
+ * read. As build_tool_run: its output in log, *ok, -1 only when it could not run at all. */
+int build_compile_cached(struct build_ctx *b, struct argv_list *cmd, const char *src_path,
+                         const char *object, struct strbuf *log, bool *ok, struct error *err);
+/* The same for a link writing output: keyed by the command, key_input's content (the
+ * driver's object) and the digests of the other inputs in the build folder; its inputs are the
+ * files the command names (the harness's by size and time). */
+int build_link_cached(struct build_ctx *b, struct argv_list *cmd, const char *output,
+                      const char *key_input, struct strbuf *log, bool *ok, struct error *err);
 
 /* ---- build.c ---- */
 /* The object a source of the variant compiles to (compiled now, or earlier in this build);

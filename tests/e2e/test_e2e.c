@@ -301,10 +301,10 @@ static char *cc_wrapper(const char *root, const char *before)
     return cc;
 }
 
-/* `grader check` of the CPU test lab's solution with CC=cc and these extra arguments; the
- * exit status. */
-static int check_labcpu_with(const char *root, const char *cc, const char *extra1,
-                             const char *extra2)
+/* `grader check` of the CPU test lab's solution (or of submission) with CC=cc and these extra
+ * arguments; the exit status. */
+static int check_labcpu_sub(const char *root, const char *cc, const char *submission,
+                            const char *extra1, const char *extra2)
 {
     char *cache = xstrfmt("%s/cache", root), *out = xstrfmt("%s/out", root);
     char *log = xstrfmt("%s/check.log", root);
@@ -314,7 +314,7 @@ static int check_labcpu_with(const char *root, const char *cc, const char *extra
                           "check",
                           "tests/fixtures/labcpu",
                           "--submission",
-                          "tests/fixtures/labcpu/solution",
+                          submission ? submission : "tests/fixtures/labcpu/solution",
                           "--no-timing",
                           "--no-pdf",
                           "--quiet",
@@ -328,6 +328,12 @@ static int check_labcpu_with(const char *root, const char *cc, const char *extra
     unsetenv("LABGRADER_CACHE");
     free(cache), free(out), free(log);
     return status;
+}
+
+static int check_labcpu_with(const char *root, const char *cc, const char *extra1,
+                             const char *extra2)
+{
+    return check_labcpu_sub(root, cc, NULL, extra1, extra2);
 }
 
 /* Every compile and link runs with a TMPDIR of its own, removed after it. nvcc names its
@@ -365,6 +371,82 @@ START_TEST(test_each_build_step_has_its_own_tmpdir)
     strbuf_release(&sb);
     remove_tree(root, NULL);
     free(all), free(left), free(cmd), free(cc);
+    free(root);
+}
+END_TEST
+
+/* The object cache's entries under root's cache, one "inode path" line each, sorted: an entry
+ * written again (its step run again) is a new folder, so a new inode. */
+static char *cache_entries(const char *root, size_t *n)
+{
+    char *list = xstrfmt("%s/entries.txt", root);
+    char *cmd = xstrfmt("find '%s/cache/objects' -mindepth 2 -maxdepth 2 -type d -printf '%%i "
+                        "%%P\\n' | sort > '%s'",
+                        root, list);
+    ck_assert_int_eq(system(cmd), 0);
+    struct strbuf sb = STRBUF_INIT;
+    ck_assert_int_eq(read_file(list, &sb, NULL), 0);
+    *n = 0;
+    for (const char *p = sb.buf; (p = strchr(p, '\n')); p++)
+        ++*n;
+    free(cmd), free(list);
+    return strbuf_detach(&sb);
+}
+
+/* Whether every line of a is a line of b. */
+static bool lines_kept(const char *a, const char *b)
+{
+    char *copy = xstrdup(a), *in = xstrfmt("\n%s", b);
+    bool ok = true;
+    for (char *line = strtok(copy, "\n"); ok && line; line = strtok(NULL, "\n")) {
+        char *want = xstrfmt("\n%s\n", line);
+        ok = strstr(in, want) != NULL;
+        free(want);
+    }
+    free(copy), free(in);
+    return ok;
+}
+
+/* A check after an edit builds only what the edited source goes into: its object and its
+ * variant's runner. The other variant's runner and both generated drivers come from the
+ * object cache (their entries are the first check's, not written again). A runner is reused
+ * only when every input is as it was: the edit that breaks dot is graded as broken, and undoing
+ * it takes the first build's object and runner again, graded correct, with nothing built. */
+START_TEST(test_edit_builds_only_its_variants)
+{
+    char *root = e2e_tmpdir("edit"), *sub = xstrfmt("%s/sub", root);
+    char *dot = xstrfmt("%s/dot.c", sub),
+         *cp = xstrfmt("cp -r tests/fixtures/labcpu/solution '%s'", sub);
+    struct strbuf orig = STRBUF_INIT;
+    size_t n1, n2, n3;
+    ck_assert_int_eq(system(cp), 0);
+    ck_assert_int_eq(read_file(dot, &orig, NULL), 0);
+    ck_assert_int_eq(check_labcpu_sub(root, "cc", sub, NULL, NULL), 0);
+    /* Two sources, two drivers, two runners. */
+    char *first = cache_entries(root, &n1);
+    ck_assert_msg(n1 == 6, "%zu entries after the first check:\n%s", n1, first);
+
+    char *broken = xstrdup(orig.buf), *at = strstr(broken, "out[0] = sum;");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "out[0] = 0.5;", strlen("out[0] = 0.5;"));
+    ck_assert_int_eq(write_file_atomic(dot, broken, strlen(broken), NULL), 0);
+    int status = check_labcpu_sub(root, "cc", sub, NULL, NULL);
+    ck_assert_msg(status == 1, "the broken dot passed, or the grader failed: exit %d (%s)", status,
+                  root);
+    char *edit = cache_entries(root, &n2);
+    ck_assert_msg(n2 == 8 && lines_kept(first, edit),
+                  "after the edit, not one object and one runner more, the rest kept:\n%s\n"
+                  "before:\n%s",
+                  edit, first);
+
+    ck_assert_int_eq(write_file_atomic(dot, orig.buf, orig.len, NULL), 0);
+    ck_assert_int_eq(check_labcpu_sub(root, "cc", sub, NULL, NULL), 0);
+    char *undone = cache_entries(root, &n3);
+    ck_assert_msg(!strcmp(undone, edit), "undoing the edit built again:\n%s\nbefore:\n%s", undone,
+                  edit);
+    strbuf_release(&orig);
+    remove_tree(root, NULL);
+    free(first), free(edit), free(undone), free(broken), free(cp), free(dot), free(sub);
     free(root);
 }
 END_TEST
@@ -458,6 +540,7 @@ int main(void)
     tcase_add_test(tc, test_sanitize_skipped_without_gpu);
     tcase_add_test(tc, test_timed_pairs);
     tcase_add_test(tc, test_each_build_step_has_its_own_tmpdir);
+    tcase_add_test(tc, test_edit_builds_only_its_variants);
     tcase_add_test(tc, test_compile_timeout);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
