@@ -291,6 +291,7 @@ static void serve_settle(struct grants *g, struct sb_control *c, double now)
         return;
     }
     g->settling = false;
+    g->settled_s += now - g->settle_since;
     sb_control_pause(c, now - g->settle_since);
     if (busy) {
         keep(g, c, &g->last_load);
@@ -373,6 +374,11 @@ double grants_paused(const struct grants *g, double now)
 {
     return g->waited_s + g->preempted_s + (g->waiting ? now - g->wait_since : 0) +
            (g->preempted ? now - g->preempted_since : 0);
+}
+
+double grants_settled(const struct grants *g, double now)
+{
+    return g->settled_s + (g->settling ? now - g->settle_since : 0);
 }
 
 void grants_finish(struct grants *g, struct sandbox_result *r)

@@ -314,6 +314,7 @@ struct grants {
     bool settling;
     struct loadwatch quiet;
     double settle_since, series_since;
+    double settled_s; /* all such waits that ended: the run's process waits for the answer */
     struct sb_series_load last_load; /* what the last measurement shared the machine with */
     struct sb_series_load *loads;
     size_t n_loads, alloc_loads;
@@ -339,6 +340,10 @@ int grants_serve(struct grants *g, struct sb_control *c, double now);
 bool grants_frozen(const struct grants *g);
 /* Seconds the run spent frozen, the pause under way included. */
 double grants_paused(const struct grants *g, double now);
+/* How long it has waited, in all, for the machine to be quiet before a series was measured
+ * again (its process blocked on the answer meanwhile): the run's wall clock stands still, as
+ * the case's does, so a loaded machine costs a run time, never its verdict. */
+double grants_settled(const struct grants *g, double now);
 /* The series' loads and the busy cases handed over to r. */
 void grants_finish(struct grants *g, struct sandbox_result *r);
 void grants_close(struct grants *g);

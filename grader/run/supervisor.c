@@ -290,15 +290,14 @@ static int run_poll_ms(const struct run *run, double deadline, double now, bool 
     return timeout_ms;
 }
 
-/* The deadline now: the run's and its case's, moved on by its waits for timing locks, none
- * while it waits (frozen, or blocked on the grant pipe). */
+/* The deadline now: the run's and its case's, moved on by its waits for timing locks and for
+ * a quiet machine, none while it waits (frozen, or blocked on the grant pipe). */
 static double run_deadline_now(const struct run *run, double now)
 {
     if (grants_frozen(&run->grants))
         return 0;
-    double run_deadline = run->o->wall_limit_s > 0
-                              ? run->start + run->o->wall_limit_s + grants_paused(&run->grants, now)
-                              : 0;
+    double held = grants_paused(&run->grants, now) + grants_settled(&run->grants, now);
+    double run_deadline = run->o->wall_limit_s > 0 ? run->start + run->o->wall_limit_s + held : 0;
     return sb_control_deadline(&run->ctl, run_deadline);
 }
 

@@ -341,6 +341,34 @@ START_TEST(test_shared_series_measured_again_once_quiet)
 }
 END_TEST
 
+/* The wait for a quiet machine does not count against the run's own wall-clock limit, as it
+ * does not against the case's: a run whose whole limit (1.5 s) is shorter than the load beside
+ * its series (3 s) waits, is measured again, and ends well. Before, a loaded machine killed it
+ * "timed out while timing", a grade that changed with what ran beside it. */
+static void watched_series_short_run(struct sandbox_opts *o)
+{
+    watched_series(o);
+    o->wall_limit_s = 1.5;
+}
+
+START_TEST(test_quiet_wait_not_counted_against_the_run)
+{
+    pid_t burner = burn(3);
+    tweak = watched_series_short_run;
+    series_bound_s = 120;
+    struct sandbox_result r;
+    ck_assert_int_eq(run_script(ISOLATION_SUPERVISOR, measured_again, 200, &r), 0);
+    kill(burner, SIGKILL);
+    waitpid(burner, NULL, 0);
+    ck_assert_msg(r.status == SB_EXITED && r.exit_code == 0, "status %d: %s", r.status, r.output);
+    ck_assert_msg(strstr(r.output, "verdict a\nbegin ") && strstr(r.output, "verdict k"),
+                  "verdicts: %s", r.output);
+    ck_assert_uint_eq(r.n_loads, 1);
+    ck_assert_int_ge(r.loads[0].attempts, 2);
+    sandbox_result_release(&r);
+}
+END_TEST
+
 /* The machine never quiet within the series' bound: kept as it was, recorded as shared with
  * the other processes' load and the busiest of them, named. */
 START_TEST(test_shared_series_kept_past_its_bound)
@@ -542,6 +570,7 @@ int main(void)
     tcase_add_test(tc, test_busy_after_the_wait);
     tcase_add_test(tc, test_shared_series_measured_again_once_quiet);
     tcase_add_test(tc, test_shared_series_kept_past_its_bound);
+    tcase_add_test(tc, test_quiet_wait_not_counted_against_the_run);
     tcase_add_test(tc, test_untimed_run_frozen_for_a_series);
     tcase_add_test(tc, test_frozen_neighbours_leave_a_series_alone);
     tcase_add_test(tc, test_run_killed_while_frozen);
