@@ -99,21 +99,31 @@ static void add_dep_name(struct strbuf *sb, const char *path)
     }
 }
 
-/* A dependency file listing the link's inputs: every argument naming a file, the output
- * aside. false when it cannot be written (the link is then not kept). */
+/* The absolute path of cmd's argument a when it is one of the link's input files (not a flag,
+ * not the output, a regular file in the build folder or elsewhere); NULL otherwise. */
+static char *link_input(const struct build_ctx *b, const char *a, const char *output)
+{
+    if (a[0] == '-' || !strcmp(a, output))
+        return NULL;
+    char *abs = a[0] == '/' ? xstrdup(a) : path_join(b->dir, a);
+    struct stat st;
+    if (stat(abs, &st) == 0 && S_ISREG(st.st_mode))
+        return abs;
+    free(abs);
+    return NULL;
+}
+
+/* A dependency file listing the link's inputs. false when it cannot be written (the link is
+ * then not kept). */
 static bool write_link_deps(const struct build_ctx *b, const struct argv_list *cmd,
                             const char *output, const char *dep)
 {
     struct strbuf sb = STRBUF_INIT;
     strbuf_addf(&sb, "%s:", output);
     for (size_t i = 1; i < cmd->n; i++) {
-        const char *a = cmd->v[i];
-        if (a[0] == '-' || !strcmp(a, output))
-            continue;
-        char *abs = a[0] == '/' ? xstrdup(a) : path_join(b->dir, a);
-        struct stat st;
-        if (stat(abs, &st) == 0 && S_ISREG(st.st_mode))
-            add_dep_name(&sb, a);
+        char *abs = link_input(b, cmd->v[i], output);
+        if (abs)
+            add_dep_name(&sb, cmd->v[i]);
         free(abs);
     }
     strbuf_addch(&sb, '\n');
@@ -131,15 +141,12 @@ static char *input_digests(const struct build_ctx *b, const struct argv_list *cm
 {
     struct strbuf sb = STRBUF_INIT;
     for (size_t i = 1; i < cmd->n; i++) {
-        const char *a = cmd->v[i];
-        if (a[0] == '-' || a[0] == '/' || !strcmp(a, output))
-            continue;
-        char *abs = path_join(b->dir, a), hex[65];
+        char *abs = cmd->v[i][0] == '/' ? NULL : link_input(b, cmd->v[i], output), hex[65];
         struct sha256 h;
         sha256_init(&h);
-        if (sha256_file(&h, abs, NULL) == 0) {
+        if (abs && sha256_file(&h, abs, NULL) == 0) {
             sha256_final_hex(&h, hex);
-            strbuf_addf(&sb, "%s %s\n", hex, a);
+            strbuf_addf(&sb, "%s %s\n", hex, cmd->v[i]);
         }
         free(abs);
     }
